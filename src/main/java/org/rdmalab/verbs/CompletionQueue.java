@@ -1,0 +1,52 @@
+package org.rdmalab.verbs;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * {@code struct ibv_cq}. A CQ is bounded: when a completion finds it full the CQ overflows, which
+ * is an error (the QPs using it go to ERR), never a silent drop.
+ */
+public interface CompletionQueue extends AutoCloseable {
+
+    /** The number of entries ({@code cq->cqe}). */
+    int capacity();
+
+    /** The channel it reports to, or null. */
+    CompletionChannel channel();
+
+    /** {@code ibv_poll_cq}: takes up to {@code maxEntries} completions, oldest first; never blocks. */
+    List<WorkCompletion> poll(int maxEntries) throws VerbsException;
+
+    /** {@code ibv_req_notify_cq}: arms the CQ so the next completion raises a channel event. */
+    void requestNotify(boolean solicitedOnly) throws VerbsException;
+
+    /** {@code ibv_ack_cq_events}. */
+    void ackEvents(int count);
+
+    /**
+     * Polls one completion until {@code timeout} passes, as the seed's {@code poll_completion}
+     * does with MAX_POLL_CQ_TIMEOUT; empty when none arrived in time.
+     */
+    default Optional<WorkCompletion> pollOne(Duration timeout) throws VerbsException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long pause = 1_000;
+        while (true) {
+            List<WorkCompletion> completions = poll(1);
+            if (!completions.isEmpty()) {
+                return Optional.of(completions.get(0));
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                return Optional.empty();
+            }
+            LockSupport.parkNanos(pause);
+            pause = Math.min(pause * 2, 1_000_000);
+        }
+    }
+
+    /** {@code ibv_destroy_cq}; idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,53 @@
+package org.rdmalab.verbs;
+
+/**
+ * {@code struct ibv_mr} together with the memory it registers. The memory stays referenced by the
+ * region until {@link #close()} ({@code ibv_dereg_mr}).
+ *
+ * <p>Reads and writes here are the CPU's view of the buffer: the device may change the bytes at
+ * any time (an RDMA WRITE from the peer), just as with real memory.
+ */
+public interface MemoryRegion extends AutoCloseable {
+
+    /** The protection domain. */
+    ProtectionDomain pd();
+
+    /** The virtual address of byte 0 ({@code mr->addr}). */
+    long address();
+
+    /** Registered length in bytes. */
+    int length();
+
+    /** Local key. */
+    int lkey();
+
+    /** Remote key (what the peer puts in its RETH). */
+    int rkey();
+
+    /** {@link AccessFlag} bits given at registration. */
+    int accessFlags();
+
+    /** Copies {@code length} bytes at {@code offset} out of the buffer. */
+    byte[] read(int offset, int length);
+
+    /** Copies {@code data} into the buffer at {@code offset}. */
+    void write(int offset, byte[] data);
+
+    /** An SGE covering {@code length} bytes at {@code offset} of this region. */
+    default ScatterGatherElement sge(int offset, int length) {
+        if (offset < 0 || length < 0 || (long) offset + length > length()) {
+            throw new IllegalArgumentException("range " + offset + "+" + length + " is outside the "
+                    + length() + "-byte region");
+        }
+        return new ScatterGatherElement(address() + offset, length, lkey());
+    }
+
+    /** An SGE covering the whole region. */
+    default ScatterGatherElement sge() {
+        return sge(0, length());
+    }
+
+    /** {@code ibv_dereg_mr}; idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,41 @@
+package org.rdmalab.verbs;
+
+/** {@code enum ibv_wc_opcode}: what a completion reports. */
+public enum WcOpcode {
+    SEND(0),
+    RDMA_WRITE(1),
+    RDMA_READ(2),
+    COMP_SWAP(3),
+    FETCH_ADD(4),
+    BIND_MW(5),
+    LOCAL_INV(6),
+    TSO(7),
+    RECV(128),
+    RECV_RDMA_WITH_IMM(129);
+
+    private final int value;
+
+    WcOpcode(int value) {
+        this.value = value;
+    }
+
+    /** The verbs.h value. */
+    public int value() {
+        return value;
+    }
+
+    /** {@code IBV_WC_RDMA_WRITE}. */
+    public String cName() {
+        return "IBV_WC_" + name();
+    }
+
+    /** The opcode with verbs.h value {@code value}. */
+    public static WcOpcode of(int value) {
+        for (WcOpcode opcode : values()) {
+            if (opcode.value == value) {
+                return opcode;
+            }
+        }
+        throw new IllegalArgumentException("no ibv_wc_opcode has value " + value);
+    }
+}

@@ -1,0 +1,76 @@
+package org.rdmalab.verbs.spi;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Objects;
+
+/**
+ * How to configure the devices a backend lists. Only software devices use these today: they
+ * bind a UDP socket to {@code address:udpPort} and derive their GID table from the address.
+ *
+ * @param address the IPv4 address a software device binds (default 127.0.0.1)
+ * @param udpPort the RoCEv2 UDP port (4791; tests use others)
+ */
+public record DeviceOptions(Inet4Address address, int udpPort) {
+
+    /** The RoCEv2 UDP destination port assigned by IANA. */
+    public static final int ROCE_V2_PORT = 4791;
+
+    public DeviceOptions {
+        Objects.requireNonNull(address, "address");
+        if (udpPort < 0 || udpPort > 65535) {
+            throw new IllegalArgumentException("UDP port " + udpPort + " is outside 0..65535");
+        }
+    }
+
+    /** 127.0.0.1, UDP 4791. */
+    public static DeviceOptions defaults() {
+        return new DeviceOptions(loopback(), ROCE_V2_PORT);
+    }
+
+    /** The given address, UDP 4791. */
+    public static DeviceOptions at(Inet4Address address) {
+        return new DeviceOptions(address, ROCE_V2_PORT);
+    }
+
+    /** The same options bound to another address. */
+    public DeviceOptions withAddress(Inet4Address newAddress) {
+        return new DeviceOptions(newAddress, udpPort);
+    }
+
+    /** The same options on another UDP port. */
+    public DeviceOptions withUdpPort(int newPort) {
+        return new DeviceOptions(address, newPort);
+    }
+
+    /**
+     * Parses a dotted-quad IPv4 address without any name lookup.
+     *
+     * @throws IllegalArgumentException saying what a valid address looks like
+     */
+    public static Inet4Address parseAddress(String text) {
+        String trimmed = text.trim();
+        if (!trimmed.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+            throw new IllegalArgumentException("'" + text + "' is not an IPv4 address (write it like 192.168.1.100)");
+        }
+        byte[] bytes = new byte[4];
+        String[] parts = trimmed.split("\\.");
+        for (int i = 0; i < 4; i++) {
+            int part = Integer.parseInt(parts[i]);
+            if (part > 255) {
+                throw new IllegalArgumentException("'" + text + "' is not an IPv4 address (each part is 0..255)");
+            }
+            bytes[i] = (byte) part;
+        }
+        try {
+            return (Inet4Address) InetAddress.getByAddress(bytes);
+        } catch (UnknownHostException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Inet4Address loopback() {
+        return parseAddress("127.0.0.1");
+    }
+}
