@@ -2,7 +2,6 @@ package org.rdmalab.softroce;
 
 import org.rdmalab.verbs.Context;
 import org.rdmalab.verbs.Device;
-import org.rdmalab.verbs.Errno;
 import org.rdmalab.verbs.VerbsException;
 
 /** The software RoCE v2 device. */
@@ -38,7 +37,6 @@ public final class SoftRoceDevice implements Device {
 
     @Override
     public Context open() throws VerbsException {
-        // Replaced by the transport (issue: software RoCEv2 device).
-        throw new VerbsException("ibv_open_device", Errno.EOPNOTSUPP, "the software device has no transport yet");
+        return new SoftRoceContext(this);
     }
 }

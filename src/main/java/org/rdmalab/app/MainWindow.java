@@ -1,0 +1,42 @@
+package org.rdmalab.app;
+
+import java.io.IOException;
+import java.net.URL;
+import java.util.Objects;
+import javafx.fxml.FXMLLoader;
+import javafx.scene.Parent;
+import javafx.scene.Scene;
+
+/** Builds the main window's scene from {@code fxml/MainView.fxml} and {@code styles/rdma-lab.css}. */
+public final class MainWindow {
+
+    /** The window title. */
+    public static final String TITLE = "RDMA Lab";
+    /** The application style sheet on the classpath. */
+    public static final String STYLESHEET = "/styles/rdma-lab.css";
+    /** The main view. */
+    public static final String MAIN_VIEW = "/fxml/MainView.fxml";
+
+    private MainWindow() {
+    }
+
+    /** Loads the main view with a fresh view model. */
+    public static Scene createScene(String[] args) throws IOException {
+        MainViewModel viewModel = new MainViewModel();
+        FXMLLoader loader = new FXMLLoader(resource(MAIN_VIEW));
+        loader.setControllerFactory(type -> {
+            if (type == MainView.class) {
+                return new MainView(viewModel);
+            }
+            throw new IllegalArgumentException("no controller " + type);
+        });
+        Parent root = loader.load();
+        Scene scene = new Scene(root, 1280, 800);
+        scene.getStylesheets().add(resource(STYLESHEET).toExternalForm());
+        return scene;
+    }
+
+    private static URL resource(String path) {
+        return Objects.requireNonNull(MainWindow.class.getResource(path), path + " is missing from the classpath");
+    }
+}
