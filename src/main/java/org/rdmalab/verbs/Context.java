@@ -45,6 +45,17 @@ public interface Context extends AutoCloseable {
         return entries;
     }
 
+    /**
+     * The port's hardware counters by rxe's names ({@code sent_pkts}, {@code rcvd_pkts},
+     * {@code duplicate_request}, {@code out_of_seq_request}, {@code rcvd_rnr_err},
+     * {@code send_rnr_err}, {@code rcvd_seq_err}, {@code retry_exceeded_err},
+     * {@code retry_rnr_exceeded_err}, ...), as Linux shows them under
+     * {@code /sys/class/infiniband/<dev>/ports/1/hw_counters}. Empty when the device has none.
+     */
+    default java.util.Map<String, Long> queryCounters() throws VerbsException {
+        return java.util.Map.of();
+    }
+
     /** {@code ibv_alloc_pd}. */
     ProtectionDomain allocatePd() throws VerbsException;
 
