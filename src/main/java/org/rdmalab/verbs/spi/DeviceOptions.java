@@ -3,22 +3,27 @@ package org.rdmalab.verbs.spi;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
  * How to configure the devices a backend lists. Only software devices use these today: they
- * bind a UDP socket to {@code address:udpPort} and derive their GID table from the address.
+ * bind a UDP socket to {@code address:udpPort}, derive their GID table from the address, inject
+ * faults and write captures.
  *
  * @param address the IPv4 address a software device binds (default 127.0.0.1)
  * @param udpPort the RoCEv2 UDP port (4791; tests use others)
+ * @param faults a fault spec such as {@code drop=0.05,dup=0.01,seed=7}, or empty for none
+ * @param capture a pcap file every packet is written to, or null; devices given the same file share it
  */
-public record DeviceOptions(Inet4Address address, int udpPort) {
+public record DeviceOptions(Inet4Address address, int udpPort, String faults, Path capture) {
 
     /** The RoCEv2 UDP destination port assigned by IANA. */
     public static final int ROCE_V2_PORT = 4791;
 
     public DeviceOptions {
         Objects.requireNonNull(address, "address");
+        faults = faults == null ? "" : faults.trim();
         if (udpPort < 0 || udpPort > 65535) {
             throw new IllegalArgumentException("UDP port " + udpPort + " is outside 0..65535");
         }
@@ -26,22 +31,32 @@ public record DeviceOptions(Inet4Address address, int udpPort) {
 
     /** 127.0.0.1, UDP 4791. */
     public static DeviceOptions defaults() {
-        return new DeviceOptions(loopback(), ROCE_V2_PORT);
+        return new DeviceOptions(loopback(), ROCE_V2_PORT, "", null);
     }
 
     /** The given address, UDP 4791. */
     public static DeviceOptions at(Inet4Address address) {
-        return new DeviceOptions(address, ROCE_V2_PORT);
+        return new DeviceOptions(address, ROCE_V2_PORT, "", null);
     }
 
     /** The same options bound to another address. */
     public DeviceOptions withAddress(Inet4Address newAddress) {
-        return new DeviceOptions(newAddress, udpPort);
+        return new DeviceOptions(newAddress, udpPort, faults, capture);
     }
 
     /** The same options on another UDP port. */
     public DeviceOptions withUdpPort(int newPort) {
-        return new DeviceOptions(address, newPort);
+        return new DeviceOptions(address, newPort, faults, capture);
+    }
+
+    /** The same options with another fault spec. */
+    public DeviceOptions withFaults(String spec) {
+        return new DeviceOptions(address, udpPort, spec, capture);
+    }
+
+    /** The same options writing a capture to {@code file} (null for none). */
+    public DeviceOptions withCapture(Path file) {
+        return new DeviceOptions(address, udpPort, faults, file);
     }
 
     /**
