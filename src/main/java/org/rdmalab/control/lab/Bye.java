@@ -1,0 +1,22 @@
+package org.rdmalab.control.lab;
+
+import java.nio.ByteBuffer;
+
+/** The sender ends the session and will close the connection. Empty body. */
+public record Bye() implements LabMessage {
+
+    @Override
+    public MessageType type() {
+        return MessageType.BYE;
+    }
+
+    @Override
+    public int bodyLength() {
+        return 0;
+    }
+
+    @Override
+    public void serializeBody(ByteBuffer buffer) {
+        // No body.
+    }
+}
