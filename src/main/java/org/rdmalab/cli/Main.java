@@ -17,6 +17,7 @@ import picocli.CommandLine.Option;
             DevicesCommand.class,
             TransitionCommand.class,
             GuiCommand.class,
+            PcapCommand.class,
         })
 public final class Main implements Runnable {
 
