@@ -146,7 +146,7 @@ public final class LabSession implements AutoCloseable {
             try {
                 result = step.execute(this);
             } catch (VerbsException e) {
-                result = StepResult.failed(e.errno().name() + ": " + e.getMessage());
+                result = StepResult.failed(e.getMessage());
             } catch (ControlException e) {
                 result = StepResult.failed("control plane: " + e.getMessage());
             } catch (IllegalArgumentException | IllegalStateException e) {
