@@ -54,4 +54,15 @@ class ControlValuesTest {
     void exceptionMessagesStayOnOneLine() {
         assertEquals("a b", new ControlException(ControlException.Reason.IO, "a\nb").getMessage());
     }
+
+    @Test
+    void protocolsByTheirCommandLineNames() {
+        assertEquals(ControlProtocol.SEED, ControlProtocol.parse("seed"));
+        assertEquals(12025, ControlProtocol.LAB.defaultPort());
+        assertEquals(org.rdmalab.control.seed.SeedExchange.PORT, ControlProtocol.SEED.defaultPort());
+        assertEquals(org.rdmalab.control.pingpong.PingpongMessage.PORT, ControlProtocol.PINGPONG.defaultPort());
+        assertEquals(18515, ControlProtocol.parse(" PingPong ").defaultPort());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ControlProtocol.parse("rdmacm"));
+        assertEquals("unknown protocol 'rdmacm'; valid protocols: seed, lab, pingpong", e.getMessage());
+    }
 }
