@@ -51,8 +51,9 @@ final class Addresses {
                 "'" + text + "' is not a valid IPv4 address; give the " + role + " IP as in 192.168.1.100");
     }
 
-    static void checkPort(int port) throws ControlException {
-        if (port < 0 || port > 65535) {
+    /** Ports 1..65535; 0 too when {@code anyAllowed} (a listener then gets a free port). */
+    static void checkPort(int port, boolean anyAllowed) throws ControlException {
+        if (port < (anyAllowed ? 0 : 1) || port > 65535) {
             throw new ControlException(ControlException.Reason.BAD_ADDRESS,
                     "TCP port " + port + " is out of range; choose a --tcp-port between 1 and 65535");
         }

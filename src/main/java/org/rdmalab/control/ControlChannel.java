@@ -55,7 +55,7 @@ public final class ControlChannel implements AutoCloseable {
      * nothing listens there yet, until {@code timeouts.connect()} has passed.
      */
     public static ControlChannel connect(String serverIp, int port, Timeouts timeouts) throws ControlException {
-        Addresses.checkPort(port);
+        Addresses.checkPort(port, false);
         InetAddress address = Addresses.parse(serverIp, "server");
         InetSocketAddress target = new InetSocketAddress(address, port);
         String where = Addresses.describe(address, port);
@@ -138,7 +138,7 @@ public final class ControlChannel implements AutoCloseable {
 
     /** Changes how long later reads may wait (an interactive session may give the peer minutes). */
     public void setReadTimeout(Duration value) {
-        Timeouts.DEFAULT.withRead(value); // validates
+        Timeouts.check(value, "read");
         this.readTimeout = value;
     }
 

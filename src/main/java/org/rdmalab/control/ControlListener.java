@@ -36,7 +36,7 @@ public final class ControlListener implements AutoCloseable {
      *     this machine's
      */
     public static ControlListener bind(String localIp, int port) throws ControlException {
-        Addresses.checkPort(port);
+        Addresses.checkPort(port, true);
         InetAddress address = Addresses.parse(localIp, "local");
         ServerSocket server = null;
         try {

@@ -24,7 +24,7 @@ public record Timeouts(Duration connect, Duration accept, Duration read) {
         check(read, "read");
     }
 
-    private static void check(Duration value, String name) {
+    static void check(Duration value, String name) {
         Objects.requireNonNull(value, name);
         if (value.isNegative() || value.isZero() || value.compareTo(Duration.ofDays(1)) > 0) {
             throw new IllegalArgumentException("the " + name + " timeout must be between 1 ms and 1 day, not "

@@ -109,7 +109,7 @@ class ControlSocketTest {
             assertEquals(ControlException.Reason.TIMEOUT, e.reason());
             assertEquals("no answer from 127.0.0.1:" + raw.getLocalPort()
                     + " within 300 ms (waiting for the connection block); is the peer still running?", e.getMessage());
-            assertTrue(millis >= 250 && millis < 3000, millis + " ms");
+            assertTrue(millis >= 250 && millis < 8000, millis + " ms");
             channel.close();
             peer.result(Duration.ofSeconds(5));
         }
@@ -164,7 +164,7 @@ class ControlSocketTest {
         assertEquals(ControlException.Reason.REFUSED, e.reason());
         assertEquals("nothing listens on 127.0.0.1:" + port + " (connection refused for 300 ms); start the server"
                 + " first, or check the server IP and --tcp-port", e.getMessage());
-        assertTrue(millis >= 250 && millis < 3000, millis + " ms");
+        assertTrue(millis >= 250 && millis < 8000, millis + " ms");
     }
 
     @Test

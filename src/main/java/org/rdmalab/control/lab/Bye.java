@@ -2,7 +2,10 @@ package org.rdmalab.control.lab;
 
 import java.nio.ByteBuffer;
 
-/** The sender ends the session and will close the connection. Empty body. */
+/**
+ * The sender starts nothing more: it still answers buffer requests until the peer says bye too (or
+ * closes), then closes the connection. Empty body.
+ */
 public record Bye() implements LabMessage {
 
     @Override

@@ -16,8 +16,9 @@ import org.rdmalab.control.ControlText;
  * <p>The waiting methods ({@link #exchange}, {@link #sync}, {@link #readPeerBuffer}, {@link #finish})
  * read until the message they wait for arrives. What arrives in between is handled on the way: the
  * peer's buffer requests are answered from the {@link BufferSource}, step progress, QP states and
- * unknown message types go to the {@link Listener}, an {@link ErrorMessage} or a {@link Bye} ends the
- * wait with a {@link ControlException}. Each read waits at most the channel's read timeout, so a
+ * unknown message types go to the {@link Listener}, an {@link ErrorMessage} ends the wait with a
+ * {@link ControlException}, and so does a {@link Bye}, except while waiting for a buffer snapshot
+ * (a side that said bye still answers requests until the peer says bye too). Each read waits at most the channel's read timeout, so a
  * silent peer is reported; a peer that keeps reporting progress keeps the wait alive.
  *
  * <p>Threads: one thread reads (the waiting methods and {@link #receive}); any thread may
@@ -215,7 +216,7 @@ public final class LabConnection implements AutoCloseable {
             if (message instanceof Bye) {
                 peerSaidBye = true;
             } else {
-                handleAside(message, "the peer's bye");
+                handleAside(message, "the peer's bye", false);
             }
         }
     }
@@ -226,17 +227,20 @@ public final class LabConnection implements AutoCloseable {
             if (message.type().equals(expected)) {
                 return message;
             }
-            handleAside(message, what);
+            handleAside(message, what, expected.equals(MessageType.BUFFER_REPLY));
         }
     }
 
-    private void handleAside(LabMessage message, String what) throws ControlException {
+    private void handleAside(LabMessage message, String what, boolean answersStillCome) throws ControlException {
         if (message instanceof BufferRequest request) {
             answer(request);
         } else if (message instanceof ErrorMessage error) {
             throw new ControlException(ControlException.Reason.PEER_ERROR, "peer " + channel.peer() + " reported: "
                     + error.text() + " (error " + error.code() + ")");
         } else if (message instanceof Bye) {
+            if (answersStillCome) {
+                return;
+            }
             throw new ControlException(ControlException.Reason.PEER_CLOSED, "peer " + channel.peer()
                     + " ended the session while this side waited for " + what);
         } else if (message instanceof Hello || message instanceof Sync || message instanceof ConnectionDataMessage) {
