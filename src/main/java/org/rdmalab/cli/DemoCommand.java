@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.rdmalab.control.ControlProtocol;
 import org.rdmalab.control.Timeouts;
 import org.rdmalab.lab.Flows;
 import org.rdmalab.lab.LabEvent;
@@ -97,8 +98,9 @@ final class DemoCommand implements Callable<Integer> {
         if (serverIp != null) {
             DeviceOptions.parseAddress(serverIp);
         }
-        boolean pingpong = protocol.equalsIgnoreCase("pingpong");
-        int port = tcpPort != null ? tcpPort : pingpong ? 18515 : 12025;
+        ControlProtocol controlProtocol = ControlProtocol.parse(protocol);
+        boolean pingpong = controlProtocol == ControlProtocol.PINGPONG;
+        int port = tcpPort != null ? tcpPort : controlProtocol.defaultPort();
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("--tcp-port " + port + " is outside 1..65535");
         }
@@ -113,21 +115,19 @@ final class DemoCommand implements Callable<Integer> {
                 new Timeouts(timeout, timeout, timeout));
         PeerLink link;
         List<Step> steps;
-        switch (protocol.toLowerCase(java.util.Locale.ROOT)) {
-            case "seed" -> {
+        switch (controlProtocol) {
+            case SEED -> {
                 link = PeerLinks.seed(endpoint);
                 steps = Flows.seed(role, Flows.SeedFlow.parse(flow), settings);
             }
-            case "lab" -> {
+            case LAB -> {
                 link = PeerLinks.lab(endpoint);
                 steps = Flows.seed(role, Flows.SeedFlow.parse(flow), settings);
             }
-            case "pingpong" -> {
+            default -> {
                 link = PeerLinks.pingpong(endpoint);
                 steps = Flows.pingpong(role, settings, iterations);
             }
-            default -> throw new IllegalArgumentException("unknown protocol '" + protocol
-                    + "'; valid protocols: seed, lab, pingpong");
         }
         try (LabSession session = new LabSession(role, Backends.installed(), options, link, steps)) {
             if (pingpong) {

@@ -27,6 +27,9 @@ public final class ControlChannel implements AutoCloseable {
     /** How long a client waits between connection attempts while the server is not up yet. */
     public static final Duration RETRY_INTERVAL = Duration.ofMillis(100);
 
+    /** The shortest time one connection attempt is given, even right before the deadline. */
+    private static final Duration MIN_ATTEMPT = Duration.ofMillis(500);
+
     private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
@@ -64,7 +67,9 @@ public final class ControlChannel implements AutoCloseable {
             long remainingMillis = Duration.ofNanos(deadline - System.nanoTime()).toMillis();
             Socket socket = new Socket();
             try {
-                socket.connect(target, (int) Math.max(1, Math.min(Integer.MAX_VALUE, remainingMillis)));
+                // At least MIN_ATTEMPT per attempt: a refusal on a loaded machine can take longer than the
+                // last few milliseconds before the deadline, and must still read as a refusal.
+                socket.connect(target, (int) Math.max(MIN_ATTEMPT.toMillis(), Math.min(Integer.MAX_VALUE, remainingMillis)));
                 ControlChannel channel = over(socket, timeouts.read());
                 socket = null;
                 return channel;
