@@ -16,6 +16,7 @@ import picocli.CommandLine.Option;
         subcommands = {
             DevicesCommand.class,
             TransitionCommand.class,
+            LoopbackCommand.class,
             GuiCommand.class,
         })
 public final class Main implements Runnable {
