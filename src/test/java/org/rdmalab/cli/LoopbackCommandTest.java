@@ -120,7 +120,7 @@ class LoopbackCommandTest {
         SoftDevice.assumeTransport();
         int port = SoftDevice.freeUdpPort();
         Result result = execute("loopback", "--scenario", "bulk", "--size", "32K", "--mtu", "1024",
-                "--fault", "drop=0.05,dup=0.01,seed=7", "--udp-port", Integer.toString(port));
+                "--fault", "drop=0.05,dup=0.01,reorder=0.02,corrupt=0.001,seed=7", "--udp-port", Integer.toString(port));
         assertEquals(0, result.exitCode(), result.out() + result.err());
         assertTrue(result.out().contains("the server's buffer matches byte for byte (32768 bytes"), result.out());
         assertTrue(result.out().contains("the client's buffer matches byte for byte (32768 bytes"), result.out());

@@ -99,13 +99,23 @@ public final class ScenarioPrinter implements ScenarioListener {
             head.append(String.format("%10s", role.label()));
         }
         out.println(head);
+        int zero = 0;
         for (String name : names) {
+            boolean allZero = true;
             StringBuilder row = new StringBuilder(String.format("  %-24s", name));
             for (PeerRole role : roles) {
                 Long value = counters.get(role).get(name);
+                allZero &= value == null || value == 0;
                 row.append(String.format("%10s", value == null ? "-" : value.toString()));
             }
-            out.println(row);
+            if (allZero) {
+                zero++;
+            } else {
+                out.println(row);
+            }
+        }
+        if (zero > 0) {
+            out.println(String.format("  (%d more at 0 on both devices)", zero));
         }
     }
 

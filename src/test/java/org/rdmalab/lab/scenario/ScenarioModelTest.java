@@ -75,6 +75,7 @@ class ScenarioModelTest {
         Map<String, Long> server = new LinkedHashMap<>();
         server.put("sent_pkts", 2L);
         server.put("rcvd_pkts", 3L);
+        server.put("cq_overflow", 0L);
         printer.onEvent(new ScenarioEvent.Counters(PeerRole.SERVER, server));
         printer.onEvent(new ScenarioEvent.Counters(PeerRole.CLIENT, Map.of("sent_pkts", 3L)));
         printer.onEvent(new ScenarioEvent.Check(false, "expected X, got Y"));
@@ -83,6 +84,8 @@ class ScenarioModelTest {
         assertTrue(out.contains("CHECK FAILED      expected X, got Y"), out);
         assertTrue(out.matches("(?s).*  sent_pkts\\s+2\\s+3\\n.*"), out);
         assertTrue(out.matches("(?s).*  rcvd_pkts\\s+3\\s+-\\n.*"), out);
+        assertTrue(out.contains("(1 more at 0 on both devices)"), out);
+        assertFalse(out.contains("cq_overflow"), out);
         assertTrue(out.contains("result: NOT as expected: expected X, got Y"), out);
     }
 
