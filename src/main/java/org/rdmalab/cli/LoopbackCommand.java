@@ -93,7 +93,7 @@ final class LoopbackCommand implements Callable<Integer> {
                 .run(scenario);
         printer.result(result);
         if (pcap != null) {
-            out.println(captureLine(pcap));
+            out.println(captureLine(pcap, udpPort));
         }
         out.flush();
         return result.asExpected() ? 0 : 1;
@@ -160,14 +160,15 @@ final class LoopbackCommand implements Callable<Integer> {
         return (int) bytes;
     }
 
-    private static String captureLine(Path file) {
+    private static String captureLine(Path file, int port) {
         long bytes;
         try {
             bytes = Files.size(file);
         } catch (java.io.IOException e) {
             return "capture: " + file + " was not written (" + e.getMessage() + ")";
         }
+        String decodeAs = port == DeviceOptions.ROCE_V2_PORT ? "" : " -d udp.port==" + port + ",infiniband";
         return "capture: " + file + " (" + bytes + " bytes); open it in Wireshark, or: tshark -r " + file
-                + " --disable-protocol rpcordma";
+                + " --disable-protocol rpcordma" + decodeAs;
     }
 }

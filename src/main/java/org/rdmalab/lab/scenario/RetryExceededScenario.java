@@ -46,10 +46,10 @@ final class RetryExceededScenario implements Scenario {
                 + " %s before IBV_WC_RETRY_EXC_ERR", RETRY_COUNT, Peer.millis(timeoutNanos), Peer.millis(expectedNanos)));
         server.destroyQp();
         client.fill(0, SeedScenario.MESSAGE, "\"HelloWorld\"");
+        long start = System.nanoTime();
         client.postSend(SendWorkRequest.write(1, client.mr().sge(0, SeedScenario.MESSAGE.length), remote.address(),
                 remote.rkey(), SendFlag.SIGNALED.value()));
         Duration wait = lab.pollTimeout().plusNanos(expectedNanos * 3);
-        long start = System.nanoTime();
         Optional<WorkCompletion> completion = client.poll(wait);
         long measured = System.nanoTime() - start;
         checks.completion(completion, 1, WcStatus.RETRY_EXC_ERR, null, -1);

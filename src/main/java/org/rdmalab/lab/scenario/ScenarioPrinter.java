@@ -122,7 +122,8 @@ public final class ScenarioPrinter implements ScenarioListener {
     private void line(PeerRole role, String verb, String detail) {
         String text = String.format("%-7s %-17s %s", role == null ? "" : role.label(), verb,
                 detail == null ? "" : detail);
-        out.println(text.stripTrailing());
+        // Plain ASCII so the output reads the same in any terminal encoding.
+        out.println(text.replace("\u2192", "->").stripTrailing());
     }
 
     /** "wr_id 1  IBV_WC_SUCCESS  opcode IBV_WC_RDMA_WRITE  byte_len 11  qp_num 0x12  (0.41 ms)". */
