@@ -152,6 +152,25 @@ final class Peers implements AutoCloseable {
         net.runUntilIdle(Duration.ofMinutes(1));
     }
 
+    /** Runs until side {@code s} has {@code count} completions (at most a virtual minute) and returns them. */
+    List<WorkCompletion> runUntilCompletions(Side s, int count) throws VerbsException {
+        List<WorkCompletion> all = new ArrayList<>();
+        VerbsException[] failure = new VerbsException[1];
+        net.runUntil(() -> {
+            try {
+                all.addAll(s.cq.poll(64));
+            } catch (VerbsException e) {
+                failure[0] = e;
+                return true;
+            }
+            return all.size() >= count;
+        }, Duration.ofMinutes(1));
+        if (failure[0] != null) {
+            throw failure[0];
+        }
+        return all;
+    }
+
     /** Everything side {@code s}'s CQ holds now. */
     static List<WorkCompletion> drain(Side s) throws VerbsException {
         List<WorkCompletion> all = new ArrayList<>();
