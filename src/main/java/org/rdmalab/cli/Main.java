@@ -18,6 +18,7 @@ import picocli.CommandLine.Option;
             TransitionCommand.class,
             LoopbackCommand.class,
             GuiCommand.class,
+            PcapCommand.class,
         })
 public final class Main implements Runnable {
 

@@ -1,5 +1,14 @@
 package org.rdmalab.softroce;
 
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Consumer;
 import org.rdmalab.verbs.CompletionChannel;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Context;
@@ -7,15 +16,33 @@ import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.DeviceAttributes;
 import org.rdmalab.verbs.Errno;
 import org.rdmalab.verbs.GidEntry;
+import org.rdmalab.verbs.PacketEvent;
+import org.rdmalab.verbs.PacketObservable;
 import org.rdmalab.verbs.PortAttributes;
 import org.rdmalab.verbs.ProtectionDomain;
 import org.rdmalab.verbs.VerbsException;
 import org.rdmalab.verbs.spi.ResourceNode;
 
-/** An opened software device. Opening binds nothing: the UDP socket is bound when the first QP needs it. */
-final class SoftRoceContext extends ResourceNode implements Context {
+/**
+ * An opened software device. Opening binds nothing: the transport (UDP socket and its thread) is
+ * started when the first QP is created and stopped when the context closes.
+ */
+final class SoftRoceContext extends ResourceNode implements Context, PacketObservable {
+
+    /** Where registered memory appears to live: a user-space address like a Linux heap mapping. */
+    private static final long VIRTUAL_BASE = 0x0000_7f3a_5c40_0000L;
 
     private final SoftRoceDevice device;
+    private final AtomicLongArray counters = new AtomicLongArray(Counter.values().length);
+    private final CopyOnWriteArrayList<Consumer<PacketEvent>> listeners = new CopyOnWriteArrayList<>();
+    private final Map<Integer, SoftMemoryRegion> regionsByIndex = new ConcurrentHashMap<>();
+    private final AtomicInteger nextRegionIndex = new AtomicInteger(1);
+    private final AtomicInteger nextKeyByte = new AtomicInteger(0x3c);
+    private final AtomicLong nextVirtualAddress = new AtomicLong(VIRTUAL_BASE);
+    private final AtomicInteger nextPdHandle = new AtomicInteger(1);
+    private final AtomicInteger nextCqHandle = new AtomicInteger(1);
+    private final AtomicInteger nextQpNumber = new AtomicInteger(0x11);
+    private SoftTransport transport;
 
     SoftRoceContext(SoftRoceDevice device) {
         super(null, Kind.CONTEXT);
@@ -24,6 +51,10 @@ final class SoftRoceContext extends ResourceNode implements Context {
 
     @Override
     public Device device() {
+        return device;
+    }
+
+    SoftRoceDevice softDevice() {
         return device;
     }
 
@@ -62,23 +93,161 @@ final class SoftRoceContext extends ResourceNode implements Context {
         }
     }
 
+    /** The port counters by rxe's hw_counters names, then the device's own drop and fault counters. */
     @Override
-    public ProtectionDomain allocatePd() throws VerbsException {
-        throw new VerbsException("ibv_alloc_pd", Errno.EOPNOTSUPP, "the software device has no transport yet");
+    public Map<String, Long> queryCounters() {
+        ensureOpen();
+        Map<String, Long> values = new LinkedHashMap<>();
+        for (Counter counter : Counter.values()) {
+            values.put(counter.counterName(), counters.get(counter.ordinal()));
+        }
+        return values;
+    }
+
+    /** One counter's value. */
+    long counter(Counter counter) {
+        return counters.get(counter.ordinal());
+    }
+
+    void count(Counter counter) {
+        counters.incrementAndGet(counter.ordinal());
     }
 
     @Override
-    public CompletionChannel createCompletionChannel() throws VerbsException {
-        throw new VerbsException("ibv_create_comp_channel", Errno.EOPNOTSUPP, "the software device has no transport yet");
+    public AutoCloseable subscribe(Consumer<PacketEvent> listener) {
+        ensureOpen();
+        listeners.add(listener);
+        return () -> listeners.remove(listener);
     }
 
+    boolean hasListeners() {
+        return !listeners.isEmpty();
+    }
+
+    void publish(PacketEvent event) {
+        for (Consumer<PacketEvent> listener : listeners) {
+            try {
+                listener.accept(event);
+            } catch (RuntimeException e) {
+                java.util.logging.Logger.getLogger(SoftRoceContext.class.getName())
+                        .log(java.util.logging.Level.WARNING, "packet listener failed", e);
+            }
+        }
+    }
+
+    /** {@code ibv_alloc_pd}. */
+    @Override
+    public ProtectionDomain allocatePd() {
+        ensureOpen();
+        return new SoftProtectionDomain(this, nextPdHandle.getAndIncrement());
+    }
+
+    /** {@code ibv_create_comp_channel}. */
+    @Override
+    public CompletionChannel createCompletionChannel() {
+        ensureOpen();
+        return new SoftCompletionChannel(this);
+    }
+
+    /** {@code ibv_create_cq}: EINVAL when {@code cqe} is outside 1..max_cqe or the channel is foreign. */
     @Override
     public CompletionQueue createCq(int cqe, CompletionChannel channel, int compVector) throws VerbsException {
-        throw new VerbsException("ibv_create_cq", Errno.EOPNOTSUPP, "the software device has no transport yet");
+        ensureOpen();
+        if (cqe < 1 || cqe > SoftRoceProfile.MAX_CQE) {
+            throw new VerbsException("ibv_create_cq", Errno.EINVAL, "cqe " + cqe + " is outside 1.."
+                    + SoftRoceProfile.MAX_CQE + " (the device's max_cqe)");
+        }
+        if (compVector != 0) {
+            throw new VerbsException("ibv_create_cq", Errno.EINVAL, "comp_vector " + compVector
+                    + " does not exist (the device has one completion vector, 0)");
+        }
+        SoftCompletionChannel softChannel = null;
+        if (channel != null) {
+            if (!(channel instanceof SoftCompletionChannel c) || c.context() != this) {
+                throw new VerbsException("ibv_create_cq", Errno.EINVAL,
+                        "the completion channel belongs to another context");
+            }
+            softChannel = c;
+        }
+        return new SoftCompletionQueue(this, cqe, softChannel, nextCqHandle.getAndIncrement());
+    }
+
+    // ---- memory regions ------------------------------------------------------------------
+
+    /** Allocates an index, a fresh key byte and a page-aligned virtual range for a new region. */
+    synchronized int[] reserveRegionKey() {
+        int index = nextRegionIndex.getAndIncrement();
+        if (index > 0xFFFFFF) {
+            return null;
+        }
+        int keyByte = nextKeyByte.getAndAdd(0x1d) & 0xff;
+        return new int[] {index, (index << 8) | keyByte};
+    }
+
+    long reserveVirtualRange(int length) {
+        long pages = ((long) Math.max(length, 1) + 4095) / 4096 + 1; // a guard page between regions
+        return nextVirtualAddress.getAndAdd(pages * 4096);
+    }
+
+    void addRegion(SoftMemoryRegion region) {
+        regionsByIndex.put(region.lkey() >>> 8, region);
+    }
+
+    void removeRegion(SoftMemoryRegion region) {
+        regionsByIndex.remove(region.lkey() >>> 8, region);
+    }
+
+    /** The live region whose lkey/rkey is {@code key}, or null. */
+    SoftMemoryRegion regionByKey(int key) {
+        SoftMemoryRegion region = regionsByIndex.get(key >>> 8);
+        return region != null && region.lkey() == key && !region.isClosed() ? region : null;
+    }
+
+    /** The live region holding {@code [address, address + length)}, or null (inline data). */
+    SoftMemoryRegion regionByAddress(long address, int length) {
+        for (SoftMemoryRegion region : regionsByIndex.values()) {
+            if (!region.isClosed() && region.contains(address, length)) {
+                return region;
+            }
+        }
+        return null;
+    }
+
+    int allocateQpNumber() {
+        return nextQpNumber.getAndIncrement() & 0xFFFFFF;
+    }
+
+    // ---- transport ------------------------------------------------------------------------
+
+    /** The transport, started (socket bound) on first use by {@code verb}. */
+    synchronized SoftTransport transport(String verb) throws VerbsException {
+        ensureOpen();
+        if (transport == null) {
+            transport = SoftTransport.start(this, verb);
+        }
+        return transport;
+    }
+
+    /** The transport if started, else null. */
+    synchronized SoftTransport transportIfStarted() {
+        return transport;
     }
 
     @Override
     protected void destroy() {
-        // Nothing bound yet.
+        SoftTransport started;
+        synchronized (this) {
+            started = transport;
+            transport = null;
+        }
+        if (started != null) {
+            started.close();
+        }
+        listeners.clear();
+        regionsByIndex.clear();
+    }
+
+    List<SoftMemoryRegion> regions() {
+        return List.copyOf(regionsByIndex.values());
     }
 }

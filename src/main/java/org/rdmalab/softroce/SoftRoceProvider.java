@@ -16,8 +16,22 @@ public final class SoftRoceProvider implements VerbsProvider {
         return "software";
     }
 
+    /**
+     * The device {@code soft0} over real UDP, configured by {@code options}.
+     *
+     * @throws IllegalArgumentException when the fault spec is malformed
+     */
     @Override
     public List<Device> devices(DeviceOptions options) {
-        return List.of(new SoftRoceDevice(DEVICE_NAME, new SoftRoceProfile(options.address(), options.udpPort())));
+        return List.of(device(options, UdpFabric.INSTANCE));
+    }
+
+    /** {@code soft0} over real UDP sockets. */
+    public static SoftRoceDevice udpDevice(DeviceOptions options) {
+        return device(options, UdpFabric.INSTANCE);
+    }
+
+    static SoftRoceDevice device(DeviceOptions options, Fabric fabric) {
+        return new SoftRoceDevice(DEVICE_NAME, options, fabric);
     }
 }

@@ -1,0 +1,280 @@
+package org.rdmalab.softroce;
+
+import java.net.Inet4Address;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.function.BooleanSupplier;
+import org.rdmalab.verbs.Device;
+import org.rdmalab.verbs.Errno;
+import org.rdmalab.verbs.VerbsException;
+import org.rdmalab.verbs.spi.DeviceOptions;
+
+/**
+ * An in-memory network with a virtual clock, for exact and fast tests: software devices made here
+ * exchange the same encoded datagrams as over UDP (with ICRC, faults and captures), but delivery
+ * and every timer run on one virtual timeline that advances only when the test drives it.
+ *
+ * <p>Single-threaded: create devices, post work and drive the network ({@link #runUntilIdle()},
+ * {@link #advance(Duration)}) from one thread. Nothing runs until the network is driven, so a test
+ * posts, then runs, then polls.
+ *
+ * <pre>{@code
+ * SimulatedNetwork net = new SimulatedNetwork();
+ * Device a = net.device(options.withAddress(ip1)), b = net.device(options.withAddress(ip2));
+ * ... qp.postSend(wr); net.runUntilIdle(); cq.poll(1) ...
+ * }</pre>
+ */
+public final class SimulatedNetwork implements Fabric {
+
+    private final PriorityQueue<Event> events = new PriorityQueue<>();
+    private final Map<Long, SimEndpoint> endpoints = new HashMap<>();
+    private final long latencyNanos;
+    private long now;
+    private long sequence;
+    private long delivered;
+    private Interceptor interceptor;
+
+    /**
+     * Sees every datagram a device hands to the network and says how many copies arrive: 0 loses
+     * it, 1 delivers it, 2 delivers it twice. Tests use it to lose exactly the packet they mean.
+     */
+    @FunctionalInterface
+    public interface Interceptor {
+        int copies(int sourceIp, int destinationIp, byte[] datagram);
+    }
+
+    /** Installs an interceptor (null for none). */
+    public void intercept(Interceptor newInterceptor) {
+        this.interceptor = newInterceptor;
+    }
+
+    /**
+     * Delivers a raw datagram to {@code ip:port} after the network latency, as if {@code sourceIp:sourcePort}
+     * had sent it (fuzzing and spoofing tests).
+     */
+    public void inject(int sourceIp, int sourcePort, int ip, int port, byte[] datagram) {
+        byte[] copy = datagram.clone();
+        enqueue(latencyNanos, () -> {
+            SimEndpoint target = endpoints.get(key(ip, port));
+            if (target != null && target.open) {
+                delivered++;
+                target.receiver.onDatagram(sourceIp, sourcePort, copy, 0, copy.length);
+            }
+        });
+    }
+
+    /** A network whose links deliver a datagram 2 µs after it is sent. */
+    public SimulatedNetwork() {
+        this(Duration.ofNanos(2_000));
+    }
+
+    /** A network with the given one-way latency. */
+    public SimulatedNetwork(Duration latency) {
+        this.latencyNanos = latency.toNanos();
+    }
+
+    /** A software device attached to this network, configured by {@code options}. */
+    public Device device(DeviceOptions options) {
+        return SoftRoceProvider.device(options, this);
+    }
+
+    /** The virtual time in nanoseconds since the network was made. */
+    public long nanoTime() {
+        return now;
+    }
+
+    /** Datagrams delivered so far. */
+    public long deliveredDatagrams() {
+        return delivered;
+    }
+
+    /**
+     * Runs events until none is left or the virtual clock passes {@code limit} from now (a QP
+     * with infinite RNR retries never goes idle).
+     *
+     * @return true when the network went idle
+     */
+    public boolean runUntilIdle(Duration limit) {
+        long end = now + limit.toNanos();
+        while (!events.isEmpty()) {
+            if (events.peek().time > end) {
+                now = end;
+                return false;
+            }
+            step();
+        }
+        return true;
+    }
+
+    /** Runs until idle, at most ten virtual minutes. */
+    public boolean runUntilIdle() {
+        return runUntilIdle(Duration.ofMinutes(10));
+    }
+
+    /** Runs every event due within {@code duration}, then sets the clock to the end of it. */
+    public void advance(Duration duration) {
+        long end = now + duration.toNanos();
+        while (!events.isEmpty() && events.peek().time <= end) {
+            step();
+        }
+        now = end;
+    }
+
+    /**
+     * Runs events until {@code condition} holds, at most {@code limit} of virtual time.
+     *
+     * @return whether the condition held
+     */
+    public boolean runUntil(BooleanSupplier condition, Duration limit) {
+        long end = now + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (events.isEmpty() || events.peek().time > end) {
+                return condition.getAsBoolean();
+            }
+            step();
+        }
+        return true;
+    }
+
+    private void step() {
+        Event event = events.poll();
+        now = Math.max(now, event.time);
+        if (!event.cancelled) {
+            event.task.run();
+        }
+    }
+
+    private Event enqueue(long delay, Runnable task) {
+        Event event = new Event(now + Math.max(0, delay), sequence++, task);
+        events.add(event);
+        return event;
+    }
+
+    @Override
+    public Endpoint open(String verb, String name, Inet4Address address, int port, Receiver receiver)
+            throws VerbsException {
+        long key = key(toInt(address), port);
+        if (endpoints.containsKey(key)) {
+            throw new VerbsException(verb, Errno.EADDRINUSE, "UDP " + address.getHostAddress() + ":" + port
+                    + " is already in use on this simulated network; give this device another address or UDP port");
+        }
+        SimEndpoint endpoint = new SimEndpoint(key, port, receiver);
+        endpoints.put(key, endpoint);
+        return endpoint;
+    }
+
+    private static long key(int ip, int port) {
+        return ((long) ip << 16) | port;
+    }
+
+    static int toInt(Inet4Address address) {
+        byte[] ip = address.getAddress();
+        return ((ip[0] & 0xff) << 24) | ((ip[1] & 0xff) << 16) | ((ip[2] & 0xff) << 8) | (ip[3] & 0xff);
+    }
+
+    private final class SimEndpoint implements Endpoint, EventLoop {
+        private final long key;
+        private final int port;
+        private final Receiver receiver;
+        private boolean open = true;
+
+        SimEndpoint(long key, int port, Receiver receiver) {
+            this.key = key;
+            this.port = port;
+            this.receiver = receiver;
+        }
+
+        @Override
+        public EventLoop loop() {
+            return this;
+        }
+
+        @Override
+        public int localPort() {
+            return port;
+        }
+
+        @Override
+        public boolean send(int destinationIp, int destinationPort, byte[] buffer, int offset, int length) {
+            byte[] copy = java.util.Arrays.copyOfRange(buffer, offset, offset + length);
+            int sourceIp = (int) (key >>> 16);
+            int copies = interceptor == null ? 1 : interceptor.copies(sourceIp, destinationIp, copy);
+            for (int i = 0; i < copies; i++) {
+                deliver(sourceIp, destinationIp, destinationPort, copy);
+            }
+            return true;
+        }
+
+        private void deliver(int sourceIp, int destinationIp, int destinationPort, byte[] copy) {
+            enqueue(latencyNanos, () -> {
+                SimEndpoint target = endpoints.get(key(destinationIp, destinationPort));
+                if (target != null && target.open) {
+                    delivered++;
+                    target.receiver.onDatagram(sourceIp, port, copy, 0, copy.length);
+                }
+            });
+        }
+
+        @Override
+        public long nanoTime() {
+            return now;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            enqueue(0, () -> {
+                if (open) {
+                    task.run();
+                }
+            });
+        }
+
+        @Override
+        public Timer schedule(long delayNanos, Runnable task) {
+            return enqueue(delayNanos, () -> {
+                if (open) {
+                    task.run();
+                }
+            });
+        }
+
+        @Override
+        public boolean inLoop() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+            if (open) {
+                open = false;
+                endpoints.remove(key);
+            }
+        }
+    }
+
+    private static final class Event implements EventLoop.Timer, Comparable<Event> {
+        final long time;
+        final long sequence;
+        final Runnable task;
+        boolean cancelled;
+
+        Event(long time, long sequence, Runnable task) {
+            this.time = time;
+            this.sequence = sequence;
+            this.task = task;
+        }
+
+        @Override
+        public void cancel() {
+            cancelled = true;
+        }
+
+        @Override
+        public int compareTo(Event other) {
+            int byTime = Long.compare(time, other.time);
+            return byTime != 0 ? byTime : Long.compare(sequence, other.sequence);
+        }
+    }
+}

@@ -1,0 +1,278 @@
+package org.rdmalab.softroce;
+
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import org.rdmalab.softroce.wire.Icrc;
+import org.rdmalab.softroce.wire.MalformedPacketException;
+import org.rdmalab.softroce.wire.RocePacket;
+import org.rdmalab.verbs.PacketEvent;
+import org.rdmalab.verbs.VerbsException;
+
+/**
+ * One context's packet engine on its event loop: encodes packets straight into one reused send
+ * buffer, appends the ICRC over the canonical IPv4 header, passes them through the fault injector
+ * and the capture tap to the fabric; on the way in it checks the ICRC, finds the QP and hands the
+ * decoded packet to it. Everything here runs on the loop thread except {@link #start} and
+ * {@link #close}.
+ */
+final class SoftTransport implements Fabric.Receiver {
+
+    /** How long a reordered datagram waits for a successor before it is sent anyway. */
+    private static final long REORDER_HOLD_NANOS = 1_000_000;
+
+    private final SoftRoceContext context;
+    private final int localIp;
+    private final int peerPort;
+    private final FaultInjector faults;
+    private final Map<Integer, SoftQueuePair> queuePairs = new HashMap<>();
+    private final byte[] tx = new byte[16384];
+    private final ByteBuffer txBuffer = ByteBuffer.wrap(tx);
+    private final byte[] scratch = new byte[8192];
+    private Fabric.Endpoint endpoint;
+    private EventLoop loop;
+    private CaptureTap capture;
+    private int localPort;
+    private long epochBaseNanos;
+    private long loopBaseNanos;
+    private byte[] heldDatagram;
+    private int heldDestination;
+    private int heldTos;
+    private int heldTtl;
+    private EventLoop.Timer heldTimer;
+
+    private SoftTransport(SoftRoceContext context) {
+        this.context = context;
+        SoftRoceDevice device = context.softDevice();
+        this.localIp = SimulatedNetwork.toInt(device.profile().address());
+        this.peerPort = device.profile().udpPort();
+        this.faults = FaultInjector.parse(device.options().faults());
+    }
+
+    /** Binds the device's address and starts its loop; {@code verb} names the call that needed it. */
+    static SoftTransport start(SoftRoceContext context, String verb) throws VerbsException {
+        SoftTransport transport = new SoftTransport(context);
+        SoftRoceDevice device = context.softDevice();
+        String name = device.name() + "@" + device.profile().address().getHostAddress() + " transport";
+        transport.endpoint = device.fabric().open(verb, name, device.profile().address(), device.profile().udpPort(),
+                transport);
+        transport.loop = transport.endpoint.loop();
+        transport.localPort = transport.endpoint.localPort();
+        transport.loopBaseNanos = transport.loop.nanoTime();
+        transport.epochBaseNanos = System.currentTimeMillis() * 1_000_000L;
+        try {
+            transport.capture = CaptureTap.open(device.options().capture(), transport.localIp, transport.localPort);
+        } catch (VerbsException e) {
+            transport.endpoint.close();
+            throw new VerbsException(verb, e.errnoValue(), e.detail(), e);
+        }
+        return transport;
+    }
+
+    EventLoop loop() {
+        return loop;
+    }
+
+    SoftRoceContext context() {
+        return context;
+    }
+
+    int localIp() {
+        return localIp;
+    }
+
+    /** Registers a QP so packets reach it (loop thread). */
+    void register(SoftQueuePair qp) {
+        queuePairs.put(qp.qpNum(), qp);
+    }
+
+    /** Forgets a QP (loop thread). */
+    void unregister(SoftQueuePair qp) {
+        queuePairs.remove(qp.qpNum(), qp);
+    }
+
+    void count(Counter counter) {
+        context.count(counter);
+    }
+
+    /** A scratch array for gathering a packet's payload from several SGEs (loop thread). */
+    byte[] scratch() {
+        return scratch;
+    }
+
+    /** The send buffer, cleared; encode one packet into it, then call {@link #transmit}. */
+    ByteBuffer packetBuffer() {
+        txBuffer.clear();
+        return txBuffer;
+    }
+
+    /** Appends the ICRC to the packet encoded in the send buffer and sends it to {@code destinationIp}. */
+    void transmit(int destinationIp, int tos, int ttl) {
+        int length = Icrc.appendCanonicalIpv4(localIp, destinationIp, localPort, peerPort, txBuffer, 0);
+        count(Counter.SENT_PKTS);
+        if (faults == null) {
+            send(destinationIp, tos, ttl, tx, 0, length);
+            return;
+        }
+        if (faults.drawDrop()) {
+            count(Counter.FAULT_DROPPED);
+            event(PacketEvent.Direction.DROPPED, localIp, destinationIp, tx, 0, length, "fault injector: dropped");
+            return;
+        }
+        int bit = faults.drawCorruptBit(length);
+        if (bit >= 0) {
+            tx[bit >>> 3] ^= (byte) (1 << (bit & 7));
+            count(Counter.FAULT_CORRUPTED);
+        }
+        boolean duplicate = faults.drawDuplicate();
+        boolean reorder = faults.drawReorder() && heldDatagram == null;
+        if (reorder) {
+            count(Counter.FAULT_REORDERED);
+            heldDatagram = java.util.Arrays.copyOf(tx, length);
+            heldDestination = destinationIp;
+            heldTos = tos;
+            heldTtl = ttl;
+            heldTimer = loop.schedule(REORDER_HOLD_NANOS, this::releaseHeld);
+            if (duplicate) {
+                count(Counter.FAULT_DUPLICATED);
+                delayed(destinationIp, tos, ttl, tx, 0, length);
+            }
+            return;
+        }
+        delayed(destinationIp, tos, ttl, tx, 0, length);
+        if (duplicate) {
+            count(Counter.FAULT_DUPLICATED);
+            delayed(destinationIp, tos, ttl, tx, 0, length);
+        }
+        releaseHeld();
+    }
+
+    private void releaseHeld() {
+        if (heldDatagram == null) {
+            return;
+        }
+        byte[] datagram = heldDatagram;
+        heldDatagram = null;
+        heldTimer.cancel();
+        delayed(heldDestination, heldTos, heldTtl, datagram, 0, datagram.length);
+    }
+
+    private void delayed(int destinationIp, int tos, int ttl, byte[] buffer, int offset, int length) {
+        long delay = faults.delayNanos();
+        if (delay <= 0) {
+            send(destinationIp, tos, ttl, buffer, offset, length);
+            return;
+        }
+        byte[] copy = java.util.Arrays.copyOfRange(buffer, offset, offset + length);
+        loop.schedule(delay, () -> send(destinationIp, tos, ttl, copy, 0, copy.length));
+    }
+
+    private void send(int destinationIp, int tos, int ttl, byte[] buffer, int offset, int length) {
+        if (endpoint == null) {
+            return;
+        }
+        if (!endpoint.send(destinationIp, peerPort, buffer, offset, length)) {
+            count(Counter.SEND_DROPPED);
+            event(PacketEvent.Direction.DROPPED, localIp, destinationIp, buffer, offset, length,
+                    "the network refused the datagram (socket buffer full)");
+            return;
+        }
+        if (capture != null) {
+            capture.write(epochNanos(), localIp, localPort, destinationIp, peerPort, tos, ttl, buffer, offset, length,
+                    true);
+        }
+        event(PacketEvent.Direction.SENT, localIp, destinationIp, buffer, offset, length, null);
+    }
+
+    private long epochNanos() {
+        return epochBaseNanos + (loop.nanoTime() - loopBaseNanos);
+    }
+
+    @Override
+    public void onDatagram(int sourceIp, int sourcePort, byte[] buffer, int offset, int length) {
+        if (capture != null) {
+            capture.write(epochNanos(), sourceIp, sourcePort, localIp, localPort, 0, 64, buffer, offset, length, false);
+        }
+        RocePacket packet;
+        try {
+            packet = RocePacket.decode(buffer, offset, length);
+        } catch (MalformedPacketException e) {
+            count(Counter.RCVD_MALFORMED);
+            if (context.hasListeners()) {
+                context.publish(new PacketEvent(loop.nanoTime(), PacketEvent.Direction.DROPPED, address(sourceIp, sourcePort),
+                        address(localIp, localPort), "?", 0, 0, false, length, "malformed: " + e.getMessage()));
+            }
+            return;
+        }
+        if (!Icrc.verifyCanonicalIpv4(sourceIp, localIp, sourcePort, localPort, buffer, offset, length)) {
+            count(Counter.RCVD_ICRC_ERR);
+            drop(packet, sourceIp, sourcePort, "ICRC mismatch");
+            return;
+        }
+        SoftQueuePair qp = queuePairs.get(packet.bth().destQp());
+        if (qp == null) {
+            count(Counter.RCVD_UNKNOWN_QP);
+            drop(packet, sourceIp, sourcePort, String.format("no QP 0x%x on this device", packet.bth().destQp()));
+            return;
+        }
+        String refusal = qp.accepts(packet, sourceIp);
+        if (refusal != null) {
+            drop(packet, sourceIp, sourcePort, refusal);
+            return;
+        }
+        count(Counter.RCVD_PKTS);
+        if (context.hasListeners()) {
+            context.publish(new PacketEvent(loop.nanoTime(), PacketEvent.Direction.RECEIVED, address(sourceIp, sourcePort),
+                    address(localIp, localPort), packet.opcode().name(), packet.bth().destQp(), packet.bth().psn(),
+                    packet.bth().ackRequest(), length, packet.detail()));
+        }
+        qp.receive(packet);
+    }
+
+    private void drop(RocePacket packet, int sourceIp, int sourcePort, String reason) {
+        if (context.hasListeners()) {
+            context.publish(new PacketEvent(loop.nanoTime(), PacketEvent.Direction.DROPPED, address(sourceIp, sourcePort),
+                    address(localIp, localPort), packet.opcode().name(), packet.bth().destQp(), packet.bth().psn(),
+                    packet.bth().ackRequest(), packet.length(), reason + "; " + packet.detail()));
+        }
+    }
+
+    private void event(PacketEvent.Direction direction, int source, int destination, byte[] buffer, int offset,
+                       int length, String reason) {
+        if (!context.hasListeners()) {
+            return;
+        }
+        String sourceText = address(source, localPort);
+        String destinationText = address(destination, peerPort);
+        try {
+            RocePacket packet = RocePacket.decode(buffer, offset, length);
+            String detail = reason == null ? packet.detail() : reason + "; " + packet.detail();
+            context.publish(new PacketEvent(loop.nanoTime(), direction, sourceText, destinationText, packet.opcode().name(),
+                    packet.bth().destQp(), packet.bth().psn(), packet.bth().ackRequest(), length, detail));
+        } catch (MalformedPacketException e) {
+            context.publish(new PacketEvent(loop.nanoTime(), direction, sourceText, destinationText, "?", 0, 0, false,
+                    length, reason == null ? "corrupted" : reason));
+        }
+    }
+
+    static String address(int ip, int port) {
+        return (ip >>> 24) + "." + ((ip >>> 16) & 0xff) + "." + ((ip >>> 8) & 0xff) + "." + (ip & 0xff) + ":" + port;
+    }
+
+    /** Stops the loop, unbinds the socket and releases the capture. Idempotent. */
+    void close() {
+        Fabric.Endpoint bound = endpoint;
+        if (bound == null) {
+            return;
+        }
+        if (loop.inLoop()) {
+            queuePairs.clear();
+        }
+        bound.close();
+        endpoint = null;
+        if (capture != null) {
+            capture.close();
+            capture = null;
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/**
+ * The software RoCE v2 device {@code soft0}: a pure-Java RDMA device implementing the verbs API
+ * with RC (and UC) transport over real UDP datagrams carrying real RoCEv2 headers
+ * ({@link org.rdmalab.softroce.wire}), behaving like Linux rxe packet for packet and error for
+ * error. See {@code docs/softroce.md} for the architecture and the differences from rxe.
+ *
+ * <p>What lives here: the provider and device ({@link org.rdmalab.softroce.SoftRoceProvider},
+ * {@link org.rdmalab.softroce.SoftRoceDevice}), the verbs objects (context, PD, MR, CQ, completion
+ * channel, QP), the transport (requester and responder in {@code SoftQueuePair}, packet I/O in
+ * {@code SoftTransport}), the fabrics packets travel on (real UDP, or
+ * {@link org.rdmalab.softroce.SimulatedNetwork} with a virtual clock for tests), the
+ * {@link org.rdmalab.softroce.FaultInjector}, the capture tap and the port
+ * {@link org.rdmalab.softroce.Counter}s.
+ *
+ * <p>Threads: each opened device context owns one transport thread (named like
+ * {@code soft0@127.0.0.1 transport}), started with its first QP. Every QP's protocol state,
+ * timers and the socket are confined to it; verbs calls validate on the caller's thread and hand
+ * work over (post, modify) or read thread-safe state (CQs, counters). Packet listeners run on the
+ * transport thread. In a {@link org.rdmalab.softroce.SimulatedNetwork} everything runs on the one
+ * thread that drives the network.
+ */
+package org.rdmalab.softroce;
