@@ -55,6 +55,7 @@ public final class Peer implements AutoCloseable {
     private PeerSetup setup;
     private boolean closed;
     private boolean qpDestroyed;
+    private long lastElapsedNanos = -1;
     private AutoCloseable packetSubscription;
 
     Peer(PeerRole role, ScenarioListener listener) {
@@ -249,25 +250,26 @@ public final class Peer implements AutoCloseable {
 
     /** {@code ibv_post_send} of one request, reported like the C struct it fills. */
     public void postSend(SendWorkRequest wr) throws VerbsException {
+        long now = System.nanoTime();
         try {
             qp().postSend(wr);
         } catch (VerbsException e) {
             failed(e);
             throw e;
         }
-        postedAt.put(wr.wrId(), System.nanoTime());
+        postedAt.put(wr.wrId(), now);
         step("ibv_post_send", describe(wr));
     }
 
     /** {@code ibv_post_send} of several requests in one call (a chain of WRs). */
     public void postSend(List<SendWorkRequest> wrs) throws VerbsException {
+        long now = System.nanoTime();
         try {
             qp().postSend(wrs);
         } catch (VerbsException e) {
             failed(e);
             throw e;
         }
-        long now = System.nanoTime();
         for (SendWorkRequest wr : wrs) {
             postedAt.put(wr.wrId(), now);
             step("ibv_post_send", describe(wr));
@@ -276,13 +278,14 @@ public final class Peer implements AutoCloseable {
 
     /** {@code ibv_post_recv} of one receive. */
     public void postRecv(ReceiveWorkRequest wr) throws VerbsException {
+        long now = System.nanoTime();
         try {
             qp().postRecv(wr);
         } catch (VerbsException e) {
             failed(e);
             throw e;
         }
-        postedAt.put(wr.wrId(), System.nanoTime());
+        postedAt.put(wr.wrId(), now);
         StringBuilder text = new StringBuilder("wr_id " + wr.wrId());
         for (ScatterGatherElement sge : wr.sgList()) {
             text.append(String.format(", sge 0x%x len %d lkey 0x%x", sge.address(), sge.length(), sge.lkey()));
@@ -310,11 +313,17 @@ public final class Peer implements AutoCloseable {
             WorkCompletion wc = completion.get();
             Long posted = postedAt.remove(wc.wrId());
             long elapsed = System.nanoTime() - (posted == null ? start : posted);
+            lastElapsedNanos = elapsed;
             listener.onEvent(new ScenarioEvent.Completion(role, wc, elapsed));
         } else {
             step("ibv_poll_cq", "no completion in the CQ after " + timeout.toMillis() + " ms");
         }
         return completion;
+    }
+
+    /** Nanoseconds from the post to the completion {@link #poll} last returned, or -1. */
+    public long lastElapsedNanos() {
+        return lastElapsedNanos;
     }
 
     /** Polls whatever is in the CQ without waiting; reports each completion, or that the CQ is empty. */

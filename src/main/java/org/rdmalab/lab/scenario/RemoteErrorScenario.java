@@ -95,7 +95,6 @@ final class RemoteErrorScenario implements Scenario {
                     + ": the QP refuses every RDMA WRITE before looking at keys");
             default -> throw new IllegalStateException(kind.toString());
         }
-        client.fill(0, new byte[16], "16 zero bytes");
         client.fill(0, MESSAGE, "\"HelloWorld\"");
         lab.note("one ibv_post_send with two WRs: the faulty WRITE, then a good READ behind it");
         client.postSend(List.of(

@@ -115,7 +115,7 @@ public final class ScenarioPrinter implements ScenarioListener {
             }
         }
         if (zero > 0) {
-            out.println(String.format("  (%d more at 0 on both devices)", zero));
+            out.println(String.format("  (%d more at 0)", zero));
         }
     }
 
