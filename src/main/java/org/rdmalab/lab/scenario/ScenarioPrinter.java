@@ -33,10 +33,10 @@ public final class ScenarioPrinter implements ScenarioListener {
     /** The title line: name and description. */
     public synchronized void header(Scenario scenario, LoopbackSettings settings) {
         out.println("scenario " + scenario.name() + ": " + scenario.description());
-        out.println(String.format("server %s on %s, client %s on %s, UDP port %d, path_mtu %d%s%s",
+        out.println(String.format("server %s on %s, client %s on %s, UDP port %d, path_mtu %d, poll timeout %d ms%s%s",
                 settings.deviceName(), settings.server().address().getHostAddress(), settings.deviceName(),
                 settings.client().address().getHostAddress(), settings.server().udpPort(),
-                settings.pathMtu().bytes(),
+                settings.pathMtu().bytes(), settings.pollTimeout().toMillis(),
                 settings.server().faults().isEmpty() ? "" : ", faults " + settings.server().faults(),
                 settings.server().capture() == null ? "" : ", capture " + settings.server().capture()));
         out.println();

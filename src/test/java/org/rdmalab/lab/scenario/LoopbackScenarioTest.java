@@ -110,6 +110,22 @@ class LoopbackScenarioTest {
         assertEquals(100_003, run.completions(PeerRole.CLIENT).get(1).byteLength());
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {256, 512, 1024})
+    void bulkSplitsIntoPathMtuPackets(int mtu) {
+        Run run = run("bulk", s -> s.withSize(5 * mtu + 3).withPathMtu(Mtu.ofBytes(mtu)));
+        assertExpected(run);
+    }
+
+    @org.junit.jupiter.api.Disabled("soft0 refuses path_mtu above the port's active_mtu (1024) with EINVAL; rxe checks"
+            + " path_mtu only against max_mtu (4096), and the loopback contract offers --mtu up to 4096")
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {2048, 4096})
+    void bulkAtPathMtuAboveTheActiveMtu(int mtu) {
+        Run run = run("bulk", s -> s.withSize(5 * mtu + 3).withPathMtu(Mtu.ofBytes(mtu)));
+        assertExpected(run);
+    }
+
     @Test
     void bulkSurvivesInjectedFaults() {
         Run run = run("bulk", s -> s.withSize(64 * 1024).withFaults("drop=0.05,dup=0.01,seed=7"));
