@@ -91,8 +91,8 @@ final class Peers implements AutoCloseable {
     }
 
     /** Over real UDP: devices on 127.0.0.1 and 127.0.0.2 at {@code port}. */
-    static Peers udp(Setup setup, int port) throws VerbsException {
-        DeviceOptions base = DeviceOptions.defaults().withUdpPort(port);
+    static Peers udp(Setup setup, int port, java.nio.file.Path capture) throws VerbsException {
+        DeviceOptions base = DeviceOptions.defaults().withUdpPort(port).withCapture(capture);
         Device da = SoftRoceProvider.udpDevice(base.withAddress(DeviceOptions.parseAddress("127.0.0.1")).withFaults(setup.faultsA));
         Device db = SoftRoceProvider.udpDevice(base.withAddress(DeviceOptions.parseAddress("127.0.0.2")).withFaults(setup.faultsB));
         Side sa = open(da, setup);
