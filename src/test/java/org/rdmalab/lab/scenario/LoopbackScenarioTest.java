@@ -26,6 +26,7 @@ import org.rdmalab.verbs.spi.Backends;
 class LoopbackScenarioTest {
 
     private int port;
+    private java.util.Set<Thread> threadsBefore;
 
     /** What a run reported. */
     private record Run(ScenarioResult result, List<ScenarioEvent> events) {
@@ -58,11 +59,22 @@ class LoopbackScenarioTest {
     void device() {
         SoftDevice.assumeTransport();
         port = SoftDevice.freeUdpPort();
+        threadsBefore = Thread.getAllStackTraces().keySet();
     }
 
     @AfterEach
-    void released() {
+    void released() throws InterruptedException {
         assertTrue(SoftDevice.portReleased(port), "both devices' UDP sockets are closed after the run");
+        List<String> left = List.of();
+        for (int wait = 0; wait < 40; wait++) {
+            left = Thread.getAllStackTraces().keySet().stream().filter(t -> !threadsBefore.contains(t))
+                    .filter(Thread::isAlive).map(Thread::getName).filter(name -> !name.startsWith("junit-")).sorted().collect(Collectors.toList());
+            if (left.isEmpty()) {
+                break;
+            }
+            Thread.sleep(50);
+        }
+        assertEquals(List.of(), left, "threads the run started are gone after it");
     }
 
     private Run run(String name) {
