@@ -13,6 +13,7 @@ import org.rdmalab.lab.scenario.ScenarioPrinter;
 import org.rdmalab.lab.scenario.ScenarioResult;
 import org.rdmalab.lab.scenario.Scenarios;
 import org.rdmalab.verbs.Mtu;
+import org.rdmalab.verbs.VerbsException;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import picocli.CommandLine.Command;
@@ -78,7 +79,7 @@ final class LoopbackCommand implements Callable<Integer> {
     boolean packets;
 
     @Override
-    public Integer call() {
+    public Integer call() throws VerbsException {
         PrintWriter out = spec.commandLine().getOut();
         if (list) {
             for (Scenario scenario : Scenarios.all()) {
@@ -92,9 +93,10 @@ final class LoopbackCommand implements Callable<Integer> {
         LoopbackSettings settings = settings();
 
         ScenarioPrinter printer = new ScenarioPrinter(out);
+        LoopbackLab lab = new LoopbackLab(Backends.installed(), settings, printer).reportPackets(packets);
+        lab.findDevices();
         printer.header(scenario, settings);
-        ScenarioResult result = new LoopbackLab(Backends.installed(), settings, printer).reportPackets(packets)
-                .run(scenario);
+        ScenarioResult result = lab.run(scenario);
         printer.result(result);
         if (pcap != null) {
             out.println(captureLine(pcap, udpPort));

@@ -64,7 +64,7 @@ class LoopbackCommandTest {
     @ParameterizedTest
     @ValueSource(strings = {"--mtu=300", "--mtu=abc", "--mtu=8192", "--size=0", "--size=65M", "--size=x",
         "--size=99999999999999999999", "--udp-port=0", "--server-address=localhost", "--client-address=127.0.0.1",
-        "--poll-timeout=0"})
+        "--poll-timeout=0", "--fault=bogus=1", "--fault=drop=2"})
     void badValuesAreOneClearLineAndExitTwo(String option) {
         Result result = execute("loopback", option);
         assertEquals(2, result.exitCode(), result.out() + result.err());

@@ -101,6 +101,18 @@ public final class LoopbackLab {
         }
     }
 
+    /**
+     * Looks both devices up without opening them, so bad options (an unknown device, a fault spec
+     * the device refuses) are reported before anything runs.
+     *
+     * @throws VerbsException ENODEV when the device does not exist
+     * @throws IllegalArgumentException when the device refuses its options
+     */
+    public void findDevices() throws VerbsException {
+        backends.find(settings.deviceName(), settings.server());
+        backends.find(settings.deviceName(), settings.client());
+    }
+
     /** Opens the device for {@code role}, queries port 1 and picks the GID to send from. */
     public Peer open(PeerRole role) throws VerbsException {
         DeviceOptions options = role == PeerRole.SERVER ? settings.server() : settings.client();
