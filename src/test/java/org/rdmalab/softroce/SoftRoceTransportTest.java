@@ -469,4 +469,61 @@ class SoftRoceTransportTest {
             assertEquals(0xFFFFF8 + 40 - 0x1000000, peers.a.qp.query(0).sqPsn() == 0xFFFFF8 ? 32 : -1);
         }
     }
+
+    @Test
+    void theRequesterStopsAt128UnacknowledgedPsnsAndMaxRdAtomicReads() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.maxRdAtomic = 2;
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.net.intercept((src, dst, datagram) -> 0);
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 200 * 1024), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.net.advance(Duration.ofMillis(1));
+            assertEquals(SoftQueuePair.MAX_UNACKED_PSNS, peers.a.counter(Counter.SENT_PKTS), "the window is full");
+        }
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.net.intercept((src, dst, datagram) -> 0);
+            for (int i = 0; i < 5; i++) {
+                peers.a.qp.postSend(SendWorkRequest.read(i, peers.a.mr.sge(i * 64, 64), peers.b.mr.address(),
+                        peers.b.mr.rkey(), SIGNALED));
+            }
+            peers.net.advance(Duration.ofMillis(1));
+            assertEquals(2, peers.a.counter(Counter.SENT_PKTS), "max_rd_atomic READs in flight");
+        }
+    }
+
+    @Test
+    void aDelayFaultDelaysEveryDatagramOnTheVirtualClock() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.faultsA = "delay=2ms";
+        setup.faultsB = "delay=3ms";
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED));
+            List<WorkCompletion> done = peers.runUntilCompletions(peers.a, 1);
+            assertTrue(only(done).isSuccess());
+            assertEquals(5_004_000, peers.net.nanoTime(), "2 ms + 3 ms of delay + 2 × 2 µs of latency");
+        }
+    }
+
+    @Test
+    void ucSendsAndWritesWithoutAcknowledgements() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.type = org.rdmalab.verbs.QpType.UC;
+        try (Peers peers = Peers.simulated(setup)) {
+            byte[] data = random(2500, 9);
+            peers.a.mr.write(0, data);
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(1, peers.b.mr.sge(0, 4096)));
+            peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, data.length), SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, data.length), peers.b.mr.address() + 8192,
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.run();
+            assertEquals(2, Peers.drain(peers.a).stream().filter(WorkCompletion::isSuccess).count());
+            assertEquals(data.length, only(Peers.drain(peers.b)).byteLength());
+            assertArrayEquals(data, peers.b.mr.read(0, data.length));
+            assertArrayEquals(data, peers.b.mr.read(8192, data.length));
+            assertEquals(0, peers.b.counter(Counter.SENT_PKTS), "UC never acknowledges");
+            assertEquals(6, peers.a.counter(Counter.SENT_PKTS));
+        }
+    }
 }
