@@ -97,6 +97,8 @@ class LoopbackCommandTest {
             assertTrue(out.contains(expected), expected + "\n" + out);
         }
         assertTrue(Files.size(pcap) > 24, "the capture holds packets, not only the pcap header");
+        Result inspect = execute("pcap", "inspect", pcap.toString());
+        assertEquals(0, inspect.exitCode(), "every ICRC in the capture verifies:\n" + inspect.out() + inspect.err());
         Path tshark = Tools.require("tshark", "tshark");
         List<String> roce = tshark(tshark, pcap, port, "infiniband");
         String packets = String.join("\n", roce);
