@@ -34,6 +34,36 @@ public final class SimulatedNetwork implements Fabric {
     private long now;
     private long sequence;
     private long delivered;
+    private Interceptor interceptor;
+
+    /**
+     * Sees every datagram a device hands to the network and says how many copies arrive: 0 loses
+     * it, 1 delivers it, 2 delivers it twice. Tests use it to lose exactly the packet they mean.
+     */
+    @FunctionalInterface
+    public interface Interceptor {
+        int copies(int sourceIp, int destinationIp, byte[] datagram);
+    }
+
+    /** Installs an interceptor (null for none). */
+    public void intercept(Interceptor newInterceptor) {
+        this.interceptor = newInterceptor;
+    }
+
+    /**
+     * Delivers a raw datagram to {@code ip:port} after the network latency, as if {@code sourceIp:sourcePort}
+     * had sent it (fuzzing and spoofing tests).
+     */
+    public void inject(int sourceIp, int sourcePort, int ip, int port, byte[] datagram) {
+        byte[] copy = datagram.clone();
+        enqueue(latencyNanos, () -> {
+            SimEndpoint target = endpoints.get(key(ip, port));
+            if (target != null && target.open) {
+                delivered++;
+                target.receiver.onDatagram(sourceIp, sourcePort, copy, 0, copy.length);
+            }
+        });
+    }
 
     /** A network whose links deliver a datagram 2 µs after it is sent. */
     public SimulatedNetwork() {
@@ -170,6 +200,14 @@ public final class SimulatedNetwork implements Fabric {
         public boolean send(int destinationIp, int destinationPort, byte[] buffer, int offset, int length) {
             byte[] copy = java.util.Arrays.copyOfRange(buffer, offset, offset + length);
             int sourceIp = (int) (key >>> 16);
+            int copies = interceptor == null ? 1 : interceptor.copies(sourceIp, destinationIp, copy);
+            for (int i = 0; i < copies; i++) {
+                deliver(sourceIp, destinationIp, destinationPort, copy);
+            }
+            return true;
+        }
+
+        private void deliver(int sourceIp, int destinationIp, int destinationPort, byte[] copy) {
             enqueue(latencyNanos, () -> {
                 SimEndpoint target = endpoints.get(key(destinationIp, destinationPort));
                 if (target != null && target.open) {
@@ -177,7 +215,6 @@ public final class SimulatedNetwork implements Fabric {
                     target.receiver.onDatagram(sourceIp, port, copy, 0, copy.length);
                 }
             });
-            return true;
         }
 
         @Override

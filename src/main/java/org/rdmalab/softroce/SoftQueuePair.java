@@ -878,6 +878,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         switch (wqe.opcode) {
             case RDMA_READ -> {
                 long offset = (long) packet * mtu;
+                wqe.requestPsn = psn;
                 Reth reth = new Reth(wqe.remoteAddress + offset, wqe.rkey, (int) (wqe.length - offset));
                 RocePacketEncoder.encode(out, Opcode.RC_RDMA_READ_REQUEST, destQpn, psn, true, false, reth, null, null,
                         null, 0, null, 0, 0);
@@ -1250,9 +1251,10 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         long offset = (long) index * mtu;
         int expected = (int) Math.min(mtu, wqe.length - offset);
         Opcode op = packet.opcode();
-        boolean only = wqe.psnCount == 1;
-        boolean rightOpcode = only ? op.isOnly() : index == 0 ? op.isFirst()
-                : index == wqe.psnCount - 1 ? op.isLast() : op.isMiddle();
+        // Responses to a READ asked again from a later PSN start over with FIRST (or ONLY).
+        int restart = Psn.diff(wqe.requestPsn, wqe.firstPsn);
+        boolean rightOpcode = expectedOpcode(op, index, wqe.psnCount)
+                || (restart > 0 && index >= restart && expectedOpcode(op, index - restart, wqe.psnCount - restart));
         if (!rightOpcode || packet.payloadLength() != expected) {
             transport.count(Counter.RCVD_UNEXPECTED_RESPONSE);
             return;
@@ -1269,6 +1271,10 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             retire();
         }
         progress();
+    }
+
+    private static boolean expectedOpcode(Opcode op, int index, int count) {
+        return count == 1 ? op.isOnly() : index == 0 ? op.isFirst() : index == count - 1 ? op.isLast() : op.isMiddle();
     }
 
     private void onAtomicAck(RocePacket packet, int psn) {
@@ -1735,6 +1741,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         int firstPsn;
         int psnCount;
         int readPsn;
+        int requestPsn;
 
         SendWqe(SendWorkRequest request, boolean signaled, byte[] inline, long length) {
             this.wrId = request.wrId();

@@ -91,8 +91,8 @@ final class Peers implements AutoCloseable {
     }
 
     /** Over real UDP: devices on 127.0.0.1 and 127.0.0.2 at {@code port}. */
-    static Peers udp(Setup setup, int port) throws VerbsException {
-        DeviceOptions base = DeviceOptions.defaults().withUdpPort(port);
+    static Peers udp(Setup setup, int port, java.nio.file.Path capture) throws VerbsException {
+        DeviceOptions base = DeviceOptions.defaults().withUdpPort(port).withCapture(capture);
         Device da = SoftRoceProvider.udpDevice(base.withAddress(DeviceOptions.parseAddress("127.0.0.1")).withFaults(setup.faultsA));
         Device db = SoftRoceProvider.udpDevice(base.withAddress(DeviceOptions.parseAddress("127.0.0.2")).withFaults(setup.faultsB));
         Side sa = open(da, setup);
@@ -150,6 +150,25 @@ final class Peers implements AutoCloseable {
     /** Runs the simulated network until idle (at most a virtual minute). */
     void run() {
         net.runUntilIdle(Duration.ofMinutes(1));
+    }
+
+    /** Runs until side {@code s} has {@code count} completions (at most a virtual minute) and returns them. */
+    List<WorkCompletion> runUntilCompletions(Side s, int count) throws VerbsException {
+        List<WorkCompletion> all = new ArrayList<>();
+        VerbsException[] failure = new VerbsException[1];
+        net.runUntil(() -> {
+            try {
+                all.addAll(s.cq.poll(64));
+            } catch (VerbsException e) {
+                failure[0] = e;
+                return true;
+            }
+            return all.size() >= count;
+        }, Duration.ofMinutes(1));
+        if (failure[0] != null) {
+            throw failure[0];
+        }
+        return all;
     }
 
     /** Everything side {@code s}'s CQ holds now. */

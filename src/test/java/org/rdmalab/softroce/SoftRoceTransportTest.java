@@ -1,0 +1,529 @@
+package org.rdmalab.softroce;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.rdmalab.softroce.wire.MalformedPacketException;
+import org.rdmalab.softroce.wire.Opcode;
+import org.rdmalab.softroce.wire.RocePacket;
+import org.rdmalab.verbs.AccessFlag;
+import org.rdmalab.verbs.MemoryRegion;
+import org.rdmalab.verbs.Mtu;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.ReceiveWorkRequest;
+import org.rdmalab.verbs.RnrTimer;
+import org.rdmalab.verbs.ScatterGatherElement;
+import org.rdmalab.verbs.SendFlag;
+import org.rdmalab.verbs.SendWorkRequest;
+import org.rdmalab.verbs.WcFlag;
+import org.rdmalab.verbs.WcOpcode;
+import org.rdmalab.verbs.WcStatus;
+import org.rdmalab.verbs.WorkCompletion;
+import org.rdmalab.verbs.WrOpcode;
+
+/** The RC transport on a simulated network: exact, on the virtual clock. */
+class SoftRoceTransportTest {
+
+    private static final int SIGNALED = SendFlag.SIGNALED.value();
+
+    static RocePacket decode(byte[] datagram) {
+        try {
+            return RocePacket.decode(datagram, 0, datagram.length);
+        } catch (MalformedPacketException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static WorkCompletion only(List<WorkCompletion> completions) {
+        assertEquals(1, completions.size(), completions.toString());
+        return completions.get(0);
+    }
+
+    private static byte[] random(int length, long seed) {
+        byte[] data = new byte[length];
+        new Random(seed).nextBytes(data);
+        return data;
+    }
+
+    @Test
+    void readFetchAddAndCompareSwap() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            byte[] data = random(5000, 1);
+            peers.b.mr.write(1000, data);
+            peers.a.qp.postSend(SendWorkRequest.read(1, peers.a.mr.sge(0, data.length), peers.b.mr.address() + 1000,
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.b.mr.write(64, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(40).array());
+            peers.a.qp.postSend(SendWorkRequest.fetchAdd(2, peers.a.mr.sge(8000, 8), peers.b.mr.address() + 64,
+                    peers.b.mr.rkey(), 2, SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.compareSwap(3, peers.a.mr.sge(8008, 8), peers.b.mr.address() + 64,
+                    peers.b.mr.rkey(), 42, 99, SIGNALED));
+            peers.run();
+            List<WorkCompletion> done = Peers.drain(peers.a);
+            assertEquals(3, done.size(), done.toString());
+            assertEquals(List.of(WcOpcode.RDMA_READ, WcOpcode.FETCH_ADD, WcOpcode.COMP_SWAP),
+                    done.stream().map(WorkCompletion::opcode).toList());
+            assertTrue(done.stream().allMatch(WorkCompletion::isSuccess), done.toString());
+            assertArrayEquals(data, peers.a.mr.read(0, data.length));
+            assertEquals(40, word(peers.a.mr, 8000));
+            assertEquals(42, word(peers.a.mr, 8008));
+            assertEquals(99, word(peers.b.mr, 64));
+        }
+    }
+
+    static long word(MemoryRegion mr, int offset) {
+        return ByteBuffer.wrap(mr.read(offset, 8)).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    @Test
+    void sendWithImmediateScattersAcrossSgesAndWriteWithImmediateConsumesAReceive() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            byte[] data = random(3000, 2);
+            peers.a.mr.write(0, java.util.Arrays.copyOfRange(data, 0, 1000));
+            peers.a.mr.write(5000, java.util.Arrays.copyOfRange(data, 1000, 3000));
+            MemoryRegion b = peers.b.mr;
+            peers.b.qp.postRecv(new ReceiveWorkRequest(10, List.of(b.sge(0, 100), b.sge(20_000, 4000))));
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(11, b.sge(40_000, 0)));
+            peers.a.qp.postSend(new SendWorkRequest(1, List.of(peers.a.mr.sge(0, 1000), peers.a.mr.sge(5000, 2000)),
+                    WrOpcode.SEND_WITH_IMM, SIGNALED, 0x12345678, 0, 0, 0, 0));
+            peers.a.qp.postSend(SendWorkRequest.writeWithImm(2, peers.a.mr.sge(0, 10), b.address() + 60_000, b.rkey(),
+                    0xCAFE, SIGNALED));
+            peers.run();
+            List<WorkCompletion> sent = Peers.drain(peers.a);
+            assertEquals(2, sent.size());
+            assertTrue(sent.stream().allMatch(WorkCompletion::isSuccess), sent.toString());
+            List<WorkCompletion> received = Peers.drain(peers.b);
+            assertEquals(2, received.size(), received.toString());
+            WorkCompletion recv = received.get(0);
+            assertEquals(WcOpcode.RECV, recv.opcode());
+            assertEquals(3000, recv.byteLength());
+            assertEquals(0x12345678, recv.immData());
+            assertTrue(WcFlag.has(recv.wcFlags(), WcFlag.WITH_IMM));
+            assertArrayEquals(java.util.Arrays.copyOfRange(data, 0, 100), b.read(0, 100));
+            assertArrayEquals(java.util.Arrays.copyOfRange(data, 100, 3000), b.read(20_000, 2900));
+            WorkCompletion imm = received.get(1);
+            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, imm.opcode());
+            assertEquals(11, imm.wrId());
+            assertEquals(0xCAFE, imm.immData());
+            assertEquals(10, imm.byteLength());
+            assertArrayEquals(peers.a.mr.read(0, 10), b.read(60_000, 10));
+        }
+    }
+
+    @Test
+    void unsignaledRequestsCompleteSilentlyUnlessSqSigAll() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(), 0));
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED));
+            peers.run();
+            assertEquals(2, only(Peers.drain(peers.a)).wrId());
+        }
+        Peers.Setup all = new Peers.Setup();
+        all.sqSigAll = true;
+        try (Peers peers = Peers.simulated(all)) {
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(), 0));
+            peers.run();
+            assertEquals(1, only(Peers.drain(peers.a)).wrId());
+        }
+    }
+
+    @Test
+    void inlineDataIsCopiedAtPostTime() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            peers.a.mr.write(0, "inline!".getBytes());
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 7), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED | SendFlag.INLINE.value()));
+            peers.a.mr.write(0, "changed".getBytes());
+            peers.run();
+            assertTrue(only(Peers.drain(peers.a)).isSuccess());
+            assertArrayEquals("inline!".getBytes(), peers.b.mr.read(0, 7));
+        }
+    }
+
+    @Test
+    void goBackNAfterADroppedMiddlePacketUsesTheSequenceNak() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            AtomicInteger dropped = new AtomicInteger();
+            int sqPsn = 0;
+            peers.net.intercept((src, dst, datagram) -> {
+                RocePacket p = decode(datagram);
+                if (p.opcode() == Opcode.RC_RDMA_WRITE_MIDDLE && p.bth().psn() == sqPsn + 3 && dropped.getAndIncrement() == 0) {
+                    return 0;
+                }
+                return 1;
+            });
+            byte[] data = random(10 * 1024, 3);
+            peers.a.mr.write(0, data);
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, data.length), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            List<WorkCompletion> done = peers.runUntilCompletions(peers.a, 1);
+            assertTrue(peers.net.nanoTime() < RnrTimer.ackTimeoutNanos(14), "recovered by the NAK, not the timer");
+            assertTrue(only(done).isSuccess());
+            assertArrayEquals(data, peers.b.mr.read(0, data.length));
+            assertEquals(1, peers.a.counter(Counter.RCVD_SEQ_ERR));
+            assertEquals(6, peers.b.counter(Counter.OUT_OF_SEQ_REQUEST), "PSNs 4..9 arrive out of sequence");
+            assertEquals(1, peers.a.counter(Counter.COMPLETER_RETRY_ERR));
+            assertEquals(10 + 7, peers.a.counter(Counter.SENT_PKTS), "10 packets, then PSN 3..9 again");
+        }
+    }
+
+    @Test
+    void goBackNAfterALostLastPacketWaitsForTheTimer() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            AtomicInteger dropped = new AtomicInteger();
+            peers.net.intercept((src, dst, datagram) -> decode(datagram).opcode() == Opcode.RC_RDMA_WRITE_LAST
+                    && dropped.getAndIncrement() == 0 ? 0 : 1);
+            byte[] data = random(3 * 1024, 4);
+            peers.a.mr.write(0, data);
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, data.length), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.run();
+            assertTrue(only(Peers.drain(peers.a)).isSuccess());
+            assertArrayEquals(data, peers.b.mr.read(0, data.length));
+            assertEquals(1, peers.a.counter(Counter.COMPLETER_RETRY_ERR));
+            assertEquals(0, peers.a.counter(Counter.RCVD_SEQ_ERR));
+            assertEquals(3 + 3, peers.a.counter(Counter.SENT_PKTS), "no ACK came: back to the oldest unacknowledged PSN");
+            assertEquals(2, peers.b.counter(Counter.DUPLICATE_REQUEST), "PSN 0 and 1 again, re-acknowledged");
+            assertTrue(peers.net.nanoTime() >= RnrTimer.ackTimeoutNanos(14));
+        }
+    }
+
+    @Test
+    void duplicateWritePacketsAreReAcknowledged() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            peers.net.intercept((src, dst, datagram) -> decode(datagram).opcode().isRequest() ? 2 : 1);
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 2048), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED));
+            peers.run();
+            assertTrue(only(Peers.drain(peers.a)).isSuccess());
+            assertEquals(2, peers.b.counter(Counter.DUPLICATE_REQUEST));
+            assertEquals(1 + 2, peers.b.counter(Counter.SENT_PKTS), "one ACK for the message, one per duplicate");
+        }
+    }
+
+    @Test
+    void anAtomicIsNeverExecutedTwiceItsResultIsReplayed() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            AtomicInteger dropped = new AtomicInteger();
+            peers.net.intercept((src, dst, datagram) -> decode(datagram).opcode() == Opcode.RC_ATOMIC_ACKNOWLEDGE
+                    && dropped.getAndIncrement() == 0 ? 0 : 1);
+            peers.b.mr.write(0, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(1000).array());
+            peers.a.qp.postSend(SendWorkRequest.fetchAdd(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                    5, SIGNALED));
+            peers.run();
+            assertTrue(only(Peers.drain(peers.a)).isSuccess());
+            assertEquals(1005, word(peers.b.mr, 0), "added once");
+            assertEquals(1000, word(peers.a.mr, 0), "the original value, replayed");
+            assertEquals(1, peers.b.counter(Counter.DUPLICATE_REQUEST));
+            assertEquals(2, dropped.get());
+        }
+    }
+
+    @Test
+    void aLostReadResponseIsAnsweredAgain() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            AtomicInteger seen = new AtomicInteger();
+            peers.net.intercept((src, dst, datagram) -> decode(datagram).opcode() == Opcode.RC_RDMA_READ_RESPONSE_MIDDLE
+                    && seen.getAndIncrement() == 1 ? 0 : 1);
+            byte[] data = random(6000, 5);
+            peers.b.mr.write(0, data);
+            peers.a.qp.postSend(SendWorkRequest.read(1, peers.a.mr.sge(0, data.length), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.run();
+            assertTrue(only(Peers.drain(peers.a)).isSuccess());
+            assertArrayEquals(data, peers.a.mr.read(0, data.length));
+            assertEquals(1, peers.b.counter(Counter.DUPLICATE_REQUEST), "the READ asked again from the missing PSN");
+            assertEquals(1, peers.a.counter(Counter.COMPLETER_RETRY_ERR));
+        }
+    }
+
+    @Test
+    void rnrWithRnrRetryZeroFailsAndFlushesTheRest() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.rnrRetry = 0;
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, 16), SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.send(2, peers.a.mr.sge(0, 16), 0));
+            peers.run();
+            List<WorkCompletion> done = Peers.drain(peers.a);
+            assertEquals(2, done.size(), done.toString());
+            assertEquals(WcStatus.RNR_RETRY_EXC_ERR, done.get(0).status());
+            assertEquals(WcStatus.WR_FLUSH_ERR, done.get(1).status(), "flushed even though unsignaled");
+            assertEquals(QpState.ERR, peers.a.qp.state());
+            assertEquals(1, peers.b.counter(Counter.SEND_RNR_ERR));
+            assertEquals(1, peers.a.counter(Counter.RCVD_RNR_ERR));
+            assertEquals(1, peers.a.counter(Counter.RETRY_RNR_EXCEEDED_ERR));
+            peers.a.qp.postSend(SendWorkRequest.send(3, peers.a.mr.sge(0, 16), SIGNALED));
+            peers.run();
+            assertEquals(WcStatus.WR_FLUSH_ERR, only(Peers.drain(peers.a)).status(), "a post in ERR is flushed");
+        }
+    }
+
+    @Test
+    void rnrRetriesWaitMinRnrTimerAndSucceedOnceAReceiveIsPosted() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.rnrRetry = 3;
+        setup.minRnrTimer = 14; // 1.28 ms
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.a.mr.write(0, "late".getBytes());
+            peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, 4), SIGNALED));
+            peers.net.advance(Duration.ofMillis(2));
+            assertEquals(2, peers.a.counter(Counter.RCVD_RNR_ERR), "tried at 0 and after 1.28 ms");
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(9, peers.b.mr.sge(0, 64)));
+            peers.run();
+            assertTrue(only(Peers.drain(peers.a)).isSuccess());
+            WorkCompletion recv = only(Peers.drain(peers.b));
+            assertEquals(4, recv.byteLength());
+            assertArrayEquals("late".getBytes(), peers.b.mr.read(0, 4));
+            assertEquals(2, peers.b.counter(Counter.SEND_RNR_ERR));
+            assertTrue(peers.net.nanoTime() >= 2 * RnrTimer.nanos(14));
+        }
+    }
+
+    @Test
+    void retryExceededAfterTimeoutTimesRetryCountPlusOne() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.retryCount = 3;
+        setup.timeout = 10; // 4.194 ms
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.net.intercept((src, dst, datagram) -> 0);
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED));
+            assertTrue(peers.net.runUntil(() -> peers.a.qp.state() == QpState.ERR, Duration.ofSeconds(10)));
+            long timeout = RnrTimer.ackTimeoutNanos(10);
+            assertEquals(4 * timeout, peers.net.nanoTime(), "timeout × (retry_cnt + 1) after the first send");
+            List<WorkCompletion> done = Peers.drain(peers.a);
+            assertEquals(WcStatus.RETRY_EXC_ERR, done.get(0).status());
+            assertEquals(WcStatus.WR_FLUSH_ERR, done.get(1).status());
+            assertEquals(1, peers.a.counter(Counter.RETRY_EXCEEDED_ERR));
+            assertEquals(3, peers.a.counter(Counter.COMPLETER_RETRY_ERR));
+            assertEquals(2 * 4, peers.a.counter(Counter.SENT_PKTS), "both WRITEs, sent 1 + 3 times");
+        }
+    }
+
+    @Test
+    void remoteAccessErrorsThenFlush() throws Exception {
+        for (String variant : List.of("bad rkey", "out of bounds", "no REMOTE_WRITE")) {
+            try (Peers peers = Peers.simulated()) {
+                MemoryRegion target = peers.b.mr;
+                long address = target.address();
+                int rkey = target.rkey();
+                switch (variant) {
+                    case "bad rkey" -> rkey ^= 0x80;
+                    case "out of bounds" -> address += target.length() - 4;
+                    default -> {
+                        target = peers.b.pd.registerMemory(4096, AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ));
+                        address = target.address();
+                        rkey = target.rkey();
+                    }
+                }
+                peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), address, rkey, SIGNALED));
+                peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                        SIGNALED));
+                peers.run();
+                List<WorkCompletion> done = Peers.drain(peers.a);
+                assertEquals(List.of(WcStatus.REM_ACCESS_ERR, WcStatus.WR_FLUSH_ERR),
+                        done.stream().map(WorkCompletion::status).toList(), variant);
+                assertEquals(QpState.ERR, peers.a.qp.state(), variant);
+                assertEquals(QpState.ERR, peers.b.qp.state(), variant + ": the responder goes to ERR too");
+            }
+        }
+    }
+
+    @Test
+    void aQpWithoutRemoteWriteAnswersInvalidRequest() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.qpAccess = AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ);
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED));
+            peers.run();
+            assertEquals(WcStatus.REM_INV_REQ_ERR, only(Peers.drain(peers.a)).status());
+        }
+    }
+
+    @Test
+    void localProtectionErrors() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            ScatterGatherElement bad = new ScatterGatherElement(peers.a.mr.address(), 8, peers.a.mr.lkey() + 1);
+            peers.a.qp.postSend(SendWorkRequest.write(1, bad, peers.b.mr.address(), peers.b.mr.rkey(), SIGNALED));
+            peers.run();
+            assertEquals(WcStatus.LOC_PROT_ERR, only(Peers.drain(peers.a)).status());
+            assertEquals(0, peers.a.counter(Counter.SENT_PKTS), "nothing went on the wire");
+        }
+        try (Peers peers = Peers.simulated()) {
+            ScatterGatherElement outside = new ScatterGatherElement(peers.a.mr.address() + peers.a.mr.length() - 4, 8,
+                    peers.a.mr.lkey());
+            peers.a.qp.postSend(SendWorkRequest.send(1, outside, SIGNALED));
+            peers.run();
+            assertEquals(WcStatus.LOC_PROT_ERR, only(Peers.drain(peers.a)).status());
+        }
+        try (Peers peers = Peers.simulated()) {
+            MemoryRegion readOnly = peers.a.pd.registerMemory(64, AccessFlag.REMOTE_READ.value());
+            peers.a.qp.postSend(SendWorkRequest.read(1, readOnly.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED));
+            peers.run();
+            assertEquals(WcStatus.LOC_PROT_ERR, only(Peers.drain(peers.a)).status(), "READ needs LOCAL_WRITE on its target");
+        }
+    }
+
+    @Test
+    void aSendLongerThanTheReceiveIsALengthError() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(5, peers.b.mr.sge(0, 100)));
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(6, peers.b.mr.sge(0, 100)));
+            peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, 200), SIGNALED));
+            peers.run();
+            assertEquals(WcStatus.REM_INV_REQ_ERR, only(Peers.drain(peers.a)).status());
+            List<WorkCompletion> received = Peers.drain(peers.b);
+            assertEquals(List.of(WcStatus.LOC_LEN_ERR, WcStatus.WR_FLUSH_ERR),
+                    received.stream().map(WorkCompletion::status).toList());
+        }
+    }
+
+    @Test
+    void aFullCqOverflowsLoudly() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.cqEntries = 2;
+        try (Peers peers = Peers.simulated(setup)) {
+            for (int i = 0; i < 3; i++) {
+                peers.a.qp.postSend(SendWorkRequest.write(i, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                        peers.b.mr.rkey(), SIGNALED));
+            }
+            peers.run();
+            assertEquals(QpState.ERR, peers.a.qp.state());
+            assertEquals(2, peers.a.cq.poll(10).size());
+            org.rdmalab.verbs.VerbsException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    org.rdmalab.verbs.VerbsException.class, () -> peers.a.cq.poll(10));
+            assertEquals(org.rdmalab.verbs.Errno.EOVERFLOW, e.errno());
+            assertTrue(peers.a.counter(Counter.CQ_OVERFLOW) >= 1);
+        }
+    }
+
+    @Test
+    void segmentationAtEachMtu() throws Exception {
+        for (Mtu mtu : List.of(Mtu.MTU_256, Mtu.MTU_512, Mtu.MTU_1024)) {
+            Peers.Setup setup = new Peers.Setup();
+            setup.mtu = mtu;
+            try (Peers peers = Peers.simulated(setup)) {
+                List<RocePacket> seen = new ArrayList<>();
+                peers.net.intercept((src, dst, datagram) -> {
+                    RocePacket p = decode(datagram);
+                    if (p.opcode().isRequest() || p.opcode().isReadResponse()) {
+                        seen.add(p);
+                    }
+                    return 1;
+                });
+                int length = 3 * mtu.bytes() + 5;
+                byte[] data = random(length, mtu.bytes());
+                peers.a.mr.write(0, data);
+                peers.b.qp.postRecv(ReceiveWorkRequest.of(1, peers.b.mr.sge(0, length)));
+                peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, length), SIGNALED));
+                peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, length), peers.b.mr.address() + 8192,
+                        peers.b.mr.rkey(), SIGNALED));
+                peers.a.qp.postSend(SendWorkRequest.read(3, peers.a.mr.sge(16384, length), peers.b.mr.address(),
+                        peers.b.mr.rkey(), SIGNALED));
+                peers.run();
+                assertEquals(3, Peers.drain(peers.a).stream().filter(WorkCompletion::isSuccess).count());
+                assertArrayEquals(data, peers.b.mr.read(0, length));
+                assertArrayEquals(data, peers.b.mr.read(8192, length));
+                assertArrayEquals(data, peers.a.mr.read(16384, length));
+                List<String> names = seen.stream().map(p -> p.opcode().name() + ":" + p.payloadLength() + ":" + p.bth().psn()).toList();
+                int m = mtu.bytes();
+                assertEquals(List.of(
+                        "RC_SEND_FIRST:" + m + ":0", "RC_SEND_MIDDLE:" + m + ":1", "RC_SEND_MIDDLE:" + m + ":2", "RC_SEND_LAST:5:3",
+                        "RC_RDMA_WRITE_FIRST:" + m + ":4", "RC_RDMA_WRITE_MIDDLE:" + m + ":5", "RC_RDMA_WRITE_MIDDLE:" + m + ":6",
+                        "RC_RDMA_WRITE_LAST:5:7", "RC_RDMA_READ_REQUEST:0:8",
+                        "RC_RDMA_READ_RESPONSE_FIRST:" + m + ":8", "RC_RDMA_READ_RESPONSE_MIDDLE:" + m + ":9",
+                        "RC_RDMA_READ_RESPONSE_MIDDLE:" + m + ":10", "RC_RDMA_READ_RESPONSE_LAST:5:11"), names, mtu.toString());
+                assertTrue(seen.get(3).bth().ackRequest() && !seen.get(2).bth().ackRequest(), "AckReq on the last packet");
+            }
+        }
+    }
+
+    @Test
+    void psnsWrapAroundTwentyFourBits() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.psnA = 0xFFFFF8;
+        try (Peers peers = Peers.simulated(setup)) {
+            byte[] data = random(20 * 1024, 6);
+            peers.a.mr.write(0, data);
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, data.length), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.read(2, peers.a.mr.sge(40_000, data.length), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.run();
+            assertEquals(2, Peers.drain(peers.a).stream().filter(WorkCompletion::isSuccess).count());
+            assertArrayEquals(data, peers.a.mr.read(40_000, data.length));
+            assertEquals(0xFFFFF8 + 40 - 0x1000000, peers.a.qp.query(0).sqPsn() == 0xFFFFF8 ? 32 : -1);
+        }
+    }
+
+    @Test
+    void theRequesterStopsAt128UnacknowledgedPsnsAndMaxRdAtomicReads() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.maxRdAtomic = 2;
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.net.intercept((src, dst, datagram) -> 0);
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 200 * 1024), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.net.advance(Duration.ofMillis(1));
+            assertEquals(SoftQueuePair.MAX_UNACKED_PSNS, peers.a.counter(Counter.SENT_PKTS), "the window is full");
+        }
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.net.intercept((src, dst, datagram) -> 0);
+            for (int i = 0; i < 5; i++) {
+                peers.a.qp.postSend(SendWorkRequest.read(i, peers.a.mr.sge(i * 64, 64), peers.b.mr.address(),
+                        peers.b.mr.rkey(), SIGNALED));
+            }
+            peers.net.advance(Duration.ofMillis(1));
+            assertEquals(2, peers.a.counter(Counter.SENT_PKTS), "max_rd_atomic READs in flight");
+        }
+    }
+
+    @Test
+    void aDelayFaultDelaysEveryDatagramOnTheVirtualClock() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.faultsA = "delay=2ms";
+        setup.faultsB = "delay=3ms";
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED));
+            List<WorkCompletion> done = peers.runUntilCompletions(peers.a, 1);
+            assertTrue(only(done).isSuccess());
+            assertEquals(5_004_000, peers.net.nanoTime(), "2 ms + 3 ms of delay + 2 × 2 µs of latency");
+        }
+    }
+
+    @Test
+    void ucSendsAndWritesWithoutAcknowledgements() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.type = org.rdmalab.verbs.QpType.UC;
+        try (Peers peers = Peers.simulated(setup)) {
+            byte[] data = random(2500, 9);
+            peers.a.mr.write(0, data);
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(1, peers.b.mr.sge(0, 4096)));
+            peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, data.length), SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, data.length), peers.b.mr.address() + 8192,
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.run();
+            assertEquals(2, Peers.drain(peers.a).stream().filter(WorkCompletion::isSuccess).count());
+            assertEquals(data.length, only(Peers.drain(peers.b)).byteLength());
+            assertArrayEquals(data, peers.b.mr.read(0, data.length));
+            assertArrayEquals(data, peers.b.mr.read(8192, data.length));
+            assertEquals(0, peers.b.counter(Counter.SENT_PKTS), "UC never acknowledges");
+            assertEquals(6, peers.a.counter(Counter.SENT_PKTS));
+        }
+    }
+}
