@@ -36,6 +36,9 @@ final class LoopbackCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** A jumbo-frame link: the active MTU becomes 4096, so every path MTU fits. */
+    static final int JUMBO_MTU = 9000;
+
     @Option(names = "--scenario", defaultValue = Scenarios.DEFAULT, paramLabel = "NAME",
             description = "Scenario to run (default ${DEFAULT-VALUE}); --list shows them all.")
     String scenarioName;
@@ -50,6 +53,11 @@ final class LoopbackCommand implements Callable<Integer> {
     @Option(names = "--mtu", defaultValue = "256", paramLabel = "N",
             description = "Path MTU: 256, 512, 1024, 2048 or 4096 (default ${DEFAULT-VALUE}, the seed's IBV_MTU_256).")
     String mtu;
+
+    @Option(names = "--link-mtu", paramLabel = "N",
+            description = "MTU of the link under the devices; their active MTU follows it as rxe's does"
+                    + " (default 1500, or 9000 when --mtu is above 1024).")
+    Integer linkMtu;
 
     @Option(names = "--pcap", paramLabel = "FILE", description = "Write every packet of both devices to this pcap file.")
     Path pcap;
@@ -115,14 +123,16 @@ final class LoopbackCommand implements Callable<Integer> {
         if (pollMillis < 1) {
             throw new IllegalArgumentException("--poll-timeout must be at least 1 ms");
         }
+        Mtu pathMtu = parseMtu(mtu);
+        int link = linkMtu != null ? linkMtu : pathMtu.bytes() > 1024 ? JUMBO_MTU : DeviceOptions.ETHERNET_MTU;
         DeviceOptions server = DeviceOptions.defaults().withUdpPort(udpPort)
-                .withAddress(DeviceOptions.parseAddress(serverAddress));
+                .withAddress(DeviceOptions.parseAddress(serverAddress)).withLinkMtu(link);
         DeviceOptions client = server.withAddress(DeviceOptions.parseAddress(clientAddress));
         if (server.address().equals(client.address())) {
             throw new IllegalArgumentException("--server-address and --client-address must differ: each device"
                     + " binds its own address on UDP port " + udpPort);
         }
-        LoopbackSettings settings = new LoopbackSettings("soft0", server, client, parseMtu(mtu),
+        LoopbackSettings settings = new LoopbackSettings("soft0", server, client, pathMtu,
                 size == null ? 0 : parseSize(size), Duration.ofMillis(pollMillis));
         if (faulty) {
             settings = settings.withFaults(fault);

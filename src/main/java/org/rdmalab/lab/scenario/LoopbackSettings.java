@@ -60,7 +60,13 @@ public record LoopbackSettings(String deviceName, DeviceOptions server, DeviceOp
         return new LoopbackSettings(deviceName, server, client, pathMtu, size, timeout);
     }
 
-    /** Both devices with the fault spec {@code spec} (empty for none). */
+    /** Both devices on a link with MTU {@code mtu} (their active MTU follows, as rxe's does). */
+    public LoopbackSettings withLinkMtu(int mtu) {
+        return new LoopbackSettings(deviceName, server.withLinkMtu(mtu), client.withLinkMtu(mtu), pathMtu, size,
+                pollTimeout);
+    }
+
+    /** The same settings with a fault spec on both devices. */
     public LoopbackSettings withFaults(String spec) {
         return new LoopbackSettings(deviceName, server.withFaults(spec), client.withFaults(spec), pathMtu, size,
                 pollTimeout);

@@ -2,6 +2,7 @@ package org.rdmalab.lab.scenario;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -129,13 +130,19 @@ class LoopbackScenarioTest {
         assertExpected(run);
     }
 
-    @org.junit.jupiter.api.Disabled("soft0 refuses path_mtu above the port's active_mtu (1024) with EINVAL; rxe checks"
-            + " path_mtu only against max_mtu (4096), and the loopback contract offers --mtu up to 4096")
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(ints = {2048, 4096})
-    void bulkAtPathMtuAboveTheActiveMtu(int mtu) {
-        Run run = run("bulk", s -> s.withSize(5 * mtu + 3).withPathMtu(Mtu.ofBytes(mtu)));
+    void bulkAtLargePathMtuOnAJumboLink(int mtu) {
+        Run run = run("bulk", s -> s.withSize(5 * mtu + 3).withPathMtu(Mtu.ofBytes(mtu))
+                .withLinkMtu(9000));
         assertExpected(run);
+    }
+
+    @Test
+    void aPathMtuAboveTheActiveMtuIsRefusedWithTheReason() {
+        Run run = run("bulk", s -> s.withSize(5000).withPathMtu(Mtu.MTU_2048));
+        assertFalse(run.result().asExpected());
+        assertTrue(run.log().contains("EINVAL"), run.log());
     }
 
     @Test
