@@ -122,7 +122,7 @@ final class DemoCommand implements Callable<Integer> {
             }
             case LAB -> {
                 link = PeerLinks.lab(endpoint);
-                steps = Flows.seed(role, Flows.SeedFlow.parse(flow), settings);
+                steps = Flows.seed(role, Flows.SeedFlow.parse(flow), settings, true);
             }
             default -> {
                 link = PeerLinks.pingpong(endpoint);

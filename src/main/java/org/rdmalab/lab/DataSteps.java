@@ -267,6 +267,34 @@ final class DataSteps {
         }
     }
 
+    /** A snapshot of the peer's buffer over TCP (lab protocol): see what the RDMA WRITE put there. */
+    static final class ReadRemoteBuffer extends Step {
+
+        ReadRemoteBuffer(int length) {
+            super("read-remote-buffer", "Read the remote buffer (snapshot)",
+                    Parameter.integer("offset", "offset into the peer's buffer", 0, 0, 1 << 30),
+                    Parameter.integer("length", "bytes", length, 1, 1 << 20));
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return "/* not a verb: RDMA Lab's control protocol asks the peer for a copy of its buffer */";
+        }
+
+        @Override
+        public Optional<String> blockedBy(LabSession session) {
+            return session.connected() ? Optional.empty() : Optional.of("connect TCP first");
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) throws Exception {
+            byte[] bytes = session.link().readPeerBuffer(parameter("offset").asInt(), parameter("length").asInt());
+            String text = cString(bytes);
+            session.print("Contents of the peer's buffer: '" + text + "'");
+            return StepResult.ok("\"" + text + "\" (" + bytes.length + " bytes)");
+        }
+    }
+
     /** {@code resources_destroy}: QP, MR, buffer, CQ, PD, device, socket. */
     static final class Teardown extends Step {
 

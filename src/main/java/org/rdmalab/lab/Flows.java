@@ -74,6 +74,14 @@ public final class Flows {
 
     /** The seed demo's steps for one role. */
     public static List<Step> seed(Role role, SeedFlow flow, Settings settings) {
+        return seed(role, flow, settings, false);
+    }
+
+    /**
+     * The seed demo's steps; with {@code snapshots} (RDMA Lab's own protocol) the client also
+     * looks at the server's buffer over TCP after its WRITE.
+     */
+    public static List<Step> seed(Role role, SeedFlow flow, Settings settings, boolean snapshots) {
         int access = AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE);
         boolean server = role == Role.SERVER;
         String initial = server && flow == SeedFlow.RC_EXAMPLE ? SERVER_SEND_TEXT : "";
@@ -106,6 +114,9 @@ public final class Flows {
             steps.add(new DataSteps.WriteBuffer(MESSAGE));
             steps.add(new DataSteps.PostSend(WrOpcode.RDMA_WRITE, settings.size()));
             steps.add(new DataSteps.PollCq("RDMA WRITE", settings.pollTimeoutMillis()));
+            if (snapshots) {
+                steps.add(new DataSteps.ReadRemoteBuffer(settings.size()));
+            }
         }
         steps.add(new ConnectSteps.Sync("W", "the client's WRITE is done"));
         if (server) {

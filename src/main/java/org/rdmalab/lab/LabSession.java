@@ -157,6 +157,13 @@ public final class LabSession implements AutoCloseable {
         }
         step.finish(result);
         emit(new LabEvent.StepFinished(step, result));
+        if (connected) {
+            try {
+                link.publishStep(steps.indexOf(step), step.title(), result.ok(), result.ok() ? "" : result.summary());
+            } catch (ControlException e) {
+                print("could not tell the peer about the step: " + e.getMessage());
+            }
+        }
         return result;
     }
 
@@ -271,6 +278,10 @@ public final class LabSession implements AutoCloseable {
 
     void mr(MemoryRegion created) {
         mr = created;
+        link.serveBuffer((offset, length) -> {
+            int start = (int) Math.min(offset, created.length());
+            return created.read(start, Math.min(length, created.length() - start));
+        });
     }
 
     /** The QP, once created. */

@@ -43,6 +43,29 @@ public interface PeerLink extends AutoCloseable {
         // Protocols without such a message simply do not tell.
     }
 
+    /** Tells the peer a step finished, where the protocol can carry it (lab protocol). */
+    default void publishStep(int index, String title, boolean ok, String detail) throws ControlException {
+        // Protocols without such a message simply do not tell.
+    }
+
+    /**
+     * Lets the peer read this side's buffer over TCP (lab protocol): {@code source} returns
+     * {@code length} bytes at {@code offset}.
+     */
+    default void serveBuffer(java.util.function.BiFunction<Long, Integer, byte[]> source) {
+        // Protocols without snapshots serve nothing.
+    }
+
+    /**
+     * A snapshot of the peer's buffer over TCP (lab protocol only; the seed's way is an RDMA READ).
+     *
+     * @throws ControlException when the protocol cannot carry one
+     */
+    default byte[] readPeerBuffer(long offset, int length) throws ControlException {
+        throw new ControlException(ControlException.Reason.PROTOCOL, "the " + protocol()
+                + " protocol cannot carry a buffer snapshot; use --protocol lab, or an RDMA READ");
+    }
+
     /** Closes the connection; idempotent. */
     @Override
     void close();

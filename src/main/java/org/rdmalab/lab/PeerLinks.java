@@ -12,6 +12,8 @@ import org.rdmalab.control.Timeouts;
 import org.rdmalab.control.lab.LabConnection;
 import org.rdmalab.control.lab.LabMessage;
 import org.rdmalab.control.lab.QpStateMessage;
+import org.rdmalab.control.lab.StepProgress;
+import org.rdmalab.control.lab.StepStatus;
 import org.rdmalab.control.pingpong.PingpongExchange;
 import org.rdmalab.control.pingpong.PingpongMessage;
 import org.rdmalab.control.seed.SeedBlock;
@@ -178,6 +180,7 @@ public final class PeerLinks {
     private static final class LabLink extends TcpLink {
 
         private LabConnection connection;
+        private java.util.function.BiFunction<Long, Integer, byte[]> bufferSource;
 
         LabLink(Endpoint endpoint) {
             super(endpoint);
@@ -193,14 +196,22 @@ public final class PeerLinks {
             super.connect();
             connection = LabConnection.open(channel(), "RDMA Lab");
             connection.onMessage(this::onMessage);
+            if (bufferSource != null) {
+                connection.serveBuffer(bufferSource::apply);
+            }
             report(false, "hello " + connection.peerHello(), 0);
         }
 
         private void onMessage(LabMessage message) {
             if (message instanceof QpStateMessage state) {
                 sink.accept(new LabEvent.QpStateChange(LabEvent.Side.PEER, state.qpn(), QpState.UNKNOWN, state.state()));
+                report(false, String.format("peer QP 0x%x is %s", state.qpn(), state.state().name()), 0);
+            } else if (message instanceof StepProgress progress) {
+                report(false, "peer step " + progress.stepId() + " '" + progress.stepName() + "' "
+                        + progress.status() + (progress.detail().isEmpty() ? "" : ": " + progress.detail()), 0);
+            } else {
+                report(false, message.toString(), 0);
             }
-            report(false, message.toString(), 0);
         }
 
         private LabConnection connection() throws ControlException {
@@ -247,6 +258,29 @@ public final class PeerLinks {
             if (connection != null) {
                 connection.send(new QpStateMessage(qpNum, state));
             }
+        }
+
+        @Override
+        public void publishStep(int index, String title, boolean ok, String detail) throws ControlException {
+            if (connection != null) {
+                connection.send(new StepProgress(index, title, ok ? StepStatus.SUCCEEDED : StepStatus.FAILED, detail));
+            }
+        }
+
+        @Override
+        public void serveBuffer(java.util.function.BiFunction<Long, Integer, byte[]> source) {
+            bufferSource = source;
+            if (connection != null) {
+                connection.serveBuffer(source::apply);
+            }
+        }
+
+        @Override
+        public byte[] readPeerBuffer(long offset, int length) throws ControlException {
+            byte[] bytes = connection().readPeerBuffer(offset, length);
+            report(false, "snapshot of " + bytes.length + " bytes of the peer's buffer at offset " + offset,
+                    bytes.length);
+            return bytes;
         }
 
         @Override

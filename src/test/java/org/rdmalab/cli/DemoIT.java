@@ -82,6 +82,9 @@ class DemoIT {
             assertTrue(serverOut.contains("(34 bytes)"), serverOut);
         } else {
             assertTrue(serverOut.contains("peer QP 0x"), serverOut);
+            assertTrue(serverOut.contains("peer step"), serverOut);
+            assertTrue(output("client.out").contains("Contents of the peer's buffer: 'HelloWorld'"),
+                    output("client.out"));
         }
         assertTrue(Files.size(capture) > 24, "the server wrote its packets");
     }

@@ -63,6 +63,8 @@ public final class LabConnection implements AutoCloseable {
     private volatile BufferSource bufferSource;
     private volatile boolean byeSent;
     private volatile boolean peerSaidBye;
+    /** Syncs that arrived while this side waited for a buffer snapshot; the next sync() takes them first. */
+    private final java.util.ArrayDeque<Sync> earlySyncs = new java.util.ArrayDeque<>();
 
     private LabConnection(ControlChannel channel, Hello peerHello, int maxPayload) {
         this.channel = channel;
@@ -176,7 +178,8 @@ public final class LabConnection implements AutoCloseable {
     /** Sends sync {@code name} and waits for the peer's sync of the same name. */
     public void sync(String name) throws ControlException {
         send(new Sync(name));
-        Sync peer = (Sync) await(MessageType.SYNC, "sync '" + name + "'");
+        Sync early = earlySyncs.poll();
+        Sync peer = early != null ? early : (Sync) await(MessageType.SYNC, "sync '" + name + "'");
         if (!peer.name().equals(name)) {
             throw new ControlException(ControlException.Reason.PROTOCOL, "this side is at sync '" + name
                     + "' but peer " + channel.peer() + " is at sync '" + peer.name()
@@ -243,6 +246,9 @@ public final class LabConnection implements AutoCloseable {
             }
             throw new ControlException(ControlException.Reason.PEER_CLOSED, "peer " + channel.peer()
                     + " ended the session while this side waited for " + what);
+        } else if (message instanceof Sync sync && answersStillCome) {
+            // The peer went on to a sync while our snapshot request was on its way: keep it for sync().
+            earlySyncs.add(sync);
         } else if (message instanceof Hello || message instanceof Sync || message instanceof ConnectionDataMessage) {
             throw new ControlException(ControlException.Reason.PROTOCOL, "peer " + channel.peer() + " sent "
                     + describe(message) + " while this side waited for " + what
