@@ -10,6 +10,17 @@ import picocli.CommandLine.ParseResult;
  */
 final class ErrorHandler implements IExecutionExceptionHandler {
 
+    /** A usage error: the reason, picocli's suggestions and the command's usage help on stderr; exit 2. */
+    static int usageError(CommandLine.ParameterException exception, String[] args) {
+        CommandLine commandLine = exception.getCommandLine();
+        java.io.PrintWriter err = commandLine.getErr();
+        err.println("rdma-lab: " + exception.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(exception, err);
+        commandLine.usage(err);
+        err.flush();
+        return 2;
+    }
+
     @Override
     public int handleExecutionException(Exception exception, CommandLine commandLine, ParseResult parseResult) {
         boolean verbose = parseResult.hasMatchedOption("--verbose")

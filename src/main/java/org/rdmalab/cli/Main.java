@@ -16,6 +16,7 @@ import picocli.CommandLine.Option;
         subcommands = {
             DevicesCommand.class,
             TransitionCommand.class,
+            DemoCommand.class,
             GuiCommand.class,
             PcapCommand.class,
         })
@@ -32,9 +33,15 @@ public final class Main implements Runnable {
 
     /** Runs the command line and returns its exit code (0 ok, 1 failure, 2 usage error). */
     public static int execute(String... args) {
+        return commandLine().execute(args);
+    }
+
+    /** The configured command line (error handlers installed), for callers that redirect its output. */
+    public static CommandLine commandLine() {
         CommandLine commandLine = new CommandLine(new Main());
         commandLine.setExecutionExceptionHandler(new ErrorHandler());
-        return commandLine.execute(args);
+        commandLine.setParameterExceptionHandler(ErrorHandler::usageError);
+        return commandLine;
     }
 
     public static void main(String[] args) {

@@ -19,7 +19,7 @@ final class PcapCommand {
     /** {@code pcap inspect FILE}. */
     @Command(name = "inspect", mixinStandardHelpOptions = true,
             description = {
-                "Lists the RoCEv2 packets (UDP port 4791) of a classic pcap file, one line each, and verifies",
+                "Lists the RoCEv2 packets (UDP port 4791) of a pcap or pcapng file, one line each, and verifies",
                 "each ICRC against the IP and UDP headers in the file.",
                 "Exit 0 when every ICRC is ok, 1 when one is bad, a packet is malformed or the file cannot be read."
             })
@@ -28,7 +28,7 @@ final class PcapCommand {
         @Spec
         CommandSpec spec;
 
-        @Parameters(paramLabel = "FILE", description = "Capture file (pcap; pcapng must be converted with editcap).")
+        @Parameters(paramLabel = "FILE", description = "Capture file (pcap or pcapng, as tcpdump, dumpcap or Wireshark write).")
         Path file;
 
         @Override

@@ -103,7 +103,7 @@ class PcapCommandTest {
         Path text = Files.writeString(dir.resolve("notes.pcap"), "definitely not a capture");
         Run notPcap = run("pcap", "inspect", text.toString());
         assertEquals(1, notPcap.exit());
-        assertEquals("rdma-lab: " + text + " is not a pcap file (magic number 0x64656669)", notPcap.err().strip());
+        assertEquals("rdma-lab: " + text + " is not a pcap or pcapng file (magic number 0x64656669)", notPcap.err().strip());
         assertEquals(1, notPcap.err().strip().lines().count(), "one line, no stack trace");
 
         Run directory = run("pcap", "inspect", dir.toString());

@@ -4,12 +4,15 @@ import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.rdmalab.softroce.wire.UdpPorts;
 
 /**
@@ -17,10 +20,12 @@ import org.rdmalab.softroce.wire.UdpPorts;
  * the IP and UDP headers it travelled with, so the ICRC can be checked against the real header of
  * captures taken from NICs (not only the canonical header of the software device).
  *
- * <p>Understood: both byte orders, microsecond ({@code a1b2c3d4}) and nanosecond ({@code a1b23c4d})
- * timestamps; link types Ethernet (1, with 802.1Q / 802.1ad VLAN tags), raw IP (101, 228 IPv4, 229
- * IPv6), Linux cooked capture SLL (113) and SLL2 (276); IPv4 (unfragmented) and IPv6 without
- * extension headers. pcapng is refused with a hint to convert the file. Other frames are skipped.
+ * <p>Understood: classic pcap in both byte orders with microsecond ({@code a1b2c3d4}) or nanosecond
+ * ({@code a1b23c4d}) timestamps, and pcapng (what dumpcap and Wireshark write: section header,
+ * interface description with {@code if_tsresol}, enhanced and simple packet blocks, several
+ * sections and interfaces); link types Ethernet (1, with 802.1Q / 802.1ad VLAN tags), raw IP (101,
+ * 228 IPv4, 229 IPv6), Linux cooked capture SLL (113) and SLL2 (276); IPv4 (unfragmented) and IPv6
+ * without extension headers. Other frames are skipped and counted.
  *
  * <p>Errors are {@link IOException}s whose message is one sentence naming the file. Not
  * thread-safe: one reader per thread.
@@ -35,12 +40,21 @@ public final class PcapReader implements AutoCloseable {
     private static final int LINKTYPE_LINUX_SLL2 = 276;
     private static final int MAX_RECORD = 64 << 20;
 
+    private static final int PCAPNG_SECTION = 0x0A0D0D0A;
+    private static final int PCAPNG_INTERFACE = 1;
+    private static final int PCAPNG_SIMPLE_PACKET = 3;
+    private static final int PCAPNG_ENHANCED_PACKET = 6;
+    private static final int PCAPNG_BYTE_ORDER_MAGIC = 0x1A2B3C4D;
+
     private final InputStream in;
     private final Path path;
-    private final ByteOrder order;
+    private final boolean pcapng;
+    private ByteOrder order;
     private final boolean nanoseconds;
     private final int linkType;
     private final ByteBuffer recordHeader = ByteBuffer.allocate(16);
+    /** pcapng: the current section's interfaces, each {linkType, snapLength, tsresol byte}. */
+    private final List<int[]> interfaces = new ArrayList<>();
     private long frameNumber;
     private long skipped;
 
@@ -99,9 +113,11 @@ public final class PcapReader implements AutoCloseable {
         }
     }
 
-    private PcapReader(InputStream in, Path path, ByteOrder order, boolean nanoseconds, int linkType) {
+    private PcapReader(InputStream in, Path path, boolean pcapng, ByteOrder order, boolean nanoseconds,
+                       int linkType) {
         this.in = in;
         this.path = path;
+        this.pcapng = pcapng;
         this.order = order;
         this.nanoseconds = nanoseconds;
         this.linkType = linkType;
@@ -123,13 +139,13 @@ public final class PcapReader implements AutoCloseable {
         }
         try {
             byte[] header = in.readNBytes(24);
-            if (header.length >= 4 && (header[0] & 0xFF) == 0x0A && (header[1] & 0xFF) == 0x0D
-                    && (header[2] & 0xFF) == 0x0D && (header[3] & 0xFF) == 0x0A) {
-                throw new IOException(path + " is pcapng, which is not supported; convert it with"
-                        + " editcap -F pcap " + path + " out.pcap");
+            if (header.length >= 4 && ByteBuffer.wrap(header).getInt() == PCAPNG_SECTION) {
+                PcapReader reader = new PcapReader(in, path, true, ByteOrder.BIG_ENDIAN, true, 0);
+                reader.section(header);
+                return reader;
             }
             if (header.length < 24) {
-                throw new IOException(path + " is not a pcap file: only " + header.length + " bytes");
+                throw new IOException(path + " is not a pcap or pcapng file: only " + header.length + " bytes");
             }
             ByteBuffer buffer = ByteBuffer.wrap(header);
             int magic = buffer.getInt();
@@ -140,8 +156,8 @@ public final class PcapReader implements AutoCloseable {
                 case 0xD4C3B2A1 -> { order = ByteOrder.LITTLE_ENDIAN; nanoseconds = false; }
                 case 0xA1B23C4D -> { order = ByteOrder.BIG_ENDIAN; nanoseconds = true; }
                 case 0x4D3CB2A1 -> { order = ByteOrder.LITTLE_ENDIAN; nanoseconds = true; }
-                default -> throw new IOException(String.format("%s is not a pcap file (magic number 0x%08x)", path,
-                        magic));
+                default -> throw new IOException(String.format("%s is not a pcap or pcapng file (magic number 0x%08x)",
+                        path, magic));
             }
             buffer.order(order);
             int linkType = buffer.getInt(20) & 0x0FFFFFFF; // upper bits may carry FCS information
@@ -152,7 +168,7 @@ public final class PcapReader implements AutoCloseable {
                 default -> throw new IOException(path + ": link type " + linkType + " is not supported (Ethernet,"
                         + " raw IP and Linux cooked captures are)");
             }
-            return new PcapReader(in, path, order, nanoseconds, linkType);
+            return new PcapReader(in, path, false, order, nanoseconds, linkType);
         } catch (IOException e) {
             in.close();
             throw e;
@@ -161,6 +177,9 @@ public final class PcapReader implements AutoCloseable {
 
     /** The next datagram to UDP port 4791, or null at the end of the file. */
     public Datagram next() throws IOException {
+        if (pcapng) {
+            return nextPcapng();
+        }
         while (true) {
             byte[] header = recordHeader.array();
             int read = in.readNBytes(header, 0, 16);
@@ -185,7 +204,7 @@ public final class PcapReader implements AutoCloseable {
             }
             frameNumber = number;
             long nanos = seconds * 1_000_000_000L + (nanoseconds ? fraction : fraction * 1_000L);
-            Datagram datagram = parse(number, nanos, frame);
+            Datagram datagram = parse(linkType, number, nanos, frame);
             if (datagram != null) {
                 return datagram;
             }
@@ -203,7 +222,159 @@ public final class PcapReader implements AutoCloseable {
         return frameNumber;
     }
 
-    private Datagram parse(long number, long nanos, byte[] frame) {
+    /**
+     * pcapng section header block (pcapng §4.1): {@code start} holds at least its first bytes (block
+     * type, total length, byte-order magic); the byte-order magic decides the section's byte order.
+     */
+    private void section(byte[] start) throws IOException {
+        if (start.length < 12) {
+            throw new IOException(path + " is not a pcapng file: only " + start.length + " bytes");
+        }
+        ByteBuffer buffer = ByteBuffer.wrap(start);
+        int magic = buffer.getInt(8);
+        if (magic == PCAPNG_BYTE_ORDER_MAGIC) {
+            order = ByteOrder.BIG_ENDIAN;
+        } else if (Integer.reverseBytes(magic) == PCAPNG_BYTE_ORDER_MAGIC) {
+            order = ByteOrder.LITTLE_ENDIAN;
+        } else {
+            throw new IOException(String.format("%s: pcapng section header has byte-order magic 0x%08x; the file is"
+                    + " damaged", path, magic));
+        }
+        int total = buffer.order(order).getInt(4);
+        checkBlockLength(total, 28);
+        skip(total - start.length);
+        interfaces.clear();
+    }
+
+    private Datagram nextPcapng() throws IOException {
+        while (true) {
+            byte[] head = in.readNBytes(8);
+            if (head.length == 0) {
+                return null;
+            }
+            if (head.length < 8) {
+                throw new EOFException(path + " ends inside a pcapng block header");
+            }
+            ByteBuffer header = ByteBuffer.wrap(head).order(order);
+            int type = header.getInt(0);
+            if (type == PCAPNG_SECTION) {
+                byte[] start = new byte[12];
+                System.arraycopy(head, 0, start, 0, 8);
+                if (in.readNBytes(start, 8, 4) < 4) {
+                    throw new EOFException(path + " ends inside a pcapng section header");
+                }
+                section(start);
+                continue;
+            }
+            int total = header.getInt(4);
+            checkBlockLength(total, 12);
+            byte[] body = in.readNBytes(total - 8);
+            if (body.length < total - 8) {
+                throw new EOFException(path + " ends inside a pcapng block of " + total + " bytes");
+            }
+            ByteBuffer block = ByteBuffer.wrap(body, 0, body.length - 4).order(order);
+            switch (type) {
+                case PCAPNG_INTERFACE -> interfaces.add(interfaceDescription(block));
+                case PCAPNG_ENHANCED_PACKET -> {
+                    int id = block.getInt();
+                    long timestamp = (block.getInt() & 0xFFFFFFFFL) << 32 | (block.getInt() & 0xFFFFFFFFL);
+                    int captured = block.getInt();
+                    block.getInt(); // original length
+                    Datagram datagram = packet(id, timestamp, block, captured);
+                    if (datagram != null) {
+                        return datagram;
+                    }
+                }
+                case PCAPNG_SIMPLE_PACKET -> {
+                    int original = block.getInt();
+                    int captured = Math.min(original, block.remaining());
+                    if (!interfaces.isEmpty() && interfaces.get(0)[1] > 0) {
+                        captured = Math.min(captured, interfaces.get(0)[1]);
+                    }
+                    Datagram datagram = packet(0, -1, block, captured);
+                    if (datagram != null) {
+                        return datagram;
+                    }
+                }
+                default -> {
+                    // name resolution, statistics, custom blocks: nothing to inspect
+                }
+            }
+        }
+    }
+
+    /** Interface description block (pcapng §4.2): link type, snap length, and the if_tsresol option. */
+    private static int[] interfaceDescription(ByteBuffer block) {
+        int linkType = block.getShort() & 0xFFFF;
+        block.getShort(); // reserved
+        int snapLength = block.getInt();
+        int tsresol = 6; // microseconds unless said otherwise
+        while (block.remaining() >= 4) {
+            int code = block.getShort() & 0xFFFF;
+            int length = block.getShort() & 0xFFFF;
+            if (code == 0 || length > block.remaining()) {
+                break; // opt_endofopt
+            }
+            if (code == 9 && length >= 1) {
+                tsresol = block.get(block.position()) & 0xFF;
+            }
+            block.position(block.position() + ((length + 3) & ~3));
+        }
+        return new int[] {linkType, snapLength, tsresol};
+    }
+
+    private Datagram packet(int interfaceId, long timestamp, ByteBuffer block, int captured) throws IOException {
+        long number = ++frameNumber;
+        if (interfaceId < 0 || interfaceId >= interfaces.size()) {
+            throw new IOException(path + ": frame " + number + " names interface " + interfaceId + ", which the"
+                    + " file does not describe");
+        }
+        if (captured < 0 || captured > block.remaining()) {
+            throw new IOException(path + ": frame " + number + " claims " + Integer.toUnsignedString(captured)
+                    + " bytes in a smaller block; the file is damaged");
+        }
+        int[] description = interfaces.get(interfaceId);
+        byte[] frame = new byte[captured];
+        block.get(frame);
+        long nanos = timestamp < 0 ? 0 : nanoseconds(timestamp, description[2]);
+        Datagram datagram = switch (description[0]) {
+            case LINKTYPE_ETHERNET, LINKTYPE_RAW, LINKTYPE_IPV4, LINKTYPE_IPV6, LINKTYPE_LINUX_SLL,
+                    LINKTYPE_LINUX_SLL2 -> parse(description[0], number, nanos, frame);
+            default -> null;
+        };
+        if (datagram == null) {
+            skipped++;
+        }
+        return datagram;
+    }
+
+    /** A pcapng timestamp in units of if_tsresol (bit 7 clear: 10^-n s, set: 2^-n s) as nanoseconds. */
+    static long nanoseconds(long timestamp, int tsresol) {
+        int exponent = tsresol & 0x7F;
+        BigInteger units = BigInteger.valueOf(timestamp & Long.MAX_VALUE)
+                .or(timestamp < 0 ? BigInteger.ONE.shiftLeft(63) : BigInteger.ZERO);
+        BigInteger perSecond = (tsresol & 0x80) == 0
+                ? BigInteger.TEN.pow(exponent)
+                : BigInteger.ONE.shiftLeft(exponent);
+        return units.multiply(BigInteger.valueOf(1_000_000_000L)).divide(perSecond).longValue();
+    }
+
+    private void checkBlockLength(int total, int minimum) throws IOException {
+        if (total < minimum || (total & 3) != 0 || total > MAX_RECORD) {
+            throw new IOException(path + ": pcapng block of " + Integer.toUnsignedString(total) + " bytes after frame "
+                    + frameNumber + "; the file is damaged");
+        }
+    }
+
+    private void skip(long bytes) throws IOException {
+        try {
+            in.skipNBytes(bytes);
+        } catch (EOFException e) {
+            throw new EOFException(path + " ends inside a pcapng block");
+        }
+    }
+
+    private Datagram parse(int linkType, long number, long nanos, byte[] frame) {
         int offset;
         int etherType;
         switch (linkType) {

@@ -77,8 +77,15 @@ public final class PcapWriter implements AutoCloseable {
      * @param ttl IPv4 time to live written in the header (masked in the ICRC)
      * @param udpPayload the RoCEv2 packet, ICRC included; {@code len} bytes from {@code off}
      */
-    public synchronized void write(long epochNanos, Inet4Address src, int srcPort, Inet4Address dst, int dstPort,
-                                   int tos, int ttl, byte[] udpPayload, int off, int len) {
+    public void write(long epochNanos, Inet4Address src, int srcPort, Inet4Address dst, int dstPort, int tos, int ttl,
+                      byte[] udpPayload, int off, int len) {
+        write(epochNanos, Ipv4Header.toInt(src), srcPort, Ipv4Header.toInt(dst), dstPort, tos, ttl, udpPayload, off,
+                len);
+    }
+
+    /** {@link #write(long, Inet4Address, int, Inet4Address, int, int, int, byte[], int, int)} with int addresses. */
+    public synchronized void write(long epochNanos, int srcAddress, int srcPort, int dstAddress, int dstPort, int tos,
+                                   int ttl, byte[] udpPayload, int off, int len) {
         if (closed || failure != null) {
             return;
         }
@@ -92,8 +99,6 @@ public final class PcapWriter implements AutoCloseable {
         b.putInt((int) Math.floorMod(epochNanos, 1_000_000_000L));
         b.putInt(frameLength);
         b.putInt(frameLength);
-        int srcAddress = Ipv4Header.toInt(src);
-        int dstAddress = Ipv4Header.toInt(dst);
         b.putShort((short) 0x0200).putInt(dstAddress); // destination MAC 02:00:a:b:c:d
         b.putShort((short) 0x0200).putInt(srcAddress); // source MAC
         b.putShort((short) 0x0800); // IPv4

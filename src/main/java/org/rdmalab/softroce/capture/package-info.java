@@ -1,8 +1,8 @@
 /**
  * Packet captures: {@link org.rdmalab.softroce.capture.PcapWriter} writes the software device's
  * RoCEv2 datagrams as classic pcap (Ethernet, the canonical IPv4 header the ICRC covers, UDP),
- * {@link org.rdmalab.softroce.capture.PcapReader} reads classic pcap from this tool or from real
- * NICs (Ethernet with VLANs, raw IP, Linux cooked), and
+ * {@link org.rdmalab.softroce.capture.PcapReader} reads pcap and pcapng from this tool or from
+ * real NICs (Ethernet with VLANs, raw IP, Linux cooked), and
  * {@link org.rdmalab.softroce.capture.CaptureInspector} lists the packets and verifies each ICRC
  * (the {@code pcap inspect} command).
  *

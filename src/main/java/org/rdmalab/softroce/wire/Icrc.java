@@ -166,6 +166,20 @@ public final class Icrc {
         return expected == read(roce, roceOffset + lengthWithIcrc - LENGTH);
     }
 
+    /**
+     * Computes the ICRC over the given headers and the {@code lengthWithoutIcrc} RoCE bytes at
+     * {@code roceOffset}, and stores it right after them, least significant byte first.
+     *
+     * @return the packet length including the ICRC
+     */
+    public static int append(byte[] ipHeader, int ipOffset, int ipHeaderLength, byte[] udpHeader, int udpOffset,
+                             byte[] roce, int roceOffset, int lengthWithoutIcrc) {
+        int icrc = compute(ipHeader, ipOffset, ipHeaderLength, udpHeader, udpOffset, roce, roceOffset,
+                lengthWithoutIcrc);
+        write(roce, roceOffset + lengthWithoutIcrc, icrc);
+        return lengthWithoutIcrc + LENGTH;
+    }
+
     /** Reads an ICRC stored least significant byte first. */
     public static int read(byte[] buf, int offset) {
         return (buf[offset] & 0xFF) | (buf[offset + 1] & 0xFF) << 8 | (buf[offset + 2] & 0xFF) << 16

@@ -5,9 +5,12 @@ package org.rdmalab.softroce.wire;
  * byte value has an instance, so an unknown opcode read from the wire survives a round trip and
  * prints as {@code UNKNOWN_0xNN}.
  *
- * <p>Bits 7:5 select the transport (000 RC, 001 UC), bits 4:0 the operation; the operation decides
- * which extension headers follow the BTH. Besides RC and UC, the RoCEv2 congestion notification
- * packet ({@link #CNP}, 0x81, Annex A17.9.3) is known so that captures from real NICs decode.
+ * <p>Bits 7:5 select the transport (000 RC, 001 UC, 011 UD), bits 4:0 the operation; the operation
+ * decides which extension headers follow the BTH. Besides RC and UC, two kinds of packet that real
+ * NICs send are known so that their captures decode: UD SEND_ONLY (with and without immediate, as
+ * used by connection management on QP1) and the RoCEv2 congestion notification packet
+ * ({@link #CNP}, 0x81, Annex A17.9.3). {@link #isKnown()} is true for them too: an RC or UC
+ * transport checks {@link #isRc()} / {@link #isUc()}.
  *
  * <p>Instances are interned: {@link #of(int)} never allocates, and {@code ==} compares opcodes.
  * Immutable and thread-safe.
@@ -32,6 +35,7 @@ public final class Opcode {
     private static final int ACKNOWLEDGE = 1 << 15;
     private static final int KNOWN = 1 << 16;
     private static final int CONGESTION = 1 << 17;
+    private static final int DETH = 1 << 18;
 
     private static final Opcode[] ALL = new Opcode[256];
 
@@ -39,6 +43,8 @@ public final class Opcode {
     public static final int RC_BASE = 0x00;
     /** Base of the unreliable-connected opcodes (bits 7:5 = 001). */
     public static final int UC_BASE = 0x20;
+    /** Base of the unreliable-datagram opcodes (bits 7:5 = 011). */
+    public static final int UD_BASE = 0x60;
 
     // Operation codes (bits 4:0) with their headers, rocev2.md "RC opcodes" table.
     private static final int[] OPERATION_FLAGS = new int[32];
@@ -77,6 +83,10 @@ public final class Opcode {
                 // UC has the SEND and RDMA WRITE operations only (IBTA §9.2, table 38).
                 flags = OPERATION_FLAGS[operation] | KNOWN;
                 name = "UC_" + OPERATION_NAMES[operation];
+            } else if (value == UD_BASE + 0x04 || value == UD_BASE + 0x05) {
+                // UD has SEND_ONLY and SEND_ONLY_WITH_IMMEDIATE, with a DETH before the ImmDt (§9.2).
+                flags = OPERATION_FLAGS[operation] | DETH | KNOWN;
+                name = "UD_" + OPERATION_NAMES[operation];
             } else if (value == 0x81) {
                 // RoCEv2 CNP (Annex A17.9.3): BTH followed by 16 reserved bytes, then the ICRC.
                 flags = KNOWN | CONGESTION | PAYLOAD;
@@ -159,6 +169,11 @@ public final class Opcode {
     /** {@code 0x2B}, RETH + ImmDt. */
     public static final Opcode UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE = ALL[0x2B];
 
+    /** {@code 0x64}, DETH. */
+    public static final Opcode UD_SEND_ONLY = ALL[0x64];
+    /** {@code 0x65}, DETH + ImmDt. */
+    public static final Opcode UD_SEND_ONLY_WITH_IMMEDIATE = ALL[0x65];
+
     /** {@code 0x81}: RoCEv2 congestion notification packet (Annex A17.9.3). */
     public static final Opcode CNP = ALL[0x81];
 
@@ -215,9 +230,19 @@ public final class Opcode {
         return isKnown() && (value & 0xE0) == UC_BASE;
     }
 
+    /** Unreliable datagram (bits 7:5 = 011) and known. */
+    public boolean isUd() {
+        return isKnown() && (value & 0xE0) == UD_BASE;
+    }
+
     /** The RoCEv2 congestion notification packet. */
     public boolean isCnp() {
         return has(CONGESTION);
+    }
+
+    /** A DETH follows the BTH: the UD opcodes. */
+    public boolean hasDeth() {
+        return has(DETH);
     }
 
     /** A RETH follows the BTH: WRITE_FIRST, WRITE_ONLY(_WITH_IMMEDIATE), READ_REQUEST. */
@@ -327,6 +352,9 @@ public final class Opcode {
     /** Bytes of extension headers between the BTH and the payload (0 for unknown opcodes). */
     public int extensionLength() {
         int length = 0;
+        if (has(DETH)) {
+            length += Deth.LENGTH;
+        }
         if (has(RETH)) {
             length += Reth.LENGTH;
         }

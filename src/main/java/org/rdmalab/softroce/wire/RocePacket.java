@@ -17,6 +17,7 @@ public final class RocePacket {
     private final int offset;
     private final int length;
     private final Bth bth;
+    private final Deth deth;
     private final Reth reth;
     private final Aeth aeth;
     private final AtomicEth atomicEth;
@@ -27,13 +28,14 @@ public final class RocePacket {
     private final int payloadLength;
     private final int icrc;
 
-    private RocePacket(byte[] buffer, int offset, int length, Bth bth, Reth reth, Aeth aeth, AtomicEth atomicEth,
+    private RocePacket(byte[] buffer, int offset, int length, Bth bth, Deth deth, Reth reth, Aeth aeth, AtomicEth atomicEth,
                        AtomicAckEth atomicAckEth, boolean hasImmDt, int immDt, int payloadOffset, int payloadLength,
                        int icrc) {
         this.buffer = buffer;
         this.offset = offset;
         this.length = length;
         this.bth = bth;
+        this.deth = deth;
         this.reth = reth;
         this.aeth = aeth;
         this.atomicEth = atomicEth;
@@ -78,6 +80,7 @@ public final class RocePacket {
             throw new MalformedPacketException(opcode.name() + " too short: " + length
                     + " bytes, its headers and ICRC need " + (headers + Icrc.LENGTH));
         }
+        Deth deth = opcode.hasDeth() ? Deth.read(in) : null;
         Reth reth = opcode.hasReth() ? Reth.read(in) : null;
         Aeth aeth = opcode.hasAeth() ? Aeth.read(in) : null;
         AtomicEth atomicEth = opcode.hasAtomicEth() ? AtomicEth.read(in) : null;
@@ -93,7 +96,7 @@ public final class RocePacket {
                     + afterHeaders + " bytes after the headers");
         }
         int icrcAt = offset + length - Icrc.LENGTH;
-        return new RocePacket(buf, offset, length, bth, reth, aeth, atomicEth, atomicAckEth, opcode.hasImmDt(),
+        return new RocePacket(buf, offset, length, bth, deth, reth, aeth, atomicEth, atomicAckEth, opcode.hasImmDt(),
                 immDt, offset + headers, afterHeaders - bth.padCount(), Icrc.read(buf, icrcAt));
     }
 
@@ -105,6 +108,11 @@ public final class RocePacket {
     /** Shortcut for {@code bth().opcode()}. */
     public Opcode opcode() {
         return bth.opcode();
+    }
+
+    /** The DETH (UD packets), or null when the opcode has none. */
+    public Deth deth() {
+        return deth;
     }
 
     /** The RETH, or null when the opcode has none. */
@@ -212,6 +220,9 @@ public final class RocePacket {
      */
     public String detail() {
         StringBuilder line = new StringBuilder(64);
+        if (deth != null) {
+            append(line, deth.toString());
+        }
         if (reth != null) {
             append(line, reth.toString());
         }

@@ -9,7 +9,8 @@ import java.nio.ByteBuffer;
  * bytes are zero. The ICRC is not written: it covers the IP and UDP headers, so the caller appends
  * it with {@link Icrc#appendCanonicalIpv4}.
  *
- * <p>Headers the opcode carries must be given and headers it lacks must be null, otherwise
+ * <p>RC and UC opcodes only (UD and CNP are decoded for inspection, not sent). Headers the opcode
+ * carries must be given and headers it lacks must be null, otherwise
  * {@link IllegalArgumentException}: a mismatch is a bug in the caller, not a wire condition.
  * Nothing is allocated. Stateless and thread-safe; the buffer is the caller's.
  */
@@ -127,8 +128,9 @@ public final class RocePacketEncoder {
 
     private static void check(ByteBuffer out, Opcode opcode, Reth reth, Aeth aeth, AtomicEth atomic,
                               AtomicAckEth atomicAck, int payloadLength) {
-        if (!opcode.isKnown()) {
-            throw new IllegalArgumentException("cannot encode unknown opcode " + opcode.name());
+        if (!opcode.isRc() && !opcode.isUc()) {
+            throw new IllegalArgumentException("cannot encode " + opcode.name() + ": the encoder writes RC and UC"
+                    + " packets");
         }
         header(opcode, "RETH", opcode.hasReth(), reth);
         header(opcode, "AETH", opcode.hasAeth(), aeth);

@@ -1,5 +1,6 @@
 /**
- * RoCEv2 wire formats: the BTH and extension headers (RETH, AETH, AtomicETH, AtomicAckETH, ImmDt)
+ * RoCEv2 wire formats: the BTH and extension headers (RETH, AETH, AtomicETH, AtomicAckETH, ImmDt,
+ * and DETH for decoding UD captures)
  * as records with byte-exact codecs, the {@link org.rdmalab.softroce.wire.Opcode} table, 24-bit PSN
  * arithmetic, whole-packet decoding ({@link org.rdmalab.softroce.wire.RocePacket}) and encoding
  * ({@link org.rdmalab.softroce.wire.RocePacketEncoder}), the invariant CRC

@@ -149,10 +149,10 @@ class CaptureRoundTripTest {
     }
 
     /** The ConnectX-4 Lx CNP of IcrcTest (Scapy's "RoCE CNP captured on ConnectX-4 Lx"), from its IP header on. */
-    private static final byte[] CNP_IP = HexFormat.of().parseHex(
+    static final byte[] CNP_IP = HexFormat.of().parseHex(
             "45c2003c718c400040119161 0a001101 0a001201 000012b7 00280000 8100ffff40000118 00000000"
                     .replace(" ", "") + "00".repeat(16) + "82fd002a");
-    private static final String CNP_LINE =
+    static final String CNP_LINE =
             "10.0.17.1:0 -> 10.0.18.1:4791 CNP qp 0x000118 psn 0 becn payload 16 ICRC ok";
 
     private static byte[] concat(String hexPrefix, byte[] rest) {
@@ -216,20 +216,21 @@ class CaptureRoundTripTest {
     @Test
     void clearErrorsForFilesThatAreNotPcap() throws IOException {
         Path pcapng = dir.resolve("x.pcapng");
-        Files.write(pcapng, HexFormat.of().parseHex("0a0d0d0a1c0000004d3c2b1a01000000ffffffffffffffff1c000000"));
+        // A pcapng section header whose byte-order magic is neither 1a2b3c4d nor 4d3c2b1a.
+        Files.write(pcapng, HexFormat.of().parseHex("0a0d0d0a1c0000001a2b3c4e01000000ffffffffffffffff1c000000"));
         IOException e = assertThrows(IOException.class, () -> CaptureInspector.inspect(pcapng));
-        assertTrue(e.getMessage().contains("is pcapng, which is not supported; convert it with editcap -F pcap"),
-                e.getMessage());
+        assertTrue(e.getMessage().endsWith("x.pcapng: pcapng section header has byte-order magic 0x1a2b3c4e; the"
+                + " file is damaged"), e.getMessage());
 
         Path text = dir.resolve("notes.txt");
         Files.writeString(text, "these are not packets, just some words");
         e = assertThrows(IOException.class, () -> CaptureInspector.inspect(text));
-        assertTrue(e.getMessage().endsWith("notes.txt is not a pcap file (magic number 0x74686573)"), e.getMessage());
+        assertTrue(e.getMessage().endsWith("notes.txt is not a pcap or pcapng file (magic number 0x74686573)"), e.getMessage());
 
         Path tiny = dir.resolve("tiny.pcap");
         Files.write(tiny, new byte[] {(byte) 0xA1, (byte) 0xB2});
         e = assertThrows(IOException.class, () -> CaptureInspector.inspect(tiny));
-        assertTrue(e.getMessage().endsWith("tiny.pcap is not a pcap file: only 2 bytes"), e.getMessage());
+        assertTrue(e.getMessage().endsWith("tiny.pcap is not a pcap or pcapng file: only 2 bytes"), e.getMessage());
 
         e = assertThrows(IOException.class, () -> CaptureInspector.inspect(dir.resolve("missing.pcap")));
         assertTrue(e.getMessage().startsWith("no such file: "), e.getMessage());

@@ -82,6 +82,17 @@ class HeadersTest {
     }
 
     @Test
+    void deth() {
+        Deth deth = new Deth(0x80010000, 0x000001);
+        ByteBuffer out = ByteBuffer.allocate(Deth.LENGTH);
+        deth.write(out);
+        assertArrayEquals(Bytes.hex("80010000 00 000001"), out.array());
+        // The reserved byte is ignored on receive.
+        assertEquals(deth, Deth.read(ByteBuffer.wrap(Bytes.hex("80010000 ff 000001"))));
+        assertEquals("DETH qkey 0x80010000 srcqp 0x000001", deth.toString());
+    }
+
+    @Test
     void immDt() {
         ByteBuffer out = ByteBuffer.allocate(ImmDt.LENGTH);
         ImmDt.write(out, 0xDEADBEEF);

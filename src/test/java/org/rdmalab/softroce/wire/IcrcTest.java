@@ -50,6 +50,15 @@ class IcrcTest {
     }
 
     @Test
+    void appendRestoresTheNicsIcrc() {
+        byte[] frame = CONNECTX4_CNP.clone();
+        Icrc.write(frame, frame.length - 4, 0);
+        int roceLength = frame.length - ROCE;
+        assertEquals(roceLength, Icrc.append(frame, IP, 20, frame, UDP, frame, ROCE, roceLength - 4));
+        assertEquals("82 fd 00 2a", Bytes.hex(frame, frame.length - 4, 4));
+    }
+
+    @Test
     void maskedFieldsDoNotMatterOthersDo() {
         int roceLength = CONNECTX4_CNP.length - ROCE;
         // TOS, TTL, IP checksum, UDP checksum and BTH byte 4 are masked.

@@ -52,6 +52,8 @@ class OpcodeTest {
                 known.add(0x20 + row.value);
             }
         }
+        known.add(0x64);
+        known.add(0x65);
         known.add(0x81);
         for (int value = 0; value < 256; value++) {
             Opcode opcode = Opcode.of(value);
@@ -120,6 +122,15 @@ class OpcodeTest {
         assertSame(Opcode.UC_SEND_ONLY, Opcode.uc(0x04));
         assertEquals("UNKNOWN_0x2C", Opcode.uc(0x0C).name());
         assertEquals("CNP", Opcode.of(0x81).name());
+        // UD: SEND_ONLY with a DETH (8), with immediate DETH + ImmDt (12); no other UD opcode.
+        assertEquals("UD_SEND_ONLY", Opcode.of(0x64).name());
+        assertTrue(Opcode.UD_SEND_ONLY.hasDeth() && Opcode.UD_SEND_ONLY.isUd() && Opcode.UD_SEND_ONLY.isSend());
+        assertFalse(Opcode.UD_SEND_ONLY.isRc() || Opcode.UD_SEND_ONLY.isUc());
+        assertEquals(8, Opcode.UD_SEND_ONLY.extensionLength());
+        assertEquals("UD_SEND_ONLY_WITH_IMMEDIATE", Opcode.of(0x65).name());
+        assertEquals(12, Opcode.UD_SEND_ONLY_WITH_IMMEDIATE.extensionLength());
+        assertEquals("UNKNOWN_0x60", Opcode.of(0x60).name());
+        assertFalse(Opcode.RC_SEND_ONLY.hasDeth());
         assertTrue(Opcode.CNP.isCnp());
         assertFalse(Opcode.CNP.isRequest());
         assertEquals("RC_SEND_ONLY", Opcode.RC_SEND_ONLY.toString());

@@ -78,7 +78,7 @@ class RocePacketTest {
         byte[] payload = {9, 8, 7, 6, 5};
         for (int value = 0; value < 0x80; value++) {
             Opcode opcode = Opcode.of(value);
-            if (!opcode.isKnown()) {
+            if (!opcode.isRc() && !opcode.isUc()) {
                 continue;
             }
             Reth reth = opcode.hasReth() ? RETH : null;
@@ -159,9 +159,27 @@ class RocePacketTest {
                 Opcode.RC_SEND_ONLY, 1, 0, false, false, null, null, null, null, 0, HELLO, 0, 11));
         assertThrows(IllegalArgumentException.class, () -> RocePacketEncoder.encode(out, Opcode.of(0x15), 1, 0,
                 false, false, null, null, null, null, 0, null, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> RocePacketEncoder.encode(out, Opcode.UD_SEND_ONLY, 1, 0,
+                false, false, null, null, null, null, 0, null, 0, 0));
         assertThrows(IllegalArgumentException.class, () -> RocePacketEncoder.encode(out, Opcode.RC_SEND_ONLY,
                 0x1000000, 0, false, false, null, null, null, null, 0, null, 0, 0));
         assertEquals(0, out.position(), "nothing written on misuse");
+    }
+
+    @Test
+    void udSendWithImmediateFromHandWrittenBytes() throws Exception {
+        // A CM-style MAD on QP1: BTH (0x65, pad 0, P_Key 0xffff, QP 1), DETH (Q_Key 0x80010000, source
+        // QP 1), ImmDt, 8 payload bytes, ICRC (not checked by decode).
+        byte[] packet = Bytes.hex("65 00 ffff 00 000001 00 000005 80010000 00 000001 0000abcd"
+                + "0102030405060708 11223344");
+        RocePacket decoded = RocePacket.decode(packet, 0, packet.length);
+        assertEquals(new Deth(0x80010000, 1), decoded.deth());
+        assertEquals(0xABCD, decoded.immDt());
+        assertEquals(24, decoded.payloadOffset());
+        assertEquals(8, decoded.payloadLength());
+        assertEquals(0x44332211, decoded.icrc());
+        assertEquals("UD_SEND_ONLY_WITH_IMMEDIATE qp 0x000001 psn 5 DETH qkey 0x80010000 srcqp 0x000001"
+                + " imm 0x0000abcd payload 8", decoded.summary());
     }
 
     private static String malformed(String hex) {

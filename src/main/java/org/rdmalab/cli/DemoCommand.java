@@ -1,0 +1,170 @@
+package org.rdmalab.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.rdmalab.control.ControlProtocol;
+import org.rdmalab.control.Timeouts;
+import org.rdmalab.lab.Flows;
+import org.rdmalab.lab.LabEvent;
+import org.rdmalab.lab.LabSession;
+import org.rdmalab.lab.PeerLink;
+import org.rdmalab.lab.PeerLinks;
+import org.rdmalab.lab.Role;
+import org.rdmalab.lab.Step;
+import org.rdmalab.lab.StepResult;
+import org.rdmalab.verbs.Mtu;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code demo}: the seed's program, server without server_ip, client with it. */
+@Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {
+            "The seed demo: exchange RDMA connection data over TCP, bring the QPs to RTS, the client",
+            "RDMA-writes \"HelloWorld\" into the server's buffer. Without <server_ip> this is the server.",
+            "Example on one machine:  demo 127.0.0.1 soft0   and   demo 127.0.0.2 soft0 127.0.0.1"
+        })
+final class DemoCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "<local_ip>", description = "This side's IPv4 address (soft0 binds it).")
+    String localIp;
+
+    @Parameters(index = "1", paramLabel = "<device>", description = "RDMA device (soft0, rxe0, mlx5_0).")
+    String device;
+
+    @Parameters(index = "2", arity = "0..1", paramLabel = "<server_ip>", description = "The server to connect to.")
+    String serverIp;
+
+    @Option(names = "--protocol", defaultValue = "seed", description = "seed, lab or pingpong (default ${DEFAULT-VALUE}).")
+    String protocol;
+
+    @Option(names = "--flow", defaultValue = "rc-example",
+            description = "seed flows: rc-example (SEND, READ, WRITE) or write-only (default ${DEFAULT-VALUE}).")
+    String flow;
+
+    @Option(names = "--tcp-port", description = "TCP port (default 12025; pingpong 18515).")
+    Integer tcpPort;
+
+    @Option(names = "--ib-port", defaultValue = "1", description = "Device port (default ${DEFAULT-VALUE}).")
+    int ibPort;
+
+    @Option(names = "--gid-index", defaultValue = "auto",
+            description = "GID index; auto = best by perftest's scoring; -1 = the seed's no-GRH (fails RTR on RoCE).")
+    String gidIndex;
+
+    @Option(names = "--size", description = "Buffer bytes (seed 11 = \"HelloWorld\" + NUL; pingpong 4096).")
+    Integer size;
+
+    @Option(names = "--mtu", description = "Path MTU in bytes (seed 256, pingpong 1024).")
+    Integer mtu;
+
+    @Option(names = "--iters", defaultValue = "1000", description = "pingpong round trips (default ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = "--timeout", defaultValue = "30",
+            description = "Seconds to wait for the peer to connect or answer (default ${DEFAULT-VALUE}).")
+    int timeoutSeconds;
+
+    @Option(names = "--poll-timeout", defaultValue = "2000",
+            description = "CQ poll timeout in ms (the seed's MAX_POLL_CQ_TIMEOUT, default ${DEFAULT-VALUE}).")
+    long pollTimeout;
+
+    @Option(names = "--pcap", paramLabel = "FILE", description = "Write the software device's packets to FILE.")
+    Path pcap;
+
+    @Option(names = "--fault", paramLabel = "SPEC", description = "Software device faults: drop=0.05,dup=0.01,seed=7.")
+    String fault;
+
+    @Option(names = "--udp-port", defaultValue = "4791", description = "Software device UDP port (default ${DEFAULT-VALUE}).")
+    int udpPort;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        Role role = serverIp == null ? Role.SERVER : Role.CLIENT;
+        DeviceOptions options = DeviceOptions.defaults().withAddress(DeviceOptions.parseAddress(localIp))
+                .withUdpPort(udpPort).withFaults(fault).withCapture(pcap);
+        if (serverIp != null) {
+            DeviceOptions.parseAddress(serverIp);
+        }
+        ControlProtocol controlProtocol = ControlProtocol.parse(protocol);
+        boolean pingpong = controlProtocol == ControlProtocol.PINGPONG;
+        int port = tcpPort != null ? tcpPort : controlProtocol.defaultPort();
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("--tcp-port " + port + " is outside 1..65535");
+        }
+        Flows.Settings settings = new Flows.Settings(device, ibPort, gidIndex,
+                size != null ? size : pingpong ? 4096 : Flows.MESSAGE_SIZE,
+                Mtu.ofBytes(mtu != null ? mtu : pingpong ? 1024 : 256), pollTimeout);
+        if (settings.size() < 1) {
+            throw new IllegalArgumentException("--size must be at least 1 byte");
+        }
+        Duration timeout = Duration.ofSeconds(timeoutSeconds);
+        PeerLinks.Endpoint endpoint = new PeerLinks.Endpoint(role, localIp, serverIp, port,
+                new Timeouts(timeout, timeout, timeout));
+        PeerLink link;
+        List<Step> steps;
+        switch (controlProtocol) {
+            case SEED -> {
+                link = PeerLinks.seed(endpoint);
+                steps = Flows.seed(role, Flows.SeedFlow.parse(flow), settings);
+            }
+            case LAB -> {
+                link = PeerLinks.lab(endpoint);
+                steps = Flows.seed(role, Flows.SeedFlow.parse(flow), settings);
+            }
+            default -> {
+                link = PeerLinks.pingpong(endpoint);
+                steps = Flows.pingpong(role, settings, iterations);
+            }
+        }
+        try (LabSession session = new LabSession(role, Backends.installed(), options, link, steps)) {
+            if (pingpong) {
+                session.sendPsn(new java.security.SecureRandom().nextInt(1 << 24));
+            }
+            session.addListener(event -> print(out, event));
+            out.println((role == Role.SERVER ? "server" : "client") + ": " + protocol + " protocol, device "
+                    + device + " on " + localIp + (serverIp == null ? ", waiting on TCP port " + port
+                    : ", server " + serverIp + ":" + port));
+            out.flush();
+            Optional<StepResult> last = session.runToEnd();
+            out.flush();
+            if (session.finished()) {
+                return 0;
+            }
+            String reason = last.map(StepResult::summary).orElse("nothing ran");
+            String step = session.nextStep().map(Step::title).orElse("?");
+            spec.commandLine().getErr().println("rdma-lab demo: " + step + " failed: " + reason);
+            return 1;
+        }
+    }
+
+    private static void print(PrintWriter out, LabEvent event) {
+        if (event instanceof LabEvent.Output output) {
+            out.println(output.text());
+        } else if (event instanceof LabEvent.StepFinished finished) {
+            out.println((finished.result().ok() ? "[ok]   " : "[FAIL] ") + finished.step().title() + ": "
+                    + finished.result().summary());
+        } else if (event instanceof LabEvent.Completion completion) {
+            out.println("       completion: " + completion.completion());
+        } else if (event instanceof LabEvent.ControlMessage message) {
+            out.println("       tcp " + (message.sent() ? "-> " : "<- ") + message.description()
+                    + (message.length() > 0 ? " (" + message.length() + " bytes)" : ""));
+        } else if (event instanceof LabEvent.QpStateChange change && change.side() == LabEvent.Side.PEER) {
+            out.println(String.format("       peer QP 0x%x is now %s", change.qpNum(), change.to().name()));
+        }
+        // Verb calls and packets are for the GUI; the step lines already say what happened.
+        out.flush();
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * The command line (picocli): {@code devices}, {@code transition}, {@code gui} and the commands
+ * later issues add. Each command prints one clear line on bad input and exits 2 for usage errors,
+ * 1 for failures; stack traces only with {@code --verbose}. Commands run on the main thread.
+ */
+package org.rdmalab.cli;

@@ -1,0 +1,163 @@
+package org.rdmalab.lab;
+
+import java.util.Optional;
+import org.rdmalab.control.ConnectionData;
+import org.rdmalab.verbs.Gid;
+import org.rdmalab.verbs.GidEntry;
+import org.rdmalab.verbs.Mtu;
+
+/** The control plane: TCP connection, exchange of connection data, syncs. */
+final class ConnectSteps {
+
+    private ConnectSteps() {
+    }
+
+    /** {@code sock_connect}: the server accepts one client, the client connects. */
+    static final class Connect extends Step {
+
+        Connect() {
+            super("connect", "Connect TCP");
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return session.role() == Role.SERVER
+                    ? "res->sock = sock_connect(config.local_addr, config.port, NULL);  /* listen, accept one client */"
+                    : "res->sock = sock_connect(config.local_addr, config.port, config.server_name);";
+        }
+
+        @Override
+        public Optional<String> blockedBy(LabSession session) {
+            return session.connected() ? Optional.of("already connected; reset first") : Optional.empty();
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) throws Exception {
+            session.link().connect();
+            session.connected(true);
+            String what = session.role() == Role.SERVER ? "accepted the client" : "connected to the server";
+            session.print("TCP connection was established (" + session.link().protocol() + " protocol)");
+            return StepResult.ok(what + " (" + session.link().protocol() + " protocol)");
+        }
+    }
+
+    /** {@code sock_sync_data} of the connection data. */
+    static final class Exchange extends Step {
+
+        private final boolean receiveOnly;
+        private final boolean sendOnly;
+
+        private Exchange(String id, String title, boolean receiveOnly, boolean sendOnly) {
+            super(id, title);
+            this.receiveOnly = receiveOnly;
+            this.sendOnly = sendOnly;
+        }
+
+        /** Both sides write their data, then read the peer's. */
+        static Exchange both() {
+            return new Exchange("exchange", "Exchange connection data", false, false);
+        }
+
+        /** Receive the peer's data (ibv_rc_pingpong's server: before RTR). */
+        static Exchange receive() {
+            return new Exchange("receive-data", "Receive the peer's connection data", true, false);
+        }
+
+        /** Send this side's data (ibv_rc_pingpong's server: after RTS). */
+        static Exchange send() {
+            return new Exchange("send-data", "Send connection data", false, true);
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return """
+                    local_con_data.addr = htonll((uintptr_t) res->buf);
+                    local_con_data.rkey = htonl(res->mr->rkey);
+                    local_con_data.qp_num = htonl(res->qp->qp_num);
+                    local_con_data.lid = htons(res->port_attr.lid);
+                    memcpy(local_con_data.gid, &my_gid, 16);
+                    sock_sync_data(res->sock, sizeof(struct cm_con_data_t),
+                                   (char *) &local_con_data, (char *) &tmp_con_data);""";
+        }
+
+        @Override
+        public Optional<String> blockedBy(LabSession session) {
+            if (session.qp() == null) {
+                return Optional.of("create the QP first");
+            }
+            return session.connected() ? Optional.empty() : Optional.of("connect TCP first");
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) throws Exception {
+            ConnectionData local = localData(session);
+            ConnectionData remote = session.remoteData().orElse(null);
+            if (!receiveOnly) {
+                session.link().send(local);
+            }
+            if (!sendOnly) {
+                remote = session.link().receive();
+            }
+            session.exchanged(local, remote);
+            if (!receiveOnly) {
+                session.print(String.format("Local address = 0x%x", local.addr()));
+                session.print(String.format("Local rkey = 0x%x", local.rkey()));
+                session.print(String.format("Local QP number = 0x%x", local.qpn()));
+                session.print(String.format("Local PSN = 0x%06x", local.psn()));
+                session.print("Local GID = " + local.gid());
+            }
+            if (sendOnly) {
+                return StepResult.ok("sent QPN " + hex(local.qpn()));
+            }
+            session.print(String.format("Remote address = 0x%x", remote.addr()));
+            session.print(String.format("Remote rkey = 0x%x", remote.rkey()));
+            session.print(String.format("Remote QP number = 0x%x", remote.qpn()));
+            session.print(String.format("Remote PSN = 0x%06x", remote.psn()));
+            session.print(String.format("Remote LID = 0x%x", remote.lid()));
+            session.print("Remote GID = " + remote.gid());
+            return StepResult.ok("peer QPN " + hex(remote.qpn()) + ", rkey " + hex(remote.rkey()) + ", addr "
+                    + String.format("0x%x", remote.addr()) + ", GID " + remote.gid());
+        }
+
+        private static String hex(int value) {
+            return "0x" + Integer.toHexString(value);
+        }
+
+        static ConnectionData localData(LabSession session) {
+            GidEntry gid = session.gidEntry().orElse(null);
+            Mtu mtu = session.portAttributes() == null ? Mtu.MTU_1024 : session.portAttributes().activeMtu();
+            int lid = session.portAttributes() == null ? 0 : session.portAttributes().lid();
+            return new ConnectionData(session.qp().type(), session.qp().qpNum(), session.sendPsn(), lid,
+                    gid == null ? Gid.ZERO : gid.gid(), session.mr() == null ? 0 : session.mr().address(),
+                    session.mr() == null ? 0 : session.mr().rkey(), session.mr() == null ? 0 : session.mr().length(),
+                    mtu);
+        }
+    }
+
+    /** {@code sock_sync_data} of one byte: both peers reach the same point. */
+    static final class Sync extends Step {
+
+        Sync(String name, String purpose) {
+            super("sync-" + name.toLowerCase(java.util.Locale.ROOT), "Sync '" + name + "' (" + purpose + ")",
+                    Parameter.text("name", "sync name (the seed sends this byte)", name));
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return "sock_sync_data(res->sock, 1, \"%s\", &temp_char);".formatted(parameter("name").value());
+        }
+
+        @Override
+        public Optional<String> blockedBy(LabSession session) {
+            return session.connected() ? Optional.empty() : Optional.of("connect TCP first");
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) throws Exception {
+            String name = parameter("name").value();
+            session.link().sync(name);
+            session.emit(new LabEvent.Sync(name));
+            return StepResult.ok("both sides reached '" + name + "'");
+        }
+    }
+}

@@ -1,0 +1,297 @@
+package org.rdmalab.lab;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import org.rdmalab.control.ConnectionData;
+import org.rdmalab.verbs.MemoryRegion;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.ReceiveWorkRequest;
+import org.rdmalab.verbs.SendFlag;
+import org.rdmalab.verbs.SendWorkRequest;
+import org.rdmalab.verbs.WorkCompletion;
+import org.rdmalab.verbs.WrOpcode;
+
+/** Posting work requests, polling completions, and looking at the buffer. */
+final class DataSteps {
+
+    private DataSteps() {
+    }
+
+    /** Text of a buffer up to its first NUL, as C's {@code %s} prints it. */
+    static String cString(byte[] bytes) {
+        int end = 0;
+        while (end < bytes.length && bytes[end] != 0) {
+            end++;
+        }
+        return new String(bytes, 0, end, StandardCharsets.ISO_8859_1);
+    }
+
+    /** {@code ibv_post_recv} of the buffer. */
+    static final class PostRecv extends Step {
+
+        PostRecv(int length) {
+            super("post-recv", "Post RECV",
+                    Parameter.integer("wr_id", "id returned in the completion", 0, 0, Integer.MAX_VALUE),
+                    Parameter.integer("length", "bytes the receive can hold", length, 0, 1 << 30));
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return """
+                    sge.addr = (uintptr_t) res->buf;
+                    sge.length = %d;
+                    sge.lkey = res->mr->lkey;
+                    rr.next = NULL;
+                    rr.wr_id = %d;
+                    rr.sg_list = &sge;
+                    rr.num_sge = 1;
+                    rc = ibv_post_recv(res->qp, &rr, &bad_wr);""".formatted(parameter("length").asInt(),
+                    parameter("wr_id").asInt());
+        }
+
+        @Override
+        public Optional<String> blockedBy(LabSession session) {
+            if (session.qp() == null) {
+                return Optional.of("create the QP first");
+            }
+            return session.mr() == null ? Optional.of("register the MR first") : Optional.empty();
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) throws Exception {
+            int length = Math.min(parameter("length").asInt(), session.mr().length());
+            session.qp().postRecv(ReceiveWorkRequest.of(parameter("wr_id").asInt(), session.mr().sge(0, length)));
+            session.emit(new LabEvent.VerbCall("ibv_post_recv", "RECV of " + length + " bytes", true));
+            session.print("Receive Request was posted");
+            return StepResult.ok("RECV of " + length + " bytes posted");
+        }
+    }
+
+    /** {@code ibv_post_send} of one WR of a chosen opcode. */
+    static final class PostSend extends Step {
+
+        static final List<String> OPCODES = List.of("RDMA_WRITE", "RDMA_WRITE_WITH_IMM", "SEND", "SEND_WITH_IMM",
+                "RDMA_READ", "ATOMIC_FETCH_AND_ADD", "ATOMIC_CMP_AND_SWP");
+
+        PostSend(WrOpcode opcode, int length) {
+            super("post-" + opcode.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
+                    "Post " + opcode.name().replace("RDMA_", "RDMA ").replace('_', ' '),
+                    Parameter.choice("opcode", "what to do", opcode.name(), OPCODES),
+                    Parameter.integer("wr_id", "id returned in the completion", 0, 0, Integer.MAX_VALUE),
+                    Parameter.integer("length", "bytes (atomics: 8)", length, 0, 1 << 30),
+                    Parameter.integer("remote_offset", "offset into the peer's buffer", 0, 0, 1 << 30),
+                    Parameter.hex("imm_data", "immediate data (WITH_IMM opcodes)", 0, 0, 0xffffffffL),
+                    Parameter.integer("compare_add", "atomic: add value, or compare value", 0, Long.MIN_VALUE,
+                            Long.MAX_VALUE),
+                    Parameter.integer("swap", "atomic CMP_AND_SWP: new value", 0, Long.MIN_VALUE, Long.MAX_VALUE));
+        }
+
+        WrOpcode opcode() {
+            return WrOpcode.valueOf(parameter("opcode").value());
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            WrOpcode opcode = opcode();
+            StringBuilder code = new StringBuilder()
+                    .append("sge.addr = (uintptr_t) res->buf;\n")
+                    .append("sge.length = ").append(parameter("length").asInt()).append(";\n")
+                    .append("sge.lkey = res->mr->lkey;\n")
+                    .append("memset(&sr, 0, sizeof(sr));\n")
+                    .append("sr.wr_id = ").append(parameter("wr_id").asInt()).append(";\n")
+                    .append("sr.sg_list = &sge;\nsr.num_sge = 1;\n")
+                    .append("sr.opcode = ").append(opcode.cName()).append(";\n")
+                    .append("sr.send_flags = IBV_SEND_SIGNALED;\n");
+            if (opcode.hasImmediate()) {
+                code.append(String.format("sr.imm_data = htonl(0x%x);%n", parameter("imm_data").asLong()));
+            }
+            String remote = "res->remote_props.addr" + (parameter("remote_offset").asInt() == 0 ? ""
+                    : " + " + parameter("remote_offset").asInt());
+            if (opcode.isAtomic()) {
+                code.append("sr.wr.atomic.remote_addr = ").append(remote).append(";\n")
+                        .append("sr.wr.atomic.rkey = res->remote_props.rkey;\n")
+                        .append("sr.wr.atomic.compare_add = ").append(parameter("compare_add").value()).append(";\n");
+                if (opcode == WrOpcode.ATOMIC_CMP_AND_SWP) {
+                    code.append("sr.wr.atomic.swap = ").append(parameter("swap").value()).append(";\n");
+                }
+            } else if (opcode != WrOpcode.SEND && opcode != WrOpcode.SEND_WITH_IMM) {
+                code.append("sr.wr.rdma.remote_addr = ").append(remote).append(";\n")
+                        .append("sr.wr.rdma.rkey = res->remote_props.rkey;\n");
+            }
+            return code.append("rc = ibv_post_send(res->qp, &sr, &bad_wr);").toString();
+        }
+
+        @Override
+        public Optional<String> blockedBy(LabSession session) {
+            if (session.qp() == null) {
+                return Optional.of("create the QP first");
+            }
+            if (session.qp().state() != QpState.RTS) {
+                return Optional.of("bring the QP to RTS first (it is " + session.qp().state().name() + ")");
+            }
+            return session.remoteData().isEmpty() ? Optional.of("exchange connection data first") : Optional.empty();
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) throws Exception {
+            WrOpcode opcode = opcode();
+            MemoryRegion mr = session.mr();
+            ConnectionData remote = session.remoteData().orElseThrow();
+            int length = opcode.isAtomic() ? 8 : Math.min(parameter("length").asInt(), mr.length());
+            long remoteAddress = remote.addr() + parameter("remote_offset").asInt();
+            SendWorkRequest request = new SendWorkRequest(parameter("wr_id").asInt(), List.of(mr.sge(0, length)), opcode,
+                    SendFlag.SIGNALED.value(), (int) parameter("imm_data").asLong(), remoteAddress, remote.rkey(),
+                    parameter("compare_add").asLong(), parameter("swap").asLong());
+            session.qp().postSend(request);
+            String what = String.format("%s of %d bytes", opcode.cName(), length)
+                    + (opcode == WrOpcode.SEND || opcode == WrOpcode.SEND_WITH_IMM ? ""
+                    : String.format(" at remote 0x%x rkey 0x%x", remoteAddress, remote.rkey()));
+            session.emit(new LabEvent.VerbCall("ibv_post_send", what, true));
+            String verb = switch (opcode) {
+                case SEND, SEND_WITH_IMM -> "Send";
+                case RDMA_READ -> "RDMA Read";
+                case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> "RDMA Write";
+                default -> "Atomic";
+            };
+            session.print(verb + " Request was posted");
+            return StepResult.ok(what + " posted");
+        }
+    }
+
+    /** {@code poll_completion}: poll the CQ for one completion for at most the timeout. */
+    static final class PollCq extends Step {
+
+        PollCq(String purpose, long timeoutMillis) {
+            super("poll-cq-" + purpose.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-"),
+                    "Poll CQ (" + purpose + ")",
+                    Parameter.integer("timeout_ms", "MAX_POLL_CQ_TIMEOUT", timeoutMillis, 1, 600_000));
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return """
+                    gettimeofday(&cur_time, NULL);
+                    start_time_msec = (cur_time.tv_sec * 1000) + (cur_time.tv_usec / 1000);
+                    do {
+                        poll_result = ibv_poll_cq(res->cq, 1, &wc);
+                        gettimeofday(&cur_time, NULL);
+                        cur_time_msec = (cur_time.tv_sec * 1000) + (cur_time.tv_usec / 1000);
+                    } while ((poll_result == 0) && ((cur_time_msec - start_time_msec) < %d));""".formatted(
+                    parameter("timeout_ms").asInt());
+        }
+
+        @Override
+        public Optional<String> blockedBy(LabSession session) {
+            return session.cq() == null ? Optional.of("create the CQ first") : Optional.empty();
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) throws Exception {
+            Optional<WorkCompletion> polled = session.cq().pollOne(Duration.ofMillis(parameter("timeout_ms").asLong()));
+            if (polled.isEmpty()) {
+                session.print("completion wasn't found in the CQ after timeout");
+                return StepResult.failed("no completion within " + parameter("timeout_ms").asLong() + " ms");
+            }
+            WorkCompletion completion = polled.get();
+            session.emit(new LabEvent.Completion(completion));
+            if (!completion.isSuccess()) {
+                session.print(String.format("got bad completion with status: 0x%x, vendor syndrome: 0x%x",
+                        completion.status().value(), completion.vendorError()));
+                return StepResult.failed(completion.status().cName() + " (" + completion.status().text() + ")",
+                        completion.toString());
+            }
+            session.print("completion was found in CQ with status 0x0");
+            return StepResult.ok(completion.toString());
+        }
+    }
+
+    /** {@code strcpy(res->buf, ...)}: the CPU writes the local buffer. */
+    static final class WriteBuffer extends Step {
+
+        WriteBuffer(String text) {
+            super("write-buffer", "Write the local buffer", Parameter.text("text", "what to put in the buffer", text));
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return "strcpy(res->buf, \"%s\");".formatted(parameter("text").value());
+        }
+
+        @Override
+        public Optional<String> blockedBy(LabSession session) {
+            return session.mr() == null ? Optional.of("register the MR first") : Optional.empty();
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) {
+            byte[] text = (parameter("text").value() + '\0').getBytes(StandardCharsets.ISO_8859_1);
+            if (text.length > session.mr().length()) {
+                throw new IllegalArgumentException("text: " + text.length + " bytes with the NUL do not fit the "
+                        + session.mr().length() + "-byte buffer");
+            }
+            session.mr().write(0, text);
+            return StepResult.ok("buffer now holds \"" + parameter("text").value() + "\"");
+        }
+    }
+
+    /** Prints the local buffer, as the seed's server does at the end. */
+    static final class ReadBuffer extends Step {
+
+        private final String label;
+
+        ReadBuffer(String label) {
+            super("read-buffer", "Read the local buffer");
+            this.label = label;
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return "fprintf(stdout, \"" + label + ": '%s'\\n\", res->buf);";
+        }
+
+        @Override
+        public Optional<String> blockedBy(LabSession session) {
+            return session.mr() == null ? Optional.of("register the MR first") : Optional.empty();
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) {
+            byte[] bytes = session.mr().read(0, session.mr().length());
+            String text = cString(bytes);
+            session.print(label + ": '" + text + "'");
+            return StepResult.ok("\"" + text + "\"", "bytes: " + Arrays.toString(Arrays.copyOf(bytes,
+                    Math.min(bytes.length, 32))));
+        }
+    }
+
+    /** {@code resources_destroy}: QP, MR, buffer, CQ, PD, device, socket. */
+    static final class Teardown extends Step {
+
+        Teardown() {
+            super("teardown", "Tear down");
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return """
+                    ibv_destroy_qp(res->qp);
+                    ibv_dereg_mr(res->mr);
+                    free(res->buf);
+                    ibv_destroy_cq(res->cq);
+                    ibv_dealloc_pd(res->pd);
+                    ibv_close_device(res->ctx);
+                    close(res->sock);""";
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) {
+            session.close();
+            session.emit(new LabEvent.VerbCall("ibv_close_device", "QP, MR, CQ, PD and context released", true));
+            session.print("test result is 0");
+            return StepResult.ok("everything released");
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package org.rdmalab.lab;
+
+import java.util.List;
+import java.util.Optional;
+import org.rdmalab.verbs.Context;
+import org.rdmalab.verbs.Device;
+import org.rdmalab.verbs.GidEntry;
+import org.rdmalab.verbs.LinkLayer;
+import org.rdmalab.verbs.PortAttributes;
+
+/** Opening the device and choosing port and GID. */
+final class DeviceSteps {
+
+    private DeviceSteps() {
+    }
+
+    /** {@code ibv_get_device_list} + {@code ibv_open_device}. */
+    static final class OpenDevice extends Step {
+
+        OpenDevice(String device) {
+            super("open-device", "Open device", Parameter.text("ib_dev", "device name (ibv_devices lists them)", device));
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return """
+                    struct ibv_device **dev_list = ibv_get_device_list(&num_devices);
+                    for (i = 0; i < num_devices; i++)
+                        if (!strcmp(ibv_get_device_name(dev_list[i]), "%s"))
+                            break;
+                    res->ctx = ibv_open_device(dev_list[i]);
+                    ibv_free_device_list(dev_list);""".formatted(parameter("ib_dev").value());
+        }
+
+        @Override
+        public Optional<String> blockedBy(LabSession session) {
+            return session.context().isPresent() ? Optional.of("the device is already open; reset first") : Optional.empty();
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) throws Exception {
+            Device device = session.backends().find(parameter("ib_dev").value(), session.deviceOptions());
+            Context context = device.open();
+            session.opened(context);
+            session.emit(new LabEvent.VerbCall("ibv_open_device", device.name() + " (" + device.description() + ")", true));
+            session.print("found device " + device.name());
+            return StepResult.ok("opened " + device.name(), device.description());
+        }
+    }
+
+    /** {@code ibv_query_port} + {@code ibv_query_gid}. */
+    static final class QueryPort extends Step {
+
+        QueryPort(int ibPort, String gidIndex) {
+            super("query-port", "Query port and GID",
+                    Parameter.integer("ib_port", "the device port", ibPort, 1, 255),
+                    Parameter.text("gid_idx", "GID index; auto = best by perftest's scoring; -1 = no GRH (the seed)",
+                            gidIndex));
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return """
+                    ibv_query_port(res->ctx, %d, &res->port_attr);
+                    if (config.gid_idx >= 0)
+                        ibv_query_gid(res->ctx, %d, %s, &my_gid);
+                    else
+                        memset(&my_gid, 0, sizeof my_gid);""".formatted(
+                    parameter("ib_port").asInt(), parameter("ib_port").asInt(), parameter("gid_idx").value());
+        }
+
+        @Override
+        public Optional<String> blockedBy(LabSession session) {
+            return session.context().isEmpty() ? Optional.of("open the device first") : Optional.empty();
+        }
+
+        int port() {
+            return parameter("ib_port").asInt();
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) throws Exception {
+            Context context = session.context().orElseThrow();
+            int port = port();
+            PortAttributes attributes = context.queryPort(port);
+            session.portAttributes(attributes);
+            session.emit(new LabEvent.VerbCall("ibv_query_port", "port " + port + " " + attributes.state().cName()
+                    + ", active_mtu " + attributes.activeMtu().bytes() + ", link_layer " + attributes.linkLayer().text()
+                    + ", lid " + attributes.lid(), true));
+            String choice = parameter("gid_idx").value().trim();
+            GidEntry entry;
+            if (choice.equalsIgnoreCase("auto")) {
+                List<GidEntry> table = context.gidTable(port);
+                entry = GidSelection.best(table).orElse(null);
+            } else {
+                int index;
+                try {
+                    index = Integer.parseInt(choice);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("gid_idx: '" + choice + "' is not auto, -1 or an index");
+                }
+                entry = index < 0 ? null : context.queryGidEntry(port, index);
+            }
+            session.gidEntry(entry);
+            String gidLine = entry == null
+                    ? "no GID (gid_idx -1: no GRH" + (attributes.linkLayer() == LinkLayer.ETHERNET
+                    ? "; RoCE needs one, RTR will fail)" : ")")
+                    : "GID[" + entry.index() + "] " + entry.gid() + " " + entry.type().text();
+            session.emit(new LabEvent.VerbCall("ibv_query_gid", gidLine, true));
+            return StepResult.ok("port " + port + " " + attributes.state().name() + ", " + gidLine);
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package org.rdmalab.lab;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.rdmalab.verbs.AccessFlag;
+import org.rdmalab.verbs.Mtu;
+import org.rdmalab.verbs.QpCapabilities;
+import org.rdmalab.verbs.WrOpcode;
+
+/**
+ * The step lists of the programs RDMA Lab reproduces: the seed demo (two flows) and
+ * ibv_rc_pingpong. Defaults are those of the C programs (control-protocols.md).
+ */
+public final class Flows {
+
+    /** The seed's message. */
+    public static final String MESSAGE = "HelloWorld";
+    /** MSG_SIZE = strlen(MSG) + 1. */
+    public static final int MESSAGE_SIZE = MESSAGE.length() + 1;
+    /** What the seed's server SENDs in the rc-example flow (same size as the message, and not it). */
+    public static final String SERVER_SEND_TEXT = "ServerSend";
+    /** The seed's InfiniBand port. */
+    public static final int IB_PORT = 1;
+
+    /** The seed's sequences (control-protocols.md, "Ancestor sequence"). */
+    public enum SeedFlow {
+        /** The published ancestor's full sequence: SEND → RECV, sync, client READ then WRITE, sync, server prints. */
+        RC_EXAMPLE("rc-example"),
+        /** Exchange, RTS, sync, client WRITE, sync, server prints. */
+        WRITE_ONLY("write-only");
+
+        private final String label;
+
+        SeedFlow(String label) {
+            this.label = label;
+        }
+
+        /** The command-line name. */
+        public String label() {
+            return label;
+        }
+
+        /** Parses rc-example or write-only. */
+        public static SeedFlow parse(String text) {
+            for (SeedFlow flow : values()) {
+                if (flow.label.equalsIgnoreCase(text.trim())) {
+                    return flow;
+                }
+            }
+            throw new IllegalArgumentException("unknown flow '" + text + "'; valid flows: rc-example, write-only");
+        }
+    }
+
+    /**
+     * Settings shared by the flows, with the seed's defaults.
+     *
+     * @param device device name
+     * @param ibPort device port
+     * @param gidIndex "auto", "-1" or an index
+     * @param size buffer size in bytes (the seed: MSG_SIZE; bigger for --size)
+     * @param mtu path MTU (the seed: 256)
+     * @param pollTimeoutMillis CQ poll timeout (the seed: 2000)
+     */
+    public record Settings(String device, int ibPort, String gidIndex, int size, Mtu mtu, long pollTimeoutMillis) {
+
+        /** The seed's values for {@code device}. */
+        public static Settings seed(String device) {
+            return new Settings(device, IB_PORT, "auto", MESSAGE_SIZE, Mtu.MTU_256, 2000);
+        }
+    }
+
+    private Flows() {
+    }
+
+    /** The seed demo's steps for one role. */
+    public static List<Step> seed(Role role, SeedFlow flow, Settings settings) {
+        int access = AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE);
+        boolean server = role == Role.SERVER;
+        String initial = server && flow == SeedFlow.RC_EXAMPLE ? SERVER_SEND_TEXT : "";
+        List<Step> steps = new ArrayList<>(common(settings, initial, 0, access, QpCapabilities.seed(), 1));
+        steps.add(new ConnectSteps.Connect());
+        steps.add(ConnectSteps.Exchange.both());
+        steps.add(new ModifySteps.ToInit(settings.ibPort(), access));
+        if (flow == SeedFlow.RC_EXAMPLE && !server) {
+            steps.add(new DataSteps.PostRecv(settings.size()));
+        }
+        steps.add(new ModifySteps.ToRtr(settings.ibPort(), settings.mtu(), "0", 0x12));
+        steps.add(new ModifySteps.ToRts(0x12, 6, 0, "0"));
+        steps.add(new ConnectSteps.Sync("Q", "both QPs are ready"));
+        if (flow == SeedFlow.RC_EXAMPLE) {
+            if (server) {
+                steps.add(new DataSteps.PostSend(WrOpcode.SEND, settings.size()));
+                steps.add(new DataSteps.PollCq("SEND", settings.pollTimeoutMillis()));
+            } else {
+                steps.add(new DataSteps.PollCq("RECV", settings.pollTimeoutMillis()));
+                steps.add(new DataSteps.ReadBuffer("Message is"));
+            }
+            steps.add(new ConnectSteps.Sync("R", "the SEND was received"));
+        }
+        if (!server) {
+            if (flow == SeedFlow.RC_EXAMPLE) {
+                steps.add(new DataSteps.PostSend(WrOpcode.RDMA_READ, settings.size()));
+                steps.add(new DataSteps.PollCq("RDMA READ", settings.pollTimeoutMillis()));
+                steps.add(new DataSteps.ReadBuffer("Contents of server's buffer"));
+            }
+            steps.add(new DataSteps.WriteBuffer(MESSAGE));
+            steps.add(new DataSteps.PostSend(WrOpcode.RDMA_WRITE, settings.size()));
+            steps.add(new DataSteps.PollCq("RDMA WRITE", settings.pollTimeoutMillis()));
+        }
+        steps.add(new ConnectSteps.Sync("W", "the client's WRITE is done"));
+        if (server) {
+            steps.add(new DataSteps.ReadBuffer("Contents of server buffer"));
+        }
+        steps.add(new DataSteps.Teardown());
+        return steps;
+    }
+
+    /**
+     * ibv_rc_pingpong's steps: SEND/RECV ping-pong of {@code size}-byte messages.
+     *
+     * @param iterations round trips (ibv_rc_pingpong: 1000)
+     */
+    public static List<Step> pingpong(Role role, Settings settings, int iterations) {
+        int receiveDepth = PingPongStep.RECEIVE_DEPTH;
+        List<Step> steps = new ArrayList<>(common(settings, "", PingPongStep.FILL, AccessFlag.LOCAL_WRITE.value(),
+                new QpCapabilities(1, receiveDepth, 1, 1, 0), receiveDepth + 1));
+        steps.add(new ModifySteps.ToInit(settings.ibPort(), 0));
+        steps.add(new PingPongStep.PostReceives());
+        steps.add(new ConnectSteps.Connect());
+        ModifySteps.ToRtr rtr = new ModifySteps.ToRtr(settings.ibPort(), settings.mtu(), "peer", 12);
+        ModifySteps.ToRts rts = new ModifySteps.ToRts(14, 7, 7, "own");
+        if (role == Role.CLIENT) {
+            steps.add(ConnectSteps.Exchange.both());
+            steps.add(new ConnectSteps.Sync("done", "the client got the server's data"));
+            steps.add(rtr);
+            steps.add(rts);
+        } else {
+            steps.add(ConnectSteps.Exchange.receive());
+            steps.add(rtr);
+            steps.add(rts);
+            steps.add(ConnectSteps.Exchange.send());
+            steps.add(new ConnectSteps.Sync("done", "the client got the server's data"));
+        }
+        steps.add(new PingPongStep(iterations, settings.pollTimeoutMillis()));
+        steps.add(new DataSteps.Teardown());
+        return steps;
+    }
+
+    private static List<Step> common(Settings settings, String initial, int fill, int access, QpCapabilities caps,
+                                     int cqSize) {
+        return List.of(
+                new DeviceSteps.OpenDevice(settings.device()),
+                new DeviceSteps.QueryPort(settings.ibPort(), settings.gidIndex()),
+                new ResourceSteps.AllocatePd(),
+                new ResourceSteps.CreateCq(cqSize),
+                new ResourceSteps.RegisterMr(settings.size(), initial, fill, access),
+                new ResourceSteps.CreateQp(caps, true));
+    }
+}

@@ -1,0 +1,350 @@
+package org.rdmalab.lab;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.rdmalab.control.ConnectionData;
+import org.rdmalab.control.ControlException;
+import org.rdmalab.verbs.CompletionQueue;
+import org.rdmalab.verbs.Context;
+import org.rdmalab.verbs.GidEntry;
+import org.rdmalab.verbs.MemoryRegion;
+import org.rdmalab.verbs.PacketObservable;
+import org.rdmalab.verbs.PortAttributes;
+import org.rdmalab.verbs.ProtectionDomain;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.QueuePair;
+import org.rdmalab.verbs.VerbsException;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+
+/**
+ * One peer's lab: an ordered list of steps over one device and one control link, the verbs
+ * objects they create, and the events they emit. UI-free; the CLI and the GUI drive it and listen.
+ *
+ * <p>Thread rules: steps run on the thread that calls {@link #runNext()} / {@link #runToEnd()}
+ * (never the JavaFX thread: they block up to their timeouts). One thread drives a session at a
+ * time. Listeners are called on the running thread, packet events on the device's thread.
+ */
+public final class LabSession implements AutoCloseable {
+
+    /** The seed's CQ poll timeout (MAX_POLL_CQ_TIMEOUT). */
+    public static final Duration SEED_POLL_TIMEOUT = Duration.ofMillis(2000);
+
+    private final Role role;
+    private final Backends backends;
+    private final DeviceOptions deviceOptions;
+    private final PeerLink link;
+    private final List<Step> steps;
+    private final List<Consumer<LabEvent>> listeners = new CopyOnWriteArrayList<>();
+    private int next;
+
+    private Context context;
+    private AutoCloseable packetSubscription;
+    private PortAttributes portAttributes;
+    private GidEntry gidEntry;
+    private ProtectionDomain pd;
+    private CompletionQueue cq;
+    private MemoryRegion mr;
+    private QueuePair qp;
+    private boolean connected;
+    private ConnectionData local;
+    private ConnectionData remote;
+    private int sendPsn;
+    private int receivesPosted;
+
+    /**
+     * A session of {@code role} with the given steps.
+     *
+     * @param deviceOptions how to configure software devices (their address is this peer's IP)
+     */
+    public LabSession(Role role, Backends backends, DeviceOptions deviceOptions, PeerLink link, List<Step> steps) {
+        this.role = Objects.requireNonNull(role);
+        this.backends = Objects.requireNonNull(backends);
+        this.deviceOptions = Objects.requireNonNull(deviceOptions);
+        this.link = Objects.requireNonNull(link);
+        this.steps = List.copyOf(steps);
+        link.attach(this::emit);
+    }
+
+    /** Server or client. */
+    public Role role() {
+        return role;
+    }
+
+    /** The steps, in order. */
+    public List<Step> steps() {
+        return steps;
+    }
+
+    /** The step that runs next, if any. */
+    public Optional<Step> nextStep() {
+        return next < steps.size() ? Optional.of(steps.get(next)) : Optional.empty();
+    }
+
+    /** True when every step ran successfully. */
+    public boolean finished() {
+        return next == steps.size() && steps.stream().allMatch(step -> step.status() == Step.Status.DONE);
+    }
+
+    /** Adds a listener for every event. */
+    public void addListener(Consumer<LabEvent> listener) {
+        listeners.add(listener);
+    }
+
+    void emit(LabEvent event) {
+        for (Consumer<LabEvent> listener : listeners) {
+            listener.accept(event);
+        }
+    }
+
+    /** Emits a line of program output. */
+    void print(String text) {
+        emit(new LabEvent.Output(text));
+    }
+
+    /**
+     * Runs the next step. A step that cannot run yet fails with the reason; a failed step can be
+     * fixed (edit its parameters) and run again.
+     *
+     * @return the step's result, or empty when all steps have run
+     */
+    public Optional<StepResult> runNext() {
+        if (next >= steps.size()) {
+            return Optional.empty();
+        }
+        Step step = steps.get(next);
+        StepResult result = run(step);
+        if (result.ok()) {
+            next++;
+        }
+        return Optional.of(result);
+    }
+
+    /** Runs steps until one fails or all have run; returns the last result. */
+    public Optional<StepResult> runToEnd() {
+        Optional<StepResult> last = Optional.empty();
+        while (next < steps.size()) {
+            last = runNext();
+            if (last.isPresent() && !last.get().ok()) {
+                break;
+            }
+        }
+        return last;
+    }
+
+    private StepResult run(Step step) {
+        Optional<String> blocked = step.blockedBy(this);
+        StepResult result;
+        if (blocked.isPresent()) {
+            result = StepResult.failed("cannot run yet: " + blocked.get());
+        } else {
+            try {
+                result = step.execute(this);
+            } catch (VerbsException e) {
+                result = StepResult.failed(e.getMessage());
+            } catch (ControlException e) {
+                result = StepResult.failed("control plane: " + e.getMessage());
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                result = StepResult.failed(e.getMessage());
+            } catch (Exception e) {
+                result = StepResult.failed(e.toString());
+            }
+        }
+        step.finish(result);
+        emit(new LabEvent.StepFinished(step, result));
+        return result;
+    }
+
+    /** Tears everything down and puts every step back to PENDING with its parameters kept. */
+    public void reset() {
+        releaseResources();
+        for (Step step : steps) {
+            step.clear();
+        }
+        next = 0;
+    }
+
+    private void releaseResources() {
+        link.close();
+        if (packetSubscription != null) {
+            try {
+                packetSubscription.close();
+            } catch (Exception e) {
+                print("stopping packet events failed: " + e.getMessage());
+            }
+            packetSubscription = null;
+        }
+        if (context != null) {
+            context.close();
+        }
+        context = null;
+        pd = null;
+        cq = null;
+        mr = null;
+        qp = null;
+        portAttributes = null;
+        gidEntry = null;
+        connected = false;
+        local = null;
+        remote = null;
+        receivesPosted = 0;
+    }
+
+    /** Releases the link and every verbs object; idempotent. */
+    @Override
+    public void close() {
+        releaseResources();
+    }
+
+    // ---- state the steps share (package-private) ----
+
+    Backends backends() {
+        return backends;
+    }
+
+    DeviceOptions deviceOptions() {
+        return deviceOptions;
+    }
+
+    PeerLink link() {
+        return link;
+    }
+
+    void opened(Context opened) {
+        context = opened;
+        if (opened instanceof PacketObservable observable) {
+            packetSubscription = observable.subscribe(packet -> emit(new LabEvent.Packet(packet)));
+        }
+    }
+
+    /** The open context, if the device was opened. */
+    public Optional<Context> context() {
+        return Optional.ofNullable(context);
+    }
+
+    PortAttributes portAttributes() {
+        return portAttributes;
+    }
+
+    void portAttributes(PortAttributes attributes) {
+        portAttributes = attributes;
+    }
+
+    /** The GID entry chosen for RoCE (absent when gid_idx is -1). */
+    public Optional<GidEntry> gidEntry() {
+        return Optional.ofNullable(gidEntry);
+    }
+
+    void gidEntry(GidEntry entry) {
+        gidEntry = entry;
+    }
+
+    ProtectionDomain pd() {
+        return pd;
+    }
+
+    void pd(ProtectionDomain created) {
+        pd = created;
+    }
+
+    CompletionQueue cq() {
+        return cq;
+    }
+
+    void cq(CompletionQueue created) {
+        cq = created;
+    }
+
+    /** The registered buffer, once registered. */
+    public Optional<MemoryRegion> memoryRegion() {
+        return Optional.ofNullable(mr);
+    }
+
+    MemoryRegion mr() {
+        return mr;
+    }
+
+    void mr(MemoryRegion created) {
+        mr = created;
+    }
+
+    /** The QP, once created. */
+    public Optional<QueuePair> queuePair() {
+        return Optional.ofNullable(qp);
+    }
+
+    QueuePair qp() {
+        return qp;
+    }
+
+    void qp(QueuePair created) {
+        qp = created;
+    }
+
+    boolean connected() {
+        return connected;
+    }
+
+    void connected(boolean value) {
+        connected = value;
+    }
+
+    /** The first PSN this side sends with (the seed: 0; ibv_rc_pingpong: random 24 bits). */
+    public int sendPsn() {
+        return sendPsn;
+    }
+
+    /** Sets the first send PSN (before the exchange). */
+    public void sendPsn(int psn) {
+        if (psn < 0 || psn > 0xffffff) {
+            throw new IllegalArgumentException("a PSN is 24 bits; " + psn + " does not fit");
+        }
+        sendPsn = psn;
+    }
+
+    int receivesPosted() {
+        return receivesPosted;
+    }
+
+    void receivesPosted(int count) {
+        receivesPosted = count;
+    }
+
+    /** What this peer sent in the exchange. */
+    public Optional<ConnectionData> localData() {
+        return Optional.ofNullable(local);
+    }
+
+    /** What the peer sent in the exchange. */
+    public Optional<ConnectionData> remoteData() {
+        return Optional.ofNullable(remote);
+    }
+
+    void exchanged(ConnectionData sent, ConnectionData received) {
+        local = sent;
+        remote = received;
+    }
+
+    void stateChanged(QpState from, QpState to) {
+        emit(new LabEvent.QpStateChange(LabEvent.Side.LOCAL, qp.qpNum(), from, to));
+        try {
+            link.publishQpState(qp.qpNum(), to);
+        } catch (ControlException e) {
+            print("could not tell the peer the QP state: " + e.getMessage());
+        }
+    }
+
+    /** Every step's id in order (for messages). */
+    List<String> stepIds() {
+        List<String> ids = new ArrayList<>();
+        for (Step step : steps) {
+            ids.add(step.id());
+        }
+        return ids;
+    }
+}

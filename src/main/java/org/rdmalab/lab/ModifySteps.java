@@ -1,0 +1,226 @@
+package org.rdmalab.lab;
+
+import java.util.Optional;
+import org.rdmalab.control.ConnectionData;
+import org.rdmalab.verbs.AccessFlag;
+import org.rdmalab.verbs.AddressVector;
+import org.rdmalab.verbs.BitFlag;
+import org.rdmalab.verbs.GlobalRoute;
+import org.rdmalab.verbs.Mtu;
+import org.rdmalab.verbs.QpAttrMask;
+import org.rdmalab.verbs.QpAttributes;
+import org.rdmalab.verbs.QpState;
+
+/** The three {@code ibv_modify_qp} calls of the seed: RESET → INIT → RTR → RTS. */
+final class ModifySteps {
+
+    private ModifySteps() {
+    }
+
+    /** Common part: an editable mask, the call, the state event. */
+    abstract static class Modify extends Step {
+
+        private final QpState target;
+
+        Modify(String id, String title, QpState target, int mask, Parameter... parameters) {
+            super(id, title, withMask(mask, parameters));
+            this.target = target;
+        }
+
+        private static Parameter[] withMask(int mask, Parameter[] parameters) {
+            Parameter[] all = new Parameter[parameters.length + 1];
+            System.arraycopy(parameters, 0, all, 0, parameters.length);
+            all[parameters.length] = Parameter.text("flags", "attribute mask (names or hex); drop one to see EINVAL",
+                    QpAttrMask.names(mask));
+            return all;
+        }
+
+        int mask() {
+            return QpAttrMask.parse(parameter("flags").value());
+        }
+
+        String maskC() {
+            return "flags = " + BitFlag.cExpression(QpAttrMask.class, mask()) + ";\nrc = ibv_modify_qp(res->qp, &attr, flags);";
+        }
+
+        @Override
+        public Optional<String> blockedBy(LabSession session) {
+            return session.qp() == null ? Optional.of("create the QP first") : Optional.empty();
+        }
+
+        abstract QpAttributes attributes(LabSession session);
+
+        @Override
+        protected StepResult execute(LabSession session) throws Exception {
+            QpState before = session.qp().state();
+            try {
+                session.qp().modify(attributes(session).state(target), mask());
+            } catch (org.rdmalab.verbs.VerbsException e) {
+                session.emit(new LabEvent.VerbCall("ibv_modify_qp", e.getMessage(), false));
+                session.print("failed to modify QP state to " + target.name());
+                throw e;
+            }
+            QpState after = session.qp().state();
+            session.emit(new LabEvent.VerbCall("ibv_modify_qp", before.name() + " → " + after.name(), true));
+            session.stateChanged(before, after);
+            return StepResult.ok("QP 0x" + Integer.toHexString(session.qp().qpNum()) + ": " + before.name() + " → "
+                    + after.name());
+        }
+    }
+
+    /** RESET → INIT. */
+    static final class ToInit extends Modify {
+
+        ToInit(int ibPort, int access) {
+            super("modify-init", "Modify QP to INIT", QpState.INIT,
+                    QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS),
+                    Parameter.integer("port_num", "device port", ibPort, 1, 255),
+                    Parameter.integer("pkey_index", "P_Key table index", 0, 0, 65535),
+                    Parameter.text("qp_access_flags", "what the peer may do to this side's memory",
+                            BitFlag.names(AccessFlag.class, access)));
+        }
+
+        int access() {
+            String text = parameter("qp_access_flags").value();
+            return text.isBlank() || text.equals("none") ? 0 : BitFlag.parse(AccessFlag.class, text);
+        }
+
+        @Override
+        QpAttributes attributes(LabSession session) {
+            return new QpAttributes().portNum(parameter("port_num").asInt()).pkeyIndex(parameter("pkey_index").asInt())
+                    .accessFlags(access());
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return """
+                    memset(&attr, 0, sizeof(attr));
+                    attr.qp_state = IBV_QPS_INIT;
+                    attr.port_num = %d;
+                    attr.pkey_index = %d;
+                    attr.qp_access_flags = %s;
+                    %s""".formatted(parameter("port_num").asInt(), parameter("pkey_index").asInt(),
+                    BitFlag.cExpression(AccessFlag.class, access()), maskC());
+        }
+    }
+
+    /** INIT → RTR: the peer's QPN, PSN and address. */
+    static final class ToRtr extends Modify {
+
+        ToRtr(int ibPort, Mtu mtu, String rqPsn, int minRnrTimer) {
+            super("modify-rtr", "Modify QP to RTR", QpState.RTR,
+                    QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
+                            QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER),
+                    Parameter.choice("path_mtu", "path MTU in bytes", Integer.toString(mtu.bytes()),
+                            java.util.List.of("256", "512", "1024", "2048", "4096")),
+                    Parameter.text("rq_psn", "first PSN expected from the peer (a number, or 'peer')", rqPsn),
+                    Parameter.integer("max_dest_rd_atomic", "READs/atomics the peer may have outstanding", 1, 0, 128),
+                    Parameter.hex("min_rnr_timer", "RNR NAK timer code", minRnrTimer, 0, 31),
+                    Parameter.integer("sl", "service level", 0, 0, 15),
+                    Parameter.integer("hop_limit", "GRH hop limit (IPv4 TTL)", 1, 0, 255),
+                    Parameter.integer("port_num", "device port", ibPort, 1, 255));
+        }
+
+        @Override
+        public Optional<String> blockedBy(LabSession session) {
+            Optional<String> base = super.blockedBy(session);
+            if (base.isPresent()) {
+                return base;
+            }
+            return session.remoteData().isEmpty() ? Optional.of("exchange connection data first") : Optional.empty();
+        }
+
+        int rqPsn(LabSession session) {
+            String text = parameter("rq_psn").value().trim();
+            if (text.equalsIgnoreCase("peer")) {
+                return session.remoteData().map(ConnectionData::psn).orElse(0);
+            }
+            return Integer.decode(text);
+        }
+
+        @Override
+        QpAttributes attributes(LabSession session) {
+            ConnectionData remote = session.remoteData().orElseThrow();
+            int port = parameter("port_num").asInt();
+            AddressVector av = session.gidEntry()
+                    .map(gid -> new AddressVector(new GlobalRoute(remote.gid(), 0, gid.index(),
+                            parameter("hop_limit").asInt(), 0), remote.lid(), parameter("sl").asInt(), 0, 0, port))
+                    .orElseGet(() -> new AddressVector(null, remote.lid(), parameter("sl").asInt(), 0, 0, port));
+            return new QpAttributes().pathMtu(Mtu.ofBytes(Integer.parseInt(parameter("path_mtu").value())))
+                    .destQpNum(remote.qpn()).rqPsn(rqPsn(session))
+                    .maxDestRdAtomic(parameter("max_dest_rd_atomic").asInt())
+                    .minRnrTimer(parameter("min_rnr_timer").asInt()).addressVector(av);
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            String dest = session.remoteData().map(d -> String.format("0x%x", d.qpn())).orElse("remote_con_data.qp_num");
+            String grh = session.gidEntry().map(gid -> """
+                    attr.ah_attr.is_global = 1;
+                    memcpy(&attr.ah_attr.grh.dgid, remote_con_data.gid, 16);
+                    attr.ah_attr.grh.flow_label = 0;
+                    attr.ah_attr.grh.hop_limit = %d;
+                    attr.ah_attr.grh.sgid_index = %d;
+                    attr.ah_attr.grh.traffic_class = 0;
+                    """.formatted(parameter("hop_limit").asInt(), gid.index()))
+                    .orElse("attr.ah_attr.is_global = 0;  /* gid_idx -1: no GRH */\n");
+            return """
+                    memset(&attr, 0, sizeof(attr));
+                    attr.qp_state = IBV_QPS_RTR;
+                    attr.path_mtu = IBV_MTU_%s;
+                    attr.dest_qp_num = %s;
+                    attr.rq_psn = %s;
+                    attr.max_dest_rd_atomic = %d;
+                    attr.min_rnr_timer = 0x%x;
+                    attr.ah_attr.dlid = remote_con_data.lid;
+                    attr.ah_attr.sl = %d;
+                    attr.ah_attr.src_path_bits = 0;
+                    attr.ah_attr.port_num = %d;
+                    %s%s""".formatted(parameter("path_mtu").value(), dest, parameter("rq_psn").value(),
+                    parameter("max_dest_rd_atomic").asInt(), parameter("min_rnr_timer").asInt(),
+                    parameter("sl").asInt(), parameter("port_num").asInt(), grh, maskC());
+        }
+    }
+
+    /** RTR → RTS: the send side's timers and first PSN. */
+    static final class ToRts extends Modify {
+
+        ToRts(int timeout, int retryCount, int rnrRetry, String sqPsn) {
+            super("modify-rts", "Modify QP to RTS", QpState.RTS,
+                    QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
+                            QpAttrMask.SQ_PSN, QpAttrMask.MAX_QP_RD_ATOMIC),
+                    Parameter.hex("timeout", "local ACK timeout: 4.096 us * 2^timeout", timeout, 0, 31),
+                    Parameter.integer("retry_cnt", "transport retries", retryCount, 0, 7),
+                    Parameter.integer("rnr_retry", "RNR retries (7 = infinite)", rnrRetry, 0, 7),
+                    Parameter.text("sq_psn", "first PSN sent (a number, or 'own')", sqPsn),
+                    Parameter.integer("max_rd_atomic", "READs/atomics outstanding", 1, 0, 128));
+        }
+
+        int sqPsn(LabSession session) {
+            String text = parameter("sq_psn").value().trim();
+            return text.equalsIgnoreCase("own") ? session.sendPsn() : Integer.decode(text);
+        }
+
+        @Override
+        QpAttributes attributes(LabSession session) {
+            return new QpAttributes().timeout(parameter("timeout").asInt()).retryCount(parameter("retry_cnt").asInt())
+                    .rnrRetry(parameter("rnr_retry").asInt()).sqPsn(sqPsn(session))
+                    .maxRdAtomic(parameter("max_rd_atomic").asInt());
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return """
+                    memset(&attr, 0, sizeof(attr));
+                    attr.qp_state = IBV_QPS_RTS;
+                    attr.timeout = 0x%x;
+                    attr.retry_cnt = %d;
+                    attr.rnr_retry = %d;
+                    attr.sq_psn = %s;
+                    attr.max_rd_atomic = %d;
+                    %s""".formatted(parameter("timeout").asInt(), parameter("retry_cnt").asInt(),
+                    parameter("rnr_retry").asInt(), parameter("sq_psn").value(), parameter("max_rd_atomic").asInt(),
+                    maskC());
+        }
+    }
+}

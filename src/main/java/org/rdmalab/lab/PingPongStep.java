@@ -1,0 +1,148 @@
+package org.rdmalab.lab;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.ReceiveWorkRequest;
+import org.rdmalab.verbs.SendFlag;
+import org.rdmalab.verbs.SendWorkRequest;
+import org.rdmalab.verbs.WcOpcode;
+import org.rdmalab.verbs.WorkCompletion;
+
+/**
+ * ibv_rc_pingpong's data phase: both sides keep {@value #RECEIVE_DEPTH} receives posted; the
+ * client sends first; each side sends its next message once its previous SEND and a RECV have
+ * completed, until both counted the iterations. Prints its two result lines.
+ */
+final class PingPongStep extends Step {
+
+    /** ibv_rc_pingpong's rx_depth. */
+    static final int RECEIVE_DEPTH = 500;
+    /** ibv_rc_pingpong fills its buffer with this byte. */
+    static final int FILL = 0x7b;
+    private static final long RECV_WR_ID = 1;
+    private static final long SEND_WR_ID = 2;
+
+    PingPongStep(int iterations, long timeoutMillis) {
+        super("pingpong", "Ping-pong SEND/RECV",
+                Parameter.integer("iters", "round trips", iterations, 1, 100_000_000),
+                Parameter.integer("timeout_ms", "longest wait for any one completion", timeoutMillis, 1, 600_000));
+    }
+
+    @Override
+    public String cCode(LabSession session) {
+        return """
+                if (servername)
+                    pp_post_send(ctx);          /* the client starts */
+                while (rcnt < iters || scnt < iters) {
+                    ne = ibv_poll_cq(ctx->cq, 2, wc);
+                    for (i = 0; i < ne; ++i) {
+                        if (wc[i].wr_id == PINGPONG_SEND_WRID) ++scnt;
+                        else { if (--routs <= 1) routs += pp_post_recv(ctx, ctx->rx_depth - routs); ++rcnt; }
+                        ctx->pending &= ~(int) wc[i].wr_id;
+                        if (scnt < iters && !ctx->pending) { pp_post_send(ctx); ctx->pending = RECV | SEND; }
+                    }
+                }""";
+    }
+
+    @Override
+    public Optional<String> blockedBy(LabSession session) {
+        if (session.qp() == null || session.qp().state() != QpState.RTS) {
+            return Optional.of("bring the QP to RTS first");
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    protected StepResult execute(LabSession session) throws Exception {
+        int iterations = parameter("iters").asInt();
+        Duration timeout = Duration.ofMillis(parameter("timeout_ms").asLong());
+        int size = session.mr().length();
+        SendWorkRequest send = SendWorkRequest.send(SEND_WR_ID, session.mr().sge(), SendFlag.SIGNALED.value());
+        ReceiveWorkRequest receive = ReceiveWorkRequest.of(RECV_WR_ID, session.mr().sge());
+        int sent = 0;
+        int received = 0;
+        int posted = session.receivesPosted();
+        boolean sendPending = false;
+        boolean receivePending = true;
+        long start = System.nanoTime();
+        if (session.role() == Role.CLIENT) {
+            session.qp().postSend(send);
+            sendPending = true;
+        }
+        while (received < iterations || sent < iterations) {
+            Optional<WorkCompletion> polled = session.cq().pollOne(timeout);
+            if (polled.isEmpty()) {
+                return StepResult.failed("no completion within " + timeout.toMillis() + " ms after " + sent
+                        + " sends and " + received + " receives");
+            }
+            WorkCompletion completion = polled.get();
+            if (!completion.isSuccess()) {
+                session.emit(new LabEvent.Completion(completion));
+                return StepResult.failed(completion.status().cName() + " (" + completion.status().text() + ")");
+            }
+            if (completion.opcode() == WcOpcode.SEND) {
+                sent++;
+                sendPending = false;
+            } else {
+                received++;
+                receivePending = false;
+                posted--;
+                if (posted <= 1) {
+                    List<ReceiveWorkRequest> more = new ArrayList<>();
+                    for (int i = posted; i < RECEIVE_DEPTH; i++) {
+                        more.add(receive);
+                    }
+                    session.qp().postRecv(more);
+                    posted += more.size();
+                }
+            }
+            if (sent < iterations && !sendPending && !receivePending) {
+                session.qp().postSend(send);
+                sendPending = true;
+                receivePending = true;
+            }
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long bytes = (long) size * iterations * 2;
+        session.print(String.format("%d bytes in %.2f seconds = %.2f Mbit/sec", bytes, seconds, bytes * 8 / seconds / 1e6));
+        session.print(String.format("%d iters in %.2f seconds = %.2f usec/iter", iterations, seconds,
+                seconds * 1e6 / iterations));
+        return StepResult.ok(iterations + " round trips of " + size + " bytes in " + String.format("%.2f s", seconds));
+    }
+
+    /** ibv_rc_pingpong's {@code pp_post_recv(ctx, rx_depth)}. */
+    static final class PostReceives extends Step {
+
+        PostReceives() {
+            super("post-receives", "Post receives",
+                    Parameter.integer("rx_depth", "receives posted up front", RECEIVE_DEPTH, 1, 16384));
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return "routs = pp_post_recv(ctx, %d);".formatted(parameter("rx_depth").asInt());
+        }
+
+        @Override
+        public Optional<String> blockedBy(LabSession session) {
+            return session.qp() == null ? Optional.of("create the QP first") : Optional.empty();
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) throws Exception {
+            int depth = parameter("rx_depth").asInt();
+            List<ReceiveWorkRequest> requests = new ArrayList<>();
+            for (int i = 0; i < depth; i++) {
+                requests.add(ReceiveWorkRequest.of(RECV_WR_ID, session.mr().sge()));
+            }
+            session.qp().postRecv(requests);
+            session.receivesPosted(depth);
+            session.emit(new LabEvent.VerbCall("ibv_post_recv", depth + " receives of " + session.mr().length()
+                    + " bytes", true));
+            return StepResult.ok(depth + " receives posted");
+        }
+    }
+}

@@ -1,0 +1,15 @@
+/**
+ * The UI-free lab model: a {@link org.rdmalab.lab.LabSession} is one peer's ordered list of
+ * {@link org.rdmalab.lab.Step}s (open device, query port and GID, PD, CQ, MR, QP, TCP, exchange,
+ * INIT, RTR, RTS, syncs, posts, polls, buffer, tear down), each with editable
+ * {@link org.rdmalab.lab.Parameter}s carrying the seed's defaults, the C code those parameters
+ * stand for, and a {@link org.rdmalab.lab.StepResult}. {@link org.rdmalab.lab.Flows} builds the
+ * step lists of the seed demo and of ibv_rc_pingpong; {@link org.rdmalab.lab.PeerLinks} gives the
+ * control links (seed, pingpong, lab protocol, in-memory). Sessions emit
+ * {@link org.rdmalab.lab.LabEvent}s that the CLI prints and the GUI draws.
+ *
+ * <p>Uses only the verbs API and the control package: no JavaFX, no backend. Thread rules: a
+ * session is driven by one thread at a time, never the JavaFX thread (steps block up to their
+ * timeouts); listeners run on the driving thread, packet events on the device's transport thread.
+ */
+package org.rdmalab.lab;

@@ -1,0 +1,61 @@
+package org.rdmalab.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The layers of design.md, enforced: a class that reaches across fails the build. */
+class LayeringTest {
+
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void importClasses() {
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("org.rdmalab");
+    }
+
+    @Test
+    void coreLayersKnowNoJavaFxAndNoNativeCode() {
+        noClasses().that().resideInAnyPackage("org.rdmalab.verbs..", "org.rdmalab.lab..", "org.rdmalab.control..")
+                .should().dependOnClassesThat().resideInAnyPackage("javafx..", "jnr..", "com.kenai..", "org.controlsfx..")
+                .check(classes);
+    }
+
+    @Test
+    void verbsKnowsNoBackendAndNoUpperLayer() {
+        noClasses().that().resideInAPackage("org.rdmalab.verbs..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.rdmalab.softroce..", "org.rdmalab.ibverbs..",
+                        "org.rdmalab.lab..", "org.rdmalab.control..", "org.rdmalab.app..", "org.rdmalab.cli..")
+                .check(classes);
+    }
+
+    @Test
+    void backendsNeverImportEachOther() {
+        noClasses().that().resideInAPackage("org.rdmalab.softroce..")
+                .should().dependOnClassesThat().resideInAPackage("org.rdmalab.ibverbs..")
+                .check(classes);
+        noClasses().that().resideInAPackage("org.rdmalab.ibverbs..")
+                .should().dependOnClassesThat().resideInAPackage("org.rdmalab.softroce..")
+                .check(classes);
+    }
+
+    @Test
+    void upperLayersReachBackendsOnlyThroughTheVerbsApi() {
+        noClasses().that().resideInAnyPackage("org.rdmalab.app..", "org.rdmalab.lab..", "org.rdmalab.control..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.rdmalab.softroce..", "org.rdmalab.ibverbs..")
+                .check(classes);
+    }
+
+    @Test
+    void controlAndLabKnowNoUserInterface() {
+        noClasses().that().resideInAnyPackage("org.rdmalab.lab..", "org.rdmalab.control..", "org.rdmalab.softroce..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.rdmalab.app..", "org.rdmalab.cli..", "picocli..")
+                .check(classes);
+    }
+}

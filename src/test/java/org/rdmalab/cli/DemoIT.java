@@ -1,0 +1,194 @@
+package org.rdmalab.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The seed's program as users run it: the packaged jar, server and client in two JVMs. */
+class DemoIT {
+
+    private static final long PROCESS_TIMEOUT_SECONDS = 90;
+
+    @TempDir
+    Path dir;
+
+    private static int freeTcpPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static int freeUdpPort() throws IOException {
+        try (DatagramSocket socket = new DatagramSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private Process start(String name, List<String> args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                System.getProperty("rdmalab.jar", "target/rdma-lab.jar"), "demo"));
+        command.addAll(args);
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve(name).toFile()).start();
+    }
+
+    private String output(String name) throws IOException {
+        return Files.readString(dir.resolve(name), StandardCharsets.UTF_8);
+    }
+
+    private static int await(Process process) throws InterruptedException {
+        if (!process.waitFor(PROCESS_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("the demo did not end within " + PROCESS_TIMEOUT_SECONDS + " s");
+        }
+        return process.exitValue();
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"seed, rc-example", "seed, write-only", "lab, rc-example", "lab, write-only"})
+    void serverPrintsHelloWorld(String protocol, String flow) throws Exception {
+        String tcp = Integer.toString(freeTcpPort());
+        String udp = Integer.toString(freeUdpPort());
+        Path capture = dir.resolve("server.pcap");
+        Process server = start("server.out", List.of("127.0.0.1", "soft0", "--protocol", protocol, "--flow", flow,
+                "--tcp-port", tcp, "--udp-port", udp, "--timeout", "30", "--pcap", capture.toString()));
+        Process client = start("client.out", List.of("127.0.0.2", "soft0", "127.0.0.1", "--protocol", protocol,
+                "--flow", flow, "--tcp-port", tcp, "--udp-port", udp, "--timeout", "30"));
+        assertEquals(0, await(client), () -> outputs());
+        assertEquals(0, await(server), () -> outputs());
+        String serverOut = output("server.out");
+        assertTrue(serverOut.contains("Contents of server buffer: 'HelloWorld'"), serverOut);
+        assertTrue(output("client.out").contains("IBV_WC_SUCCESS opcode IBV_WC_RDMA_WRITE byte_len 11"),
+                output("client.out"));
+        if (protocol.equals("seed")) {
+            assertTrue(serverOut.contains("tcp -> connection block"), serverOut);
+            assertTrue(serverOut.contains("(34 bytes)"), serverOut);
+        } else {
+            assertTrue(serverOut.contains("peer QP 0x"), serverOut);
+        }
+        assertTrue(Files.size(capture) > 24, "the server wrote its packets");
+    }
+
+    @Test
+    void pingpongPrintsItsTwoResultLines() throws Exception {
+        String tcp = Integer.toString(freeTcpPort());
+        String udp = Integer.toString(freeUdpPort());
+        Process server = start("server.out", List.of("127.0.0.1", "soft0", "--protocol", "pingpong", "--iters", "50",
+                "--tcp-port", tcp, "--udp-port", udp));
+        Process client = start("client.out", List.of("127.0.0.2", "soft0", "127.0.0.1", "--protocol", "pingpong",
+                "--iters", "50", "--tcp-port", tcp, "--udp-port", udp));
+        assertEquals(0, await(client), () -> outputs());
+        assertEquals(0, await(server), () -> outputs());
+        for (String name : new String[] {"server.out", "client.out"}) {
+            String out = output(name);
+            assertTrue(out.matches("(?s).*409600 bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec.*"), out);
+            assertTrue(out.matches("(?s).*50 iters in [0-9.]+ seconds = [0-9.]+ usec/iter.*"), out);
+        }
+        assertTrue(output("client.out").matches("(?s).*tcp -> \"0000:[0-9a-f]{6}:[0-9a-f]{6}:[0-9a-f]{32}\" \\(52 bytes\\).*"),
+                output("client.out"));
+    }
+
+    @Test
+    void theSeedsGidIndexMinusOneFailsRtrOnRoceWithTheReason() throws Exception {
+        String tcp = Integer.toString(freeTcpPort());
+        String udp = Integer.toString(freeUdpPort());
+        Process server = start("server.out", List.of("127.0.0.1", "soft0", "--gid-index", "-1", "--tcp-port", tcp,
+                "--udp-port", udp, "--timeout", "10"));
+        Process client = start("client.out", List.of("127.0.0.2", "soft0", "127.0.0.1", "--gid-index", "-1",
+                "--tcp-port", tcp, "--udp-port", udp, "--timeout", "10"));
+        assertEquals(1, await(client));
+        assertEquals(1, await(server));
+        assertTrue(output("client.out").contains("Modify QP to RTR failed: ibv_modify_qp failed: EINVAL"), outputs());
+        assertTrue(output("client.out").contains("is_global"), outputs());
+    }
+
+    @Test
+    void garbageFromThePeerIsOneClearLine() throws Exception {
+        try (ServerSocket fake = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            Thread peer = new Thread(() -> {
+                try (Socket socket = fake.accept(); OutputStream out = socket.getOutputStream()) {
+                    out.write("GET / HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    Thread.sleep(5000);
+                } catch (IOException | InterruptedException e) {
+                    // The test ends the peer.
+                }
+            }, "garbage peer");
+            peer.start();
+            Process client = start("client.out", List.of("127.0.0.2", "soft0", "127.0.0.1", "--tcp-port",
+                    Integer.toString(fake.getLocalPort()), "--udp-port", Integer.toString(freeUdpPort()),
+                    "--timeout", "3"));
+            assertEquals(1, await(client));
+            peer.interrupt();
+            String out = output("client.out");
+            assertTrue(out.contains("rdma-lab demo: Exchange connection data failed: control plane:"), out);
+            assertFalse(out.contains("Exception"), out);
+            assertFalse(out.contains("\tat "), out);
+        }
+    }
+
+    @Test
+    void aPortInUseAndAnUnknownDeviceSayWhatToDo() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            Process server = start("server.out", List.of("127.0.0.1", "soft0", "--tcp-port",
+                    Integer.toString(taken.getLocalPort()), "--udp-port", Integer.toString(freeUdpPort())));
+            assertEquals(1, await(server));
+            assertTrue(output("server.out").contains("already in use"), output("server.out"));
+        }
+        Process unknown = start("unknown.out", List.of("127.0.0.1", "mlx9_9"));
+        assertEquals(1, await(unknown));
+        assertTrue(output("unknown.out").contains("no device named 'mlx9_9'; available: soft0"), output("unknown.out"));
+    }
+
+    @Test
+    void killingTheClientMidTransferIsReportedByTheServerWithinItsTimeouts() throws Exception {
+        String tcp = Integer.toString(freeTcpPort());
+        String udp = Integer.toString(freeUdpPort());
+        Process server = start("server.out", List.of("127.0.0.1", "soft0", "--protocol", "pingpong", "--iters",
+                "100000000", "--tcp-port", tcp, "--udp-port", udp, "--poll-timeout", "2000"));
+        Process client = start("client.out", List.of("127.0.0.2", "soft0", "127.0.0.1", "--protocol", "pingpong",
+                "--iters", "100000000", "--tcp-port", tcp, "--udp-port", udp));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!output("client.out").contains("Modify QP to RTS") && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        Thread.sleep(500);
+        client.destroyForcibly();
+        long killed = System.nanoTime();
+        assertEquals(1, await(server), () -> outputs());
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - killed);
+        assertTrue(seconds < 30, "the server noticed after " + seconds + " s");
+        assertTrue(output("server.out").contains("Ping-pong SEND/RECV failed"), () -> outputs());
+    }
+
+    private String outputs() {
+        try {
+            StringBuilder text = new StringBuilder();
+            for (String name : new String[] {"server.out", "client.out"}) {
+                if (Files.exists(dir.resolve(name))) {
+                    text.append("--- ").append(name).append('\n').append(output(name));
+                }
+            }
+            return text.toString();
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+}
