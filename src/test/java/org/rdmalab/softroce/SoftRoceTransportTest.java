@@ -526,4 +526,31 @@ class SoftRoceTransportTest {
             assertEquals(6, peers.a.counter(Counter.SENT_PKTS));
         }
     }
+
+    @Test
+    void aMessageOverTwoGibibytesIsALocalLengthError() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            ScatterGatherElement huge = new ScatterGatherElement(peers.a.mr.address(), 0x6000_0000, peers.a.mr.lkey());
+            peers.a.qp.postSend(new SendWorkRequest(1, List.of(huge, huge), WrOpcode.RDMA_WRITE, SIGNALED, 0,
+                    peers.b.mr.address(), peers.b.mr.rkey(), 0, 0));
+            peers.run();
+            assertEquals(WcStatus.LOC_LEN_ERR, only(Peers.drain(peers.a)).status());
+            assertEquals(0, peers.a.counter(Counter.SENT_PKTS));
+        }
+    }
+
+    @Test
+    void requestsForAQpThatIsNotReadyAreDroppedAndCounted() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            peers.b.qp.modify(new org.rdmalab.verbs.QpAttributes().state(QpState.ERR),
+                    org.rdmalab.verbs.QpAttrMask.STATE.value());
+            Peers.drain(peers.b);
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED));
+            peers.net.advance(Duration.ofMillis(1));
+            assertEquals(1, peers.b.counter(Counter.RCVD_QP_NOT_READY));
+            assertEquals(0, peers.b.counter(Counter.RCVD_PKTS));
+            assertTrue(Peers.drain(peers.a).isEmpty(), "no answer: the requester waits for its timer");
+        }
+    }
 }
