@@ -16,9 +16,10 @@ import picocli.CommandLine.Option;
         subcommands = {
             DevicesCommand.class,
             TransitionCommand.class,
+            LoopbackCommand.class,
             DemoCommand.class,
-            GuiCommand.class,
             PcapCommand.class,
+            GuiCommand.class,
         })
 public final class Main implements Runnable {
 

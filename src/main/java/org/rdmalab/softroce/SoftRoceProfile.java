@@ -37,14 +37,24 @@ public final class SoftRoceProfile {
     /** rxe's outstanding RDMA READ / atomic limit. */
     public static final int MAX_RD_ATOMIC = 128;
 
+    /** The largest header rxe puts in front of a payload, taken off the link MTU. */
+    static final int MAX_HEADER_LENGTH = 80;
+
     private final Inet4Address address;
     private final int udpPort;
+    private final int linkMtu;
     private final byte[] mac;
 
-    /** The profile of a device bound to {@code address}, sending to UDP {@code udpPort}. */
+    /** The profile of a device bound to {@code address}, sending to UDP {@code udpPort}, on Ethernet. */
     public SoftRoceProfile(Inet4Address address, int udpPort) {
+        this(address, udpPort, 1500);
+    }
+
+    /** The profile of a device on a link with MTU {@code linkMtu}. */
+    public SoftRoceProfile(Inet4Address address, int udpPort, int linkMtu) {
         this.address = address;
         this.udpPort = udpPort;
+        this.linkMtu = linkMtu;
         byte[] ip = address.getAddress();
         this.mac = new byte[] {0x02, 0x00, ip[0], ip[1], ip[2], ip[3]};
     }
@@ -77,9 +87,29 @@ public final class SoftRoceProfile {
         return Gid.linkLocal(mac).interfaceId();
     }
 
-    /** {@code ibv_query_port(1)} as rxe answers it on a 1500-byte Ethernet link. */
+    /** The link MTU the device sits on. */
+    public int linkMtu() {
+        return linkMtu;
+    }
+
+    /**
+     * The active MTU as rxe derives it from its netdev: the link MTU less the largest RoCE header,
+     * rounded down to an InfiniBand MTU (1500 → 1024, 9000 → 4096).
+     */
+    public Mtu activeMtu() {
+        int payload = linkMtu - MAX_HEADER_LENGTH;
+        Mtu active = Mtu.MTU_256;
+        for (Mtu mtu : Mtu.values()) {
+            if (mtu.bytes() <= payload) {
+                active = mtu;
+            }
+        }
+        return active;
+    }
+
+    /** {@code ibv_query_port(1)} as rxe answers it (active MTU from the link MTU). */
     public PortAttributes portAttributes() {
-        return new PortAttributes(PortState.ACTIVE, Mtu.MTU_4096, Mtu.MTU_1024, GID_TABLE_LENGTH,
+        return new PortAttributes(PortState.ACTIVE, Mtu.MTU_4096, activeMtu(), GID_TABLE_LENGTH,
                 0x00890000, MAX_MESSAGE_SIZE, 1, 0, 0, 1, 1, 5, LinkLayer.ETHERNET);
     }
 

@@ -1,7 +1,7 @@
 package org.rdmalab.verbs;
 
 /** {@code enum ibv_gid_type} as {@code ibv_query_gid_ex} reports it. */
-public enum GidType {
+public enum GidType implements Numbered {
     IB(0, "IB"),
     ROCE_V1(1, "RoCE v1"),
     ROCE_V2(2, "RoCE v2");
@@ -15,6 +15,7 @@ public enum GidType {
     }
 
     /** The verbs.h value. */
+    @Override
     public int value() {
         return value;
     }
@@ -26,11 +27,6 @@ public enum GidType {
 
     /** The type with verbs.h value {@code value}. */
     public static GidType of(int value) {
-        for (GidType type : values()) {
-            if (type.value == value) {
-                return type;
-            }
-        }
-        throw new IllegalArgumentException("no ibv_gid_type has value " + value);
+        return Numbered.byValue(GidType.class, value, "ibv_gid_type");
     }
 }

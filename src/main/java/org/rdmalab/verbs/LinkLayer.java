@@ -1,7 +1,7 @@
 package org.rdmalab.verbs;
 
 /** {@code IBV_LINK_LAYER_*}. */
-public enum LinkLayer {
+public enum LinkLayer implements Numbered {
     UNSPECIFIED(0, "Unspecified"),
     INFINIBAND(1, "InfiniBand"),
     ETHERNET(2, "Ethernet");
@@ -15,6 +15,7 @@ public enum LinkLayer {
     }
 
     /** The verbs.h value. */
+    @Override
     public int value() {
         return value;
     }
@@ -26,11 +27,6 @@ public enum LinkLayer {
 
     /** The link layer with verbs.h value {@code value}. */
     public static LinkLayer of(int value) {
-        for (LinkLayer layer : values()) {
-            if (layer.value == value) {
-                return layer;
-            }
-        }
-        throw new IllegalArgumentException("no link layer has value " + value);
+        return Numbered.byValue(LinkLayer.class, value, "link layer");
     }
 }

@@ -1,7 +1,7 @@
 package org.rdmalab.verbs;
 
 /** {@code enum ibv_mig_state}. */
-public enum MigState {
+public enum MigState implements Numbered {
     MIGRATED(0),
     REARM(1),
     ARMED(2);
@@ -13,6 +13,7 @@ public enum MigState {
     }
 
     /** The verbs.h value. */
+    @Override
     public int value() {
         return value;
     }

@@ -1,7 +1,7 @@
 package org.rdmalab.verbs;
 
 /** {@code enum ibv_mtu}: the enum value (1..5) and the byte size it stands for. */
-public enum Mtu {
+public enum Mtu implements Numbered {
     MTU_256(1, 256),
     MTU_512(2, 512),
     MTU_1024(3, 1024),
@@ -17,6 +17,7 @@ public enum Mtu {
     }
 
     /** The verbs.h value (IBV_MTU_1024 = 3). */
+    @Override
     public int value() {
         return value;
     }

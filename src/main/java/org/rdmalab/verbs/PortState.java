@@ -1,7 +1,7 @@
 package org.rdmalab.verbs;
 
 /** {@code enum ibv_port_state}. */
-public enum PortState {
+public enum PortState implements Numbered {
     NOP(0),
     DOWN(1),
     INIT(2),
@@ -16,6 +16,7 @@ public enum PortState {
     }
 
     /** The verbs.h value. */
+    @Override
     public int value() {
         return value;
     }
@@ -27,11 +28,6 @@ public enum PortState {
 
     /** The state with verbs.h value {@code value}. */
     public static PortState of(int value) {
-        for (PortState state : values()) {
-            if (state.value == value) {
-                return state;
-            }
-        }
-        throw new IllegalArgumentException("no ibv_port_state has value " + value);
+        return Numbered.byValue(PortState.class, value, "ibv_port_state");
     }
 }

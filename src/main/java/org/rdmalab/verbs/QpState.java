@@ -1,7 +1,7 @@
 package org.rdmalab.verbs;
 
 /** {@code enum ibv_qp_state}. */
-public enum QpState {
+public enum QpState implements Numbered {
     RESET(0),
     INIT(1),
     RTR(2),
@@ -18,6 +18,7 @@ public enum QpState {
     }
 
     /** The verbs.h value. */
+    @Override
     public int value() {
         return value;
     }
@@ -29,12 +30,7 @@ public enum QpState {
 
     /** The state with verbs.h value {@code value}. */
     public static QpState of(int value) {
-        for (QpState state : values()) {
-            if (state.value == value) {
-                return state;
-            }
-        }
-        throw new IllegalArgumentException("no ibv_qp_state has value " + value);
+        return Numbered.byValue(QpState.class, value, "ibv_qp_state");
     }
 
     /** Parses RTS, rts or IBV_QPS_RTS. */

@@ -1,7 +1,7 @@
 package org.rdmalab.verbs;
 
 /** {@code enum ibv_qp_type}. */
-public enum QpType {
+public enum QpType implements Numbered {
     RC(2),
     UC(3),
     UD(4),
@@ -16,6 +16,7 @@ public enum QpType {
     }
 
     /** The verbs.h value. */
+    @Override
     public int value() {
         return value;
     }
@@ -27,12 +28,7 @@ public enum QpType {
 
     /** The type with verbs.h value {@code value}. */
     public static QpType of(int value) {
-        for (QpType type : values()) {
-            if (type.value == value) {
-                return type;
-            }
-        }
-        throw new IllegalArgumentException("no ibv_qp_type has value " + value);
+        return Numbered.byValue(QpType.class, value, "ibv_qp_type");
     }
 
     /** Parses RC, rc or IBV_QPT_RC. */

@@ -1,7 +1,7 @@
 package org.rdmalab.verbs;
 
 /** {@code enum ibv_wc_opcode}: what a completion reports. */
-public enum WcOpcode {
+public enum WcOpcode implements Numbered {
     SEND(0),
     RDMA_WRITE(1),
     RDMA_READ(2),
@@ -20,6 +20,7 @@ public enum WcOpcode {
     }
 
     /** The verbs.h value. */
+    @Override
     public int value() {
         return value;
     }
@@ -31,11 +32,6 @@ public enum WcOpcode {
 
     /** The opcode with verbs.h value {@code value}. */
     public static WcOpcode of(int value) {
-        for (WcOpcode opcode : values()) {
-            if (opcode.value == value) {
-                return opcode;
-            }
-        }
-        throw new IllegalArgumentException("no ibv_wc_opcode has value " + value);
+        return Numbered.byValue(WcOpcode.class, value, "ibv_wc_opcode");
     }
 }

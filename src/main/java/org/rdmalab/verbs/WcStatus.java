@@ -1,7 +1,7 @@
 package org.rdmalab.verbs;
 
 /** {@code enum ibv_wc_status}, with the texts of {@code ibv_wc_status_str}. */
-public enum WcStatus {
+public enum WcStatus implements Numbered {
     SUCCESS(0, "success"),
     LOC_LEN_ERR(1, "local length error"),
     LOC_QP_OP_ERR(2, "local QP operation error"),
@@ -36,6 +36,7 @@ public enum WcStatus {
     }
 
     /** The verbs.h value. */
+    @Override
     public int value() {
         return value;
     }
@@ -52,11 +53,6 @@ public enum WcStatus {
 
     /** The status with verbs.h value {@code value}. */
     public static WcStatus of(int value) {
-        for (WcStatus status : values()) {
-            if (status.value == value) {
-                return status;
-            }
-        }
-        throw new IllegalArgumentException("no ibv_wc_status has value " + value);
+        return Numbered.byValue(WcStatus.class, value, "ibv_wc_status");
     }
 }

@@ -1,7 +1,7 @@
 package org.rdmalab.verbs;
 
 /** {@code enum ibv_wr_opcode}: what a send work request asks for. */
-public enum WrOpcode {
+public enum WrOpcode implements Numbered {
     RDMA_WRITE(0),
     RDMA_WRITE_WITH_IMM(1),
     SEND(2),
@@ -20,6 +20,7 @@ public enum WrOpcode {
     }
 
     /** The verbs.h value. */
+    @Override
     public int value() {
         return value;
     }
@@ -54,11 +55,6 @@ public enum WrOpcode {
 
     /** The opcode with verbs.h value {@code value}. */
     public static WrOpcode of(int value) {
-        for (WrOpcode opcode : values()) {
-            if (opcode.value == value) {
-                return opcode;
-            }
-        }
-        throw new IllegalArgumentException("no ibv_wr_opcode has value " + value);
+        return Numbered.byValue(WrOpcode.class, value, "ibv_wr_opcode");
     }
 }

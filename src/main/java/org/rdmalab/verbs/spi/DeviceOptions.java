@@ -15,8 +15,13 @@ import java.util.Objects;
  * @param udpPort the RoCEv2 UDP port (4791; tests use others)
  * @param faults a fault spec such as {@code drop=0.05,dup=0.01,seed=7}, or empty for none
  * @param capture a pcap file every packet is written to, or null; devices given the same file share it
+ * @param linkMtu the MTU of the network link under a software device (1500 for Ethernet, 9000 for
+ *     jumbo frames); like rxe, the device derives its active MTU from it
  */
-public record DeviceOptions(Inet4Address address, int udpPort, String faults, Path capture) {
+public record DeviceOptions(Inet4Address address, int udpPort, String faults, Path capture, int linkMtu) {
+
+    /** Ethernet's MTU, the default link under a software device. */
+    public static final int ETHERNET_MTU = 1500;
 
     /** The RoCEv2 UDP destination port assigned by IANA. */
     public static final int ROCE_V2_PORT = 4791;
@@ -24,6 +29,9 @@ public record DeviceOptions(Inet4Address address, int udpPort, String faults, Pa
     public DeviceOptions {
         Objects.requireNonNull(address, "address");
         faults = faults == null ? "" : faults.trim();
+        if (linkMtu < 576 || linkMtu > 65536) {
+            throw new IllegalArgumentException("link MTU " + linkMtu + " is outside 576..65536");
+        }
         if (udpPort < 0 || udpPort > 65535) {
             throw new IllegalArgumentException("UDP port " + udpPort + " is outside 0..65535");
         }
@@ -31,32 +39,37 @@ public record DeviceOptions(Inet4Address address, int udpPort, String faults, Pa
 
     /** 127.0.0.1, UDP 4791. */
     public static DeviceOptions defaults() {
-        return new DeviceOptions(loopback(), ROCE_V2_PORT, "", null);
+        return new DeviceOptions(loopback(), ROCE_V2_PORT, "", null, ETHERNET_MTU);
     }
 
     /** The given address, UDP 4791. */
     public static DeviceOptions at(Inet4Address address) {
-        return new DeviceOptions(address, ROCE_V2_PORT, "", null);
+        return new DeviceOptions(address, ROCE_V2_PORT, "", null, ETHERNET_MTU);
     }
 
     /** The same options bound to another address. */
     public DeviceOptions withAddress(Inet4Address newAddress) {
-        return new DeviceOptions(newAddress, udpPort, faults, capture);
+        return new DeviceOptions(newAddress, udpPort, faults, capture, linkMtu);
     }
 
     /** The same options on another UDP port. */
     public DeviceOptions withUdpPort(int newPort) {
-        return new DeviceOptions(address, newPort, faults, capture);
+        return new DeviceOptions(address, newPort, faults, capture, linkMtu);
     }
 
     /** The same options with another fault spec. */
     public DeviceOptions withFaults(String spec) {
-        return new DeviceOptions(address, udpPort, spec, capture);
+        return new DeviceOptions(address, udpPort, spec, capture, linkMtu);
     }
 
     /** The same options writing a capture to {@code file} (null for none). */
     public DeviceOptions withCapture(Path file) {
-        return new DeviceOptions(address, udpPort, faults, file);
+        return new DeviceOptions(address, udpPort, faults, file, linkMtu);
+    }
+
+    /** The same options over a link with another MTU (9000 for jumbo frames). */
+    public DeviceOptions withLinkMtu(int mtu) {
+        return new DeviceOptions(address, udpPort, faults, capture, mtu);
     }
 
     /**

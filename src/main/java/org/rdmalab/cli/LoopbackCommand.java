@@ -1,0 +1,193 @@
+package org.rdmalab.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.rdmalab.lab.scenario.LoopbackLab;
+import org.rdmalab.lab.scenario.LoopbackSettings;
+import org.rdmalab.lab.scenario.Scenario;
+import org.rdmalab.lab.scenario.ScenarioPrinter;
+import org.rdmalab.lab.scenario.ScenarioResult;
+import org.rdmalab.lab.scenario.Scenarios;
+import org.rdmalab.verbs.Mtu;
+import org.rdmalab.verbs.VerbsException;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code loopback}: a server and a client soft0 in one process, over real UDP on loopback. */
+@Command(name = "loopback", mixinStandardHelpOptions = true,
+        description = {
+            "Runs a scenario between two software RoCE v2 devices in this process (server on 127.0.0.1,"
+                    + " client on 127.0.0.2, real UDP sockets) and prints every verb and completion.",
+            "Exit 0 when the device did what the scenario teaches, 1 when not, 2 on a usage error."
+        })
+final class LoopbackCommand implements Callable<Integer> {
+
+    /** With faults a lost packet costs a 1.07 s timeout (0x12) and up to 7 of them in a row are allowed. */
+    static final long FAULT_POLL_TIMEOUT_MS = 10_000;
+
+    @Spec
+    CommandSpec spec;
+
+    /** A jumbo-frame link: the active MTU becomes 4096, so every path MTU fits. */
+    static final int JUMBO_MTU = 9000;
+
+    @Option(names = "--scenario", defaultValue = Scenarios.DEFAULT, paramLabel = "NAME",
+            description = "Scenario to run (default ${DEFAULT-VALUE}); --list shows them all.")
+    String scenarioName;
+
+    @Option(names = "--list", description = "List the scenarios and exit.")
+    boolean list;
+
+    @Option(names = "--size", paramLabel = "N",
+            description = "Bytes the bulk scenario moves: 1 to 64M, suffix K or M allowed (default 64K).")
+    String size;
+
+    @Option(names = "--mtu", defaultValue = "256", paramLabel = "N",
+            description = "Path MTU: 256, 512, 1024, 2048 or 4096 (default ${DEFAULT-VALUE}, the seed's IBV_MTU_256).")
+    String mtu;
+
+    @Option(names = "--link-mtu", paramLabel = "N",
+            description = "MTU of the link under the devices; their active MTU follows it as rxe's does"
+                    + " (default 1500, or 9000 when --mtu is above 1024).")
+    Integer linkMtu;
+
+    @Option(names = "--pcap", paramLabel = "FILE", description = "Write every packet of both devices to this pcap file.")
+    Path pcap;
+
+    @Option(names = "--fault", paramLabel = "SPEC",
+            description = "Fault injection for both devices, e.g. drop=0.05,dup=0.01,seed=7.")
+    String fault;
+
+    @Option(names = "--server-address", defaultValue = "127.0.0.1", paramLabel = "IP",
+            description = "IPv4 address of the server's device (default ${DEFAULT-VALUE}).")
+    String serverAddress;
+
+    @Option(names = "--client-address", defaultValue = "127.0.0.2", paramLabel = "IP",
+            description = "IPv4 address of the client's device (default ${DEFAULT-VALUE}).")
+    String clientAddress;
+
+    @Option(names = "--udp-port", defaultValue = "4791", paramLabel = "PORT",
+            description = "RoCE v2 UDP port both devices use (default ${DEFAULT-VALUE}).")
+    int udpPort;
+
+    @Option(names = "--poll-timeout", paramLabel = "MS",
+            description = "How long one completion is polled for, in ms (default 2000 as in the seed;"
+                    + " 10000 with --fault, which covers timeout 0x12 x (retry_cnt 6 + 1)).")
+    Long pollTimeoutMillis;
+
+    @Option(names = "--packets", description = "Also print every packet the devices send, receive or drop.")
+    boolean packets;
+
+    @Override
+    public Integer call() throws VerbsException {
+        PrintWriter out = spec.commandLine().getOut();
+        if (list) {
+            for (Scenario scenario : Scenarios.all()) {
+                out.println(String.format("%-20s %s", scenario.name(), scenario.description()));
+            }
+            out.flush();
+            return 0;
+        }
+        Scenario scenario = Scenarios.find(scenarioName).orElseThrow(() -> new IllegalArgumentException(
+                "unknown scenario '" + scenarioName + "'; valid scenarios: " + String.join(", ", Scenarios.names())));
+        LoopbackSettings settings = settings();
+
+        ScenarioPrinter printer = new ScenarioPrinter(out);
+        LoopbackLab lab = new LoopbackLab(Backends.installed(), settings, printer).reportPackets(packets);
+        lab.findDevices();
+        printer.header(scenario, settings);
+        ScenarioResult result = lab.run(scenario);
+        printer.result(result);
+        if (pcap != null) {
+            out.println(captureLine(pcap, udpPort));
+        }
+        out.flush();
+        return result.asExpected() ? 0 : 1;
+    }
+
+    private LoopbackSettings settings() {
+        if (udpPort < 1 || udpPort > 65535) {
+            throw new IllegalArgumentException("--udp-port " + udpPort + " is outside 1..65535");
+        }
+        boolean faulty = fault != null && !fault.isBlank();
+        long pollMillis = pollTimeoutMillis != null ? pollTimeoutMillis : faulty ? FAULT_POLL_TIMEOUT_MS
+                : LoopbackSettings.SEED_POLL_TIMEOUT.toMillis();
+        if (pollMillis < 1) {
+            throw new IllegalArgumentException("--poll-timeout must be at least 1 ms");
+        }
+        Mtu pathMtu = parseMtu(mtu);
+        int link = linkMtu != null ? linkMtu : pathMtu.bytes() > 1024 ? JUMBO_MTU : DeviceOptions.ETHERNET_MTU;
+        DeviceOptions server = DeviceOptions.defaults().withUdpPort(udpPort)
+                .withAddress(DeviceOptions.parseAddress(serverAddress)).withLinkMtu(link);
+        DeviceOptions client = server.withAddress(DeviceOptions.parseAddress(clientAddress));
+        if (server.address().equals(client.address())) {
+            throw new IllegalArgumentException("--server-address and --client-address must differ: each device"
+                    + " binds its own address on UDP port " + udpPort);
+        }
+        LoopbackSettings settings = new LoopbackSettings("soft0", server, client, pathMtu,
+                size == null ? 0 : parseSize(size), Duration.ofMillis(pollMillis));
+        if (faulty) {
+            settings = settings.withFaults(fault);
+        }
+        if (pcap != null) {
+            Path parent = pcap.toAbsolutePath().getParent();
+            if (parent != null && !Files.isDirectory(parent)) {
+                throw new IllegalArgumentException("--pcap " + pcap + ": the folder " + parent + " does not exist");
+            }
+            settings = settings.withCapture(pcap);
+        }
+        return settings;
+    }
+
+    /** 256..4096 in powers of two, as {@code ibv_mtu} allows. */
+    static Mtu parseMtu(String text) {
+        try {
+            return Mtu.ofBytes(Integer.parseInt(text.trim()));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--mtu '" + text + "' is not one of 256, 512, 1024, 2048, 4096");
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--mtu " + text.trim() + " is not one of 256, 512, 1024, 2048, 4096");
+        }
+    }
+
+    /** "65536", "64K", "1M" → bytes, 1..64 MiB. */
+    static int parseSize(String text) {
+        String trimmed = text.trim().toUpperCase(Locale.ROOT);
+        long factor = 1;
+        if (trimmed.endsWith("K") || trimmed.endsWith("M")) {
+            factor = trimmed.endsWith("K") ? 1024 : 1024 * 1024;
+            trimmed = trimmed.substring(0, trimmed.length() - 1);
+        }
+        long bytes;
+        try {
+            bytes = Math.multiplyExact(Long.parseLong(trimmed), factor);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException("--size '" + text + "' is not a byte count (write 65536, 64K or 1M)");
+        }
+        if (bytes < 1 || bytes > LoopbackSettings.MAX_SIZE) {
+            throw new IllegalArgumentException("--size " + text.trim() + " is outside 1.."
+                    + LoopbackSettings.MAX_SIZE + " bytes (64M)");
+        }
+        return (int) bytes;
+    }
+
+    private static String captureLine(Path file, int port) {
+        long bytes;
+        try {
+            bytes = Files.size(file);
+        } catch (java.io.IOException e) {
+            return "capture: " + file + " was not written (" + e.getMessage() + ")";
+        }
+        String decodeAs = port == DeviceOptions.ROCE_V2_PORT ? "" : " -d udp.port==" + port + ",infiniband";
+        return "capture: " + file + " (" + bytes + " bytes); open it in Wireshark, or: tshark -r " + file
+                + " --disable-protocol rpcordma" + decodeAs;
+    }
+}
