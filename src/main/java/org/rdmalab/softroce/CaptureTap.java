@@ -1,7 +1,6 @@
 package org.rdmalab.softroce;
 
 import java.io.IOException;
-import java.net.Inet4Address;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -80,12 +79,8 @@ final class CaptureTap {
                 }
             }
         }
-        shared.writer.write(epochNanos, toAddress(source), sourcePort, toAddress(destination), destinationPort, tos,
-                ttl, buffer, offset, length);
-    }
-
-    private static Inet4Address toAddress(int ip) {
-        return (Inet4Address) UdpFabric.toAddress(ip);
+        shared.writer.write(epochNanos, source, sourcePort, destination, destinationPort, tos, ttl, buffer, offset,
+                length);
     }
 
     /** Leaves the file; the last user closes it. Idempotent. */

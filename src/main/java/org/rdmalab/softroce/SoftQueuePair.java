@@ -252,11 +252,6 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         QpAttributes attr = requested.copy();
         synchronized (modifyLock) {
             QpState current = state;
-            if (has(mask, QpAttrMask.CUR_STATE) && attr.currentState() != current
-                    && QpTransitions.check(type, current, current, QpAttrMask.STATE.value()).valid()) {
-                throw new VerbsException(verb, Errno.EINVAL, "cur_qp_state " + attr.currentState()
-                        + " does not match the QP's state " + current);
-            }
             QpState target = has(mask, QpAttrMask.STATE) ? attr.state() : current;
             if (target == null || target == QpState.UNKNOWN) {
                 throw new VerbsException(verb, Errno.EINVAL, "qp_state " + target + " is not a state a QP can be moved to");
@@ -264,6 +259,10 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             QpTransitions.Check check = QpTransitions.check(type, current, target, mask);
             if (!check.valid()) {
                 throw new VerbsException(verb, Errno.EINVAL, check.explanation());
+            }
+            if (has(mask, QpAttrMask.CUR_STATE) && attr.currentState() != current) {
+                throw new VerbsException(verb, Errno.EINVAL, "cur_qp_state " + attr.currentState()
+                        + " does not match the QP's state " + current);
             }
             int newPeer = validateAttributes(attr, mask);
             loop.call(verb, LOOP_TIMEOUT, () -> {
@@ -561,7 +560,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         return new SendWqe(request, signaled, inline, length);
     }
 
-    /** {@code ibv_post_recv}: EINVAL in RESET or for too many SGEs, ENOMEM when the receive queue is full. */
+    /** {@code ibv_post_recv}: EINVAL in RESET, for too many SGEs or 2 GiB or more, ENOMEM when the receive queue is full. */
     @Override
     public void postRecv(List<ReceiveWorkRequest> requests) throws VerbsException {
         ensureOpen();
@@ -577,6 +576,11 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             if (request.sgList().size() > capabilities.maxRecvSge()) {
                 failure = new VerbsException(verb, Errno.EINVAL, "num_sge " + request.sgList().size()
                         + " is above the QP's max_recv_sge " + capabilities.maxRecvSge());
+                break;
+            }
+            if (request.totalLength() >= SoftRoceProfile.MAX_MESSAGE_SIZE) {
+                failure = new VerbsException(verb, Errno.EINVAL, "the scatter list holds " + request.totalLength()
+                        + " bytes; a message is at most 2^31 - 1 bytes");
                 break;
             }
             int used = recvUsed.get();
@@ -674,6 +678,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
                     msn = 0;
                     sequenceNakSent = false;
                     inProgress = NONE;
+                    ucDropping = false;
                     resources = new Resource[Math.max(1, maxDestRdAtomic)];
                     nextResource = 0;
                 }
@@ -736,7 +741,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             sendUsed.decrementAndGet();
             sendCq.push(WorkCompletion.error(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(), qpn), false);
         }
-        head = tail = sendIndex;
+        head = tail;
         sendIndex = tail;
         rdOutstanding = 0;
         if (currentRecv != null) {

@@ -178,7 +178,6 @@ final class UdpFabric implements Fabric {
         public void run() {
             while (running) {
                 try {
-                    runTasks();
                     long now = System.nanoTime();
                     long waitNanos = timers.isEmpty() ? 1_000_000_000L : timers.peek().deadline - now;
                     if (waitNanos > 0 && tasks.isEmpty()) {
@@ -193,6 +192,9 @@ final class UdpFabric implements Fabric {
                         selector.selectNow();
                     }
                     selector.selectedKeys().clear();
+                    // Work handed over before a datagram was sent runs before that datagram is
+                    // handled: a receive posted before the peer's SEND must be there for it.
+                    runTasks();
                     receiveAll();
                     runTimers();
                 } catch (Throwable e) {
@@ -217,6 +219,9 @@ final class UdpFabric implements Fabric {
                 SocketAddress from = channel.receive(receiveBuffer);
                 if (from == null) {
                     return;
+                }
+                if (!tasks.isEmpty()) {
+                    runTasks();
                 }
                 InetSocketAddress source = (InetSocketAddress) from;
                 byte[] ip = source.getAddress().getAddress();

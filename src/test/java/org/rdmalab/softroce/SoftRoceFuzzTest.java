@@ -111,4 +111,74 @@ class SoftRoceFuzzTest {
             assertTrue(reconnects > 5, "mutated packets drove the responder into errors: " + reconnects + " " + peers.b.qp.state() + " " + peers.b.soft().queryCounters());
         }
     }
+
+    @Test
+    void mutatedResponsesOnlyEverTouchTheOutstandingReadTarget() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            List<byte[]> responses = new ArrayList<>();
+            peers.net.intercept((src, dst, datagram) -> {
+                if (SoftRoceTransportTest.decode(datagram).opcode().isResponse()) {
+                    responses.add(datagram.clone());
+                }
+                return 1;
+            });
+            peers.a.qp.postSend(SendWorkRequest.read(1, peers.a.mr.sge(0, 3000), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SendFlag.SIGNALED.value()));
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 100), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SendFlag.SIGNALED.value()));
+            peers.a.qp.postSend(SendWorkRequest.fetchAdd(3, peers.a.mr.sge(8, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), 1, SendFlag.SIGNALED.value()));
+            peers.run();
+            assertTrue(Peers.drain(peers.a).size() == 3);
+
+            SplittableRandom random = new SplittableRandom(99);
+            int a = SimulatedNetwork.toInt(DeviceOptions.parseAddress("127.0.0.1"));
+            int b = SimulatedNetwork.toInt(DeviceOptions.parseAddress("127.0.0.2"));
+            byte[] pattern = new byte[peers.a.mr.length()];
+            random.nextBytes(pattern);
+            peers.a.mr.write(0, pattern);
+            MemoryRegion other = peers.a.pd.registerMemory(8192, AccessFlag.LOCAL_WRITE.value());
+            byte[] otherPattern = new byte[8192];
+            random.nextBytes(otherPattern);
+            other.write(0, otherPattern);
+            int rounds = 0;
+            for (int i = 0; i < 20_000; i++) {
+                if (i % 50 == 0) {
+                    // A fresh outstanding READ into [0, 3000) whose real answers never arrive.
+                    peers.net.intercept((src, dst, datagram) -> src == b ? 0 : 1);
+                    if (peers.a.qp.state() != org.rdmalab.verbs.QpState.RTS) {
+                        peers.a.qp.modify(new org.rdmalab.verbs.QpAttributes().state(org.rdmalab.verbs.QpState.RESET),
+                                org.rdmalab.verbs.QpAttrMask.STATE.value());
+                        Peers.connect(peers.a, peers.b, new Peers.Setup(), random.nextInt(8), 0);
+                        rounds++;
+                    }
+                    Peers.drain(peers.a);
+                    peers.a.qp.postSend(SendWorkRequest.read(100 + i, peers.a.mr.sge(0, 3000), peers.b.mr.address(),
+                            peers.b.mr.rkey(), SendFlag.SIGNALED.value()));
+                    peers.net.runUntilIdle(java.time.Duration.ofMillis(1));
+                }
+                byte[] datagram = responses.get(random.nextInt(responses.size())).clone();
+                int flips = 1 + random.nextInt(3);
+                for (int f = 0; f < flips; f++) {
+                    int at = random.nextInt(Math.min(datagram.length - 4, 24));
+                    datagram[at] = (byte) random.nextInt(256);
+                }
+                if (random.nextBoolean()) {
+                    datagram[9] = 0;
+                    datagram[10] = 0;
+                    datagram[11] = (byte) random.nextInt(12);
+                }
+                peers.net.inject(b, 4791, a, 4791, SoftRoceVerbsTest.resign(datagram, b, a));
+                if (i % 10 == 0) {
+                    peers.net.runUntilIdle(java.time.Duration.ofMillis(1));
+                }
+            }
+            peers.net.runUntilIdle(java.time.Duration.ofSeconds(1));
+            byte[] after = peers.a.mr.read(0, pattern.length);
+            assertArrayEquals(java.util.Arrays.copyOfRange(pattern, 3000, pattern.length),
+                    java.util.Arrays.copyOfRange(after, 3000, after.length), "memory outside the READ target");
+            assertArrayEquals(otherPattern, other.read(0, otherPattern.length), "another MR");
+            assertTrue(rounds > 3, "the requester was driven into errors and reconnected: " + rounds);
+        }
+    }
 }

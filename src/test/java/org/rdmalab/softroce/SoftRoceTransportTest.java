@@ -526,4 +526,87 @@ class SoftRoceTransportTest {
             assertEquals(6, peers.a.counter(Counter.SENT_PKTS));
         }
     }
+
+    @Test
+    void aMessageOverTwoGibibytesIsALocalLengthError() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            ScatterGatherElement huge = new ScatterGatherElement(peers.a.mr.address(), 0x6000_0000, peers.a.mr.lkey());
+            peers.a.qp.postSend(new SendWorkRequest(1, List.of(huge, huge), WrOpcode.RDMA_WRITE, SIGNALED, 0,
+                    peers.b.mr.address(), peers.b.mr.rkey(), 0, 0));
+            peers.run();
+            assertEquals(WcStatus.LOC_LEN_ERR, only(Peers.drain(peers.a)).status());
+            assertEquals(0, peers.a.counter(Counter.SENT_PKTS));
+        }
+    }
+
+    @Test
+    void requestsForAQpThatIsNotReadyAreDroppedAndCounted() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            peers.b.qp.modify(new org.rdmalab.verbs.QpAttributes().state(QpState.ERR),
+                    org.rdmalab.verbs.QpAttrMask.STATE.value());
+            Peers.drain(peers.b);
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED));
+            peers.net.advance(Duration.ofMillis(1));
+            assertEquals(1, peers.b.counter(Counter.RCVD_QP_NOT_READY));
+            assertEquals(0, peers.b.counter(Counter.RCVD_PKTS));
+            assertTrue(Peers.drain(peers.a).isEmpty(), "no answer: the requester waits for its timer");
+        }
+    }
+
+    @Test
+    void aWrongDestinationQpNumberEndsInRetryExceeded() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.retryCount = 2;
+        setup.timeout = 8;
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.a.qp.modify(new org.rdmalab.verbs.QpAttributes().state(QpState.RESET),
+                    org.rdmalab.verbs.QpAttrMask.STATE.value());
+            Peers.Side wrong = new Peers.Side();
+            wrong.context = peers.b.context;
+            wrong.qp = new NumberOnly(peers.b.qp.qpNum() + 1);
+            Peers.connect(peers.a, wrong, setup, 0, 0);
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED));
+            peers.run();
+            assertEquals(WcStatus.RETRY_EXC_ERR, only(Peers.drain(peers.a)).status());
+            assertEquals(3, peers.b.counter(Counter.RCVD_UNKNOWN_QP), "first try and two retries");
+        }
+    }
+
+    @Test
+    void mismatchedPsnsEndInRetryExceeded() throws Exception {
+        for (int expected : new int[] {100, 0xFFFFF0}) {
+            Peers.Setup setup = new Peers.Setup();
+            setup.retryCount = 1;
+            setup.timeout = 8;
+            try (Peers peers = Peers.simulated(setup)) {
+                peers.b.qp.modify(new org.rdmalab.verbs.QpAttributes().state(QpState.RESET),
+                        org.rdmalab.verbs.QpAttrMask.STATE.value());
+                Peers.connect(peers.b, peers.a, setup, 0, expected);
+                peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                        peers.b.mr.rkey(), SIGNALED));
+                peers.run();
+                assertEquals(WcStatus.RETRY_EXC_ERR, only(Peers.drain(peers.a)).status(), "rq_psn " + expected);
+                long seen = expected == 100 ? peers.b.counter(Counter.DUPLICATE_REQUEST)
+                        : peers.b.counter(Counter.OUT_OF_SEQ_REQUEST);
+                assertEquals(2, seen, "PSN 0 looks " + (expected == 100 ? "old" : "early") + " to the responder");
+            }
+        }
+    }
+
+    /** Stands in for a peer QP whose number was exchanged wrongly. */
+    private record NumberOnly(int qpNum) implements org.rdmalab.verbs.QueuePair {
+        public org.rdmalab.verbs.QpType type() { return org.rdmalab.verbs.QpType.RC; }
+        public QpState state() { return QpState.RTS; }
+        public org.rdmalab.verbs.ProtectionDomain pd() { return null; }
+        public org.rdmalab.verbs.CompletionQueue sendCq() { return null; }
+        public org.rdmalab.verbs.CompletionQueue recvCq() { return null; }
+        public org.rdmalab.verbs.QpCapabilities capabilities() { return null; }
+        public void modify(org.rdmalab.verbs.QpAttributes attributes, int mask) { }
+        public org.rdmalab.verbs.QpAttributes query(int mask) { return null; }
+        public void postSend(List<SendWorkRequest> requests) { }
+        public void postRecv(List<ReceiveWorkRequest> requests) { }
+        public void close() { }
+    }
 }

@@ -128,4 +128,20 @@ class SoftRoceUdpTest {
         assertEquals(10, result.packets(), String.join("\n", lines));
         assertTrue(lines.get(0).contains("127.0.0.1:4791 -> 127.0.0.2:4791 RC_SEND_ONLY"), lines.get(0));
     }
+
+    @Test
+    void aReceivePostedBeforeThePeerSendsIsAlwaysThereForIt() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.rnrRetry = 0; // an RNR NAK would fail the SEND at once
+        try (Peers peers = Peers.udp(setup, freePort(), null)) {
+            for (int i = 0; i < 300; i++) {
+                peers.b.qp.postRecv(ReceiveWorkRequest.of(i, peers.b.mr.sge(0, 64)));
+                peers.a.qp.postSend(SendWorkRequest.sendWithImm(i, peers.a.mr.sge(0, 16), i, SendFlag.SIGNALED.value()));
+                WorkCompletion sent = await(peers.a);
+                assertTrue(sent.isSuccess(), "round " + i + ": " + sent);
+                assertEquals(i, await(peers.b).immData());
+            }
+            assertEquals(0, peers.b.counter(Counter.SEND_RNR_ERR));
+        }
+    }
 }
