@@ -33,8 +33,11 @@ final class SoftTransport implements Fabric.Receiver {
     private EventLoop loop;
     private CaptureTap capture;
     private int localPort;
-    private long epochBaseNanos;
-    private long loopBaseNanos;
+    /**
+     * One anchor for the whole process, so that devices sharing a capture stamp their packets on
+     * the same time line (a loop's clock is System.nanoTime(), or virtual in simulations).
+     */
+    private static final long EPOCH_MINUS_NANO_TIME = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
     private byte[] heldDatagram;
     private int heldDestination;
     private int heldTos;
@@ -58,8 +61,6 @@ final class SoftTransport implements Fabric.Receiver {
                 transport);
         transport.loop = transport.endpoint.loop();
         transport.localPort = transport.endpoint.localPort();
-        transport.loopBaseNanos = transport.loop.nanoTime();
-        transport.epochBaseNanos = System.currentTimeMillis() * 1_000_000L;
         try {
             transport.capture = CaptureTap.open(device.options().capture(), transport.localIp, transport.localPort);
         } catch (VerbsException e) {
@@ -171,21 +172,23 @@ final class SoftTransport implements Fabric.Receiver {
         if (endpoint == null) {
             return;
         }
+        // Captured before the send: once the datagram is out, the peer's reply may reach a shared
+        // capture first, and a request must never appear after its response.
+        if (capture != null) {
+            capture.write(epochNanos(), localIp, localPort, destinationIp, peerPort, tos, ttl, buffer, offset, length,
+                    true);
+        }
         if (!endpoint.send(destinationIp, peerPort, buffer, offset, length)) {
             count(Counter.SEND_DROPPED);
             event(PacketEvent.Direction.DROPPED, localIp, destinationIp, buffer, offset, length,
                     "the network refused the datagram (socket buffer full)");
             return;
         }
-        if (capture != null) {
-            capture.write(epochNanos(), localIp, localPort, destinationIp, peerPort, tos, ttl, buffer, offset, length,
-                    true);
-        }
         event(PacketEvent.Direction.SENT, localIp, destinationIp, buffer, offset, length, null);
     }
 
     private long epochNanos() {
-        return epochBaseNanos + (loop.nanoTime() - loopBaseNanos);
+        return loop.nanoTime() + EPOCH_MINUS_NANO_TIME;
     }
 
     @Override
