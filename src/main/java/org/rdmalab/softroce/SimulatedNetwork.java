@@ -28,7 +28,7 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  */
 public final class SimulatedNetwork implements Fabric {
 
-    private final PriorityQueue<Event> events = new PriorityQueue<>();
+    private final PriorityQueue<ScheduledTask> events = new PriorityQueue<>();
     private final Map<Long, SimEndpoint> endpoints = new HashMap<>();
     private final long latencyNanos;
     private long now;
@@ -99,7 +99,7 @@ public final class SimulatedNetwork implements Fabric {
     public boolean runUntilIdle(Duration limit) {
         long end = now + limit.toNanos();
         while (!events.isEmpty()) {
-            if (events.peek().time > end) {
+            if (events.peek().deadline > end) {
                 now = end;
                 return false;
             }
@@ -116,7 +116,7 @@ public final class SimulatedNetwork implements Fabric {
     /** Runs every event due within {@code duration}, then sets the clock to the end of it. */
     public void advance(Duration duration) {
         long end = now + duration.toNanos();
-        while (!events.isEmpty() && events.peek().time <= end) {
+        while (!events.isEmpty() && events.peek().deadline <= end) {
             step();
         }
         now = end;
@@ -130,7 +130,7 @@ public final class SimulatedNetwork implements Fabric {
     public boolean runUntil(BooleanSupplier condition, Duration limit) {
         long end = now + limit.toNanos();
         while (!condition.getAsBoolean()) {
-            if (events.isEmpty() || events.peek().time > end) {
+            if (events.isEmpty() || events.peek().deadline > end) {
                 return condition.getAsBoolean();
             }
             step();
@@ -139,15 +139,15 @@ public final class SimulatedNetwork implements Fabric {
     }
 
     private void step() {
-        Event event = events.poll();
-        now = Math.max(now, event.time);
+        ScheduledTask event = events.poll();
+        now = Math.max(now, event.deadline);
         if (!event.cancelled) {
             event.task.run();
         }
     }
 
-    private Event enqueue(long delay, Runnable task) {
-        Event event = new Event(now + Math.max(0, delay), sequence++, task);
+    private ScheduledTask enqueue(long delay, Runnable task) {
+        ScheduledTask event = new ScheduledTask(now + Math.max(0, delay), sequence++, task);
         events.add(event);
         return event;
     }
@@ -251,30 +251,6 @@ public final class SimulatedNetwork implements Fabric {
                 open = false;
                 endpoints.remove(key);
             }
-        }
-    }
-
-    private static final class Event implements EventLoop.Timer, Comparable<Event> {
-        final long time;
-        final long sequence;
-        final Runnable task;
-        boolean cancelled;
-
-        Event(long time, long sequence, Runnable task) {
-            this.time = time;
-            this.sequence = sequence;
-            this.task = task;
-        }
-
-        @Override
-        public void cancel() {
-            cancelled = true;
-        }
-
-        @Override
-        public int compareTo(Event other) {
-            int byTime = Long.compare(time, other.time);
-            return byTime != 0 ? byTime : Long.compare(sequence, other.sequence);
         }
     }
 }

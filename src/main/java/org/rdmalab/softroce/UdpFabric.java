@@ -98,7 +98,7 @@ final class UdpFabric implements Fabric {
         private final int localPort;
         private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
         private final AtomicBoolean sleeping = new AtomicBoolean();
-        private final PriorityQueue<LoopTimer> timers = new PriorityQueue<>();
+        private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
         private final ByteBuffer receiveBuffer = ByteBuffer.allocate(65536);
         private final ByteBuffer sendBuffer = ByteBuffer.allocateDirect(65536);
         private final Map<Long, InetSocketAddress> destinations = new HashMap<>();
@@ -151,7 +151,7 @@ final class UdpFabric implements Fabric {
             if (!inLoop()) {
                 throw new IllegalStateException("timers are scheduled on the transport thread only");
             }
-            LoopTimer timer = new LoopTimer(System.nanoTime() + Math.max(0, delayNanos), timerSequence++, task);
+            ScheduledTask timer = new ScheduledTask(System.nanoTime() + Math.max(0, delayNanos), timerSequence++, task);
             timers.add(timer);
             return timer;
         }
@@ -236,7 +236,7 @@ final class UdpFabric implements Fabric {
         private void runTimers() {
             long now = System.nanoTime();
             while (!timers.isEmpty() && timers.peek().deadline - now <= 0) {
-                LoopTimer timer = timers.poll();
+                ScheduledTask timer = timers.poll();
                 if (!timer.cancelled) {
                     timer.task.run();
                 }
@@ -266,30 +266,6 @@ final class UdpFabric implements Fabric {
             return InetAddress.getByAddress(new byte[] {(byte) (ip >>> 24), (byte) (ip >>> 16), (byte) (ip >>> 8), (byte) ip});
         } catch (UnknownHostException e) {
             throw new AssertionError(e);
-        }
-    }
-
-    private static final class LoopTimer implements EventLoop.Timer, Comparable<LoopTimer> {
-        final long deadline;
-        final long sequence;
-        final Runnable task;
-        boolean cancelled;
-
-        LoopTimer(long deadline, long sequence, Runnable task) {
-            this.deadline = deadline;
-            this.sequence = sequence;
-            this.task = task;
-        }
-
-        @Override
-        public void cancel() {
-            cancelled = true;
-        }
-
-        @Override
-        public int compareTo(LoopTimer other) {
-            int byTime = Long.compare(deadline - other.deadline, 0);
-            return byTime != 0 ? byTime : Long.compare(sequence, other.sequence);
         }
     }
 }
