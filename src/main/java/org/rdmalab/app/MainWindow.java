@@ -20,9 +20,17 @@ public final class MainWindow {
     private MainWindow() {
     }
 
-    /** Loads the main view with a fresh view model. */
+    private static final java.util.concurrent.Executor BACKGROUND = java.util.concurrent.Executors.newSingleThreadExecutor(
+            runnable -> {
+                Thread thread = new Thread(runnable, "rdma-lab background");
+                thread.setDaemon(true);
+                return thread;
+            });
+
+    /** Loads the main view with a fresh view model; device listing runs off the JavaFX thread. */
     public static Scene createScene(String[] args) throws IOException {
-        MainViewModel viewModel = new MainViewModel();
+        MainViewModel viewModel = new MainViewModel(org.rdmalab.verbs.spi.Backends.installed(), BACKGROUND,
+                javafx.application.Platform::runLater);
         FXMLLoader loader = new FXMLLoader(resource(MAIN_VIEW));
         loader.setControllerFactory(type -> {
             if (type == MainView.class) {
