@@ -1672,8 +1672,8 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
     }
 
     /**
-     * A request the responder cannot execute: NAK with {@code code}, complete the receive in use
-     * with {@code recvStatus} (when there is one), and move the QP to ERR (rxe's responder). On UC
+     * A request the responder cannot execute: complete the receive in use with {@code recvStatus}
+     * (when there is one), move the QP to ERR and NAK with {@code code} (rxe's responder). On UC
      * the packet is silently dropped and the message abandoned.
      */
     private void responderError(int psn, int code, WcStatus recvStatus, boolean uc) {
@@ -1682,7 +1682,6 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             ucDropping = true;
             return;
         }
-        sendAcknowledge(Aeth.nak(code, msn), psn);
         if (currentRecv != null && recvStatus != null) {
             RecvWqe recv = currentRecv;
             currentRecv = null;
@@ -1691,6 +1690,8 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             recvCq.push(WorkCompletion.error(recv.wrId, recvStatus, WcOpcode.RECV, qpn), false);
         }
         enterError();
+        // The NAK leaves last: once the requester sees its error, this QP is already in ERR.
+        sendAcknowledge(Aeth.nak(code, msn), psn);
     }
 
     /** UC: no ACKs; a PSN gap abandons the message in progress and waits for the next FIRST or ONLY. */

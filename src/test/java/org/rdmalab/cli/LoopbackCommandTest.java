@@ -83,7 +83,6 @@ class LoopbackCommandTest {
 
     @Test
     void theSeedPrintsEveryStepAndCompletionAndWritesACapture(@TempDir Path dir) throws Exception {
-        SoftDevice.assumeTransport();
         int port = SoftDevice.freeUdpPort();
         Path pcap = dir.resolve("seed.pcap");
         Result result = execute("loopback", "--udp-port", Integer.toString(port), "--pcap", pcap.toString());
@@ -112,7 +111,6 @@ class LoopbackCommandTest {
 
     @Test
     void anErrorScenarioShowsTheStatusesAndExitsZeroWhenTheyHappen() {
-        SoftDevice.assumeTransport();
         int port = SoftDevice.freeUdpPort();
         Result result = execute("loopback", "--scenario", "bad-rkey", "--udp-port", Integer.toString(port));
         assertEquals(0, result.exitCode(), result.out() + result.err());
@@ -123,7 +121,6 @@ class LoopbackCommandTest {
 
     @Test
     void bulkWithFaultsStillVerifies() {
-        SoftDevice.assumeTransport();
         int port = SoftDevice.freeUdpPort();
         Result result = execute("loopback", "--scenario", "bulk", "--size", "32K", "--mtu", "1024",
                 "--fault", "drop=0.05,dup=0.01,reorder=0.02,corrupt=0.001,seed=7", "--udp-port", Integer.toString(port));

@@ -4,15 +4,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
-import org.junit.jupiter.api.Assumptions;
-import org.rdmalab.verbs.Context;
-import org.rdmalab.verbs.Errno;
-import org.rdmalab.verbs.ProtectionDomain;
-import org.rdmalab.verbs.VerbsException;
-import org.rdmalab.verbs.spi.Backends;
-import org.rdmalab.verbs.spi.DeviceOptions;
 
-/** Test helpers for runs on the software device: free UDP ports, and a probe for a device with a transport. */
+/** Test helpers for runs on the software device: UDP ports free on both loopback addresses. */
 public final class SoftDevice {
 
     private SoftDevice() {
@@ -42,20 +35,6 @@ public final class SoftDevice {
             return true;
         } catch (IOException e) {
             return false;
-        }
-    }
-
-    /**
-     * Skips the calling test while soft0 cannot allocate a PD yet (its transport is still being
-     * written: EOPNOTSUPP); any other answer lets the test run and report what the device does.
-     */
-    public static void assumeTransport() {
-        DeviceOptions options = DeviceOptions.defaults().withUdpPort(freeUdpPort());
-        try (Context context = Backends.installed().find("soft0", options).open();
-             ProtectionDomain pd = context.allocatePd()) {
-            pd.handle();
-        } catch (VerbsException e) {
-            Assumptions.assumeTrue(e.errno() != Errno.EOPNOTSUPP, "soft0 has no transport yet: " + e.getMessage());
         }
     }
 }
