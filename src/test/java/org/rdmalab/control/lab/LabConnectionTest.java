@@ -79,6 +79,21 @@ class LabConnectionTest {
     }
 
     @Test
+    void aSyncThatOvertakesASnapshotReplyIsKeptForTheNextSync() throws ControlException {
+        byte[] script = frames(new Hello(1, "peer"), new Sync("W"), new BufferReply(0, HELLO_BUFFER), new Bye());
+        ByteArrayOutputStream sent = new ByteArrayOutputStream();
+        try (LabConnection lab = LabConnection.open(ControlChannel.of(new ByteArrayInputStream(script), sent, "p:1"),
+                "me")) {
+            assertArrayEquals(HELLO_BUFFER, lab.readPeerBuffer(0, HELLO_BUFFER.length));
+            lab.sync("W");
+            lab.finish();
+        }
+        List<LabMessage> messages = decodeAll(sent.toByteArray());
+        assertEquals(List.of(new Hello(1, "me"), new BufferRequest(0, HELLO_BUFFER.length), new Sync("W"), new Bye()),
+                messages);
+    }
+
+    @Test
     void aBufferRequestWithoutASourceIsAnsweredWithAnError() throws ControlException {
         byte[] script = frames(new Hello(1, "peer"), new BufferRequest(0, 4), new Sync("rts"));
         ByteArrayOutputStream sent = new ByteArrayOutputStream();
