@@ -23,12 +23,38 @@ public final class AppLauncher {
 
     private static final long SCREENSHOT_TIMEOUT_SECONDS = 60;
 
+    /** JavaFX's own logger, held strongly: java.util.logging forgets the settings of a logger nobody references. */
+    private static final java.util.logging.Logger PLATFORM_LOGGER =
+            java.util.logging.Logger.getLogger("javafx");
+
     private AppLauncher() {
     }
 
-    /** Opens the window and returns when it is closed. */
+    /**
+     * Opens the window and returns when it is closed.
+     *
+     * @throws IllegalStateException with a sentence saying what to do when there is no display
+     */
     public static void launch(String[] args) {
-        Application.launch(RdmaLabApplication.class, args);
+        quietClasspathWarning();
+        try {
+            Application.launch(RdmaLabApplication.class, args);
+        } catch (UnsupportedOperationException e) {
+            if (String.valueOf(e.getMessage()).contains("DISPLAY")) {
+                throw new IllegalStateException("no display to open the window on (DISPLAY is not set); run RDMA Lab"
+                        + " on a desktop, or use 'gui --screenshot FILE' to render the window without one", e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * JavaFX warns that it was loaded from the class path rather than as modules; the runnable jar
+     * does that on purpose (harmless, as JavaFX's documentation of class-path use says), so the warning is only noise for users.
+     */
+    private static void quietClasspathWarning() {
+        PLATFORM_LOGGER.setFilter(record -> record.getMessage() == null
+                || !record.getMessage().startsWith("Unsupported JavaFX configuration"));
     }
 
     /**
@@ -41,6 +67,7 @@ public final class AppLauncher {
         System.setProperty("monocle.platform", "Headless");
         System.setProperty("prism.order", "sw");
         System.setProperty("java.awt.headless", "true");
+        quietClasspathWarning();
         CompletableFuture<Void> done = new CompletableFuture<>();
         Platform.startup(() -> {
             try {
