@@ -133,7 +133,10 @@ public final class Flows {
      */
     public static List<Step> pingpong(Role role, Settings settings, int iterations) {
         int receiveDepth = PingPongStep.RECEIVE_DEPTH;
-        List<Step> steps = new ArrayList<>(common(settings, "", PingPongStep.FILL, AccessFlag.LOCAL_WRITE.value(),
+        // The client's messages start with the seed's "HelloWorld" (then ibv_rc_pingpong's 0x7b
+        // fill), so the server can show what arrived; ibv_rc_pingpong does not look at the payload.
+        String initial = role == Role.CLIENT ? MESSAGE : "";
+        List<Step> steps = new ArrayList<>(common(settings, initial, PingPongStep.FILL, AccessFlag.LOCAL_WRITE.value(),
                 new QpCapabilities(1, receiveDepth, 1, 1, 0), receiveDepth + 1));
         steps.add(new ModifySteps.ToInit(settings.ibPort(), 0));
         steps.add(new PingPongStep.PostReceives());
@@ -153,6 +156,9 @@ public final class Flows {
             steps.add(new ConnectSteps.Sync("done", "the client got the server's data"));
         }
         steps.add(new PingPongStep(iterations, settings.pollTimeoutMillis()));
+        if (role == Role.SERVER) {
+            steps.add(new DataSteps.ReadBuffer("Last message received"));
+        }
         steps.add(new DataSteps.Teardown());
         return steps;
     }

@@ -106,6 +106,7 @@ class DemoIT {
         }
         assertTrue(output("client.out").matches("(?s).*tcp -> \"0000:[0-9a-f]{6}:[0-9a-f]{6}:[0-9a-f]{32}\" \\(52 bytes\\).*"),
                 output("client.out"));
+        assertTrue(output("server.out").contains("Last message received: 'HelloWorld'"), output("server.out"));
     }
 
     @Test
