@@ -28,9 +28,10 @@ import picocli.CommandLine.Spec;
 /** {@code demo}: the seed's program, server without server_ip, client with it. */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "The seed demo: exchange RDMA connection data over TCP, bring the QPs to RTS, the client",
-            "RDMA-writes \"HelloWorld\" into the server's buffer. Without <server_ip> this is the server.",
-            "Example on one machine:  demo 127.0.0.1 soft0   and   demo 127.0.0.2 soft0 127.0.0.1"
+            "The seed's program: server and client swap RDMA connection data over TCP, bring their QPs to RTS,"
+                    + " and the client RDMA-writes \"HelloWorld\" into the server's buffer.",
+            "Without <server_ip> this is the server. On one machine: 'demo 127.0.0.1 soft0' and"
+                    + " 'demo 127.0.0.2 soft0 127.0.0.1'."
         })
 final class DemoCommand implements Callable<Integer> {
 
