@@ -339,11 +339,22 @@ int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *attr)
 int ibv_query_port(struct ibv_context *context, uint8_t port_num, struct _compat_ibv_port_attr *attr)
 {
     struct ibv_port_attr full;
-    (void) context;
-    if (port_num != 1) {
+    int ports = strcmp(context->device->name, "rxe0") == 0 ? 1 : 2;
+    if (port_num < 1 || port_num > ports) {
         return EINVAL;
     }
     memset(&full, 0, sizeof(full));
+    if (port_num == 2) {
+        /* mlx5_0's second port: an InfiniBand port that is down, with an empty GID table */
+        full.state = IBV_PORT_DOWN;
+        full.max_mtu = IBV_MTU_4096;
+        full.active_mtu = IBV_MTU_4096;
+        full.lid = 7;
+        full.phys_state = 3;
+        full.link_layer = IBV_LINK_LAYER_INFINIBAND;
+        memcpy(attr, &full, offsetof(struct ibv_port_attr, port_cap_flags2));
+        return 0;
+    }
     full.state = IBV_PORT_ACTIVE;
     full.max_mtu = IBV_MTU_4096;
     full.active_mtu = IBV_MTU_1024;

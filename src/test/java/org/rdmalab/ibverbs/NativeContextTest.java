@@ -314,6 +314,11 @@ class NativeContextTest {
         try (Context other = new NativeProvider(library.toString()).devices(DeviceOptions.defaults()).get(1).open()) {
             assertEquals("mlx5_0", other.device().name());
             assertEquals(2, other.queryDevice().physPortCount());
+            PortAttributes second = other.queryPort(2);
+            assertEquals(PortState.DOWN, second.state());
+            assertEquals(LinkLayer.INFINIBAND, second.linkLayer());
+            assertEquals(7, second.lid());
+            assertEquals(List.of(), other.gidTable(2));
         }
     }
 
