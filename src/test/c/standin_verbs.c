@@ -6,6 +6,7 @@
  * a send-queue request reaches the QP named by dest_qp_num, RDMA WRITE/READ copy between
  * registered buffers (rkey and range checked), SEND consumes a posted receive, and completions are
  * pushed to the CQs. Every created object is counted; standin_live_objects() tells how many live.
+ * One lock serializes every entry point (two peers in one process call it from two threads).
  * RDMALAB_STANDIN_ERRNO makes ibv_get_device_list fail with that errno.
  */
 #include <endian.h>
@@ -14,8 +15,21 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
+
+/* One lock over the whole stand-in: two peers in one process call it from two threads. LOCKED
+ * holds it until the function returns. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void unlock(int *unused)
+{
+    (void) unused;
+    pthread_mutex_unlock(&lock);
+}
+
+#define LOCKED pthread_mutex_lock(&lock); __attribute__((cleanup(unlock))) int held_ = 1; (void) held_
 
 #undef ibv_query_port
 #undef ibv_reg_mr
@@ -51,11 +65,13 @@ static uint32_t next_key = 0x100;
 
 int standin_live_objects(void)
 {
+    LOCKED;
     return live;
 }
 
 struct ibv_device **ibv_get_device_list(int *num_devices)
 {
+    LOCKED;
     const char *fail = getenv("RDMALAB_STANDIN_ERRNO");
     if (fail != NULL) {
         errno = atoi(fail);
@@ -74,11 +90,13 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 
 void ibv_free_device_list(struct ibv_device **l)
 {
+    LOCKED;
     (void) l;
 }
 
 const char *ibv_get_device_name(struct ibv_device *device)
 {
+    LOCKED;
     return device->name;
 }
 
@@ -103,6 +121,7 @@ static int push(struct ibv_cq *cq, const struct ibv_wc *wc)
 
 static int standin_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 {
+    LOCKED;
     struct standin_cq *s = (struct standin_cq *) cq;
     int n = 0;
     while (n < num_entries && s->count > 0) {
@@ -115,6 +134,7 @@ static int standin_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc
 
 static int standin_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
+    LOCKED;
     (void) solicited_only;
     ((struct standin_cq *) cq)->armed = 1;
     return 0;
@@ -251,6 +271,7 @@ static int execute(struct standin_qp *self, const struct ibv_send_wr *wr, struct
 
 static int standin_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
+    LOCKED;
     struct standin_qp *self = (struct standin_qp *) qp;
     for (; wr != NULL; wr = wr->next) {
         if (qp->state != IBV_QPS_RTS || wr->num_sge > (int) self->cap.max_send_sge) {
@@ -274,6 +295,7 @@ static int standin_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct i
 
 static int standin_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
+    LOCKED;
     struct standin_qp *self = (struct standin_qp *) qp;
     for (; wr != NULL; wr = wr->next) {
         if (qp->state == IBV_QPS_RESET || self->recv_count == 16 || wr->num_sge != 1
@@ -292,6 +314,7 @@ static int standin_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct i
 
 struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
+    LOCKED;
     struct ibv_context *context = calloc(1, sizeof(*context));
     if (context == NULL) {
         errno = ENOMEM;
@@ -309,6 +332,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 
 int ibv_close_device(struct ibv_context *context)
 {
+    LOCKED;
     free(context);
     live--;
     return 0;
@@ -316,6 +340,7 @@ int ibv_close_device(struct ibv_context *context)
 
 int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *attr)
 {
+    LOCKED;
     memset(attr, 0, sizeof(*attr));
     strcpy(attr->fw_ver, "44.0.0");
     attr->node_guid = htobe64(0x02007ffffe000001ULL);
@@ -338,6 +363,7 @@ int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *attr)
 /* The exported symbol fills the first 48 bytes (up to port_cap_flags2), as libibverbs does. */
 int ibv_query_port(struct ibv_context *context, uint8_t port_num, struct _compat_ibv_port_attr *attr)
 {
+    LOCKED;
     struct ibv_port_attr full;
     int ports = strcmp(context->device->name, "rxe0") == 0 ? 1 : 2;
     if (port_num < 1 || port_num > ports) {
@@ -372,6 +398,7 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num, struct _compat
 int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_index,
                       struct ibv_gid_entry *entry, uint32_t flags, size_t entry_size)
 {
+    LOCKED;
     static const uint8_t link_local[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x00, 0xff, 0xfe, 0, 0, 1};
     static const uint8_t mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 1, 100};
     (void) context;
@@ -394,6 +421,7 @@ int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t g
 
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
+    LOCKED;
     static uint32_t next_handle = 1;
     struct ibv_pd *pd = calloc(1, sizeof(*pd));
     pd->context = context;
@@ -404,6 +432,7 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 
 int ibv_dealloc_pd(struct ibv_pd *pd)
 {
+    LOCKED;
     for (int i = 0; i < MAX_OBJECTS; i++) {
         if ((mrs[i] != NULL && mrs[i]->pd == pd) || (qps[i] != NULL && qps[i]->qp.pd == pd)) {
             return EBUSY;
@@ -417,6 +446,7 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 /* The MR's handle keeps the access flags, so a remote access can be checked. */
 struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
+    LOCKED;
     if ((access & IBV_ACCESS_REMOTE_WRITE) && !(access & IBV_ACCESS_LOCAL_WRITE)) {
         errno = EINVAL;
         return NULL;
@@ -442,6 +472,7 @@ struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int acce
 
 int ibv_dereg_mr(struct ibv_mr *mr)
 {
+    LOCKED;
     for (int i = 0; i < MAX_OBJECTS; i++) {
         if (mrs[i] == mr) {
             mrs[i] = NULL;
@@ -464,6 +495,7 @@ static int *write_end(struct ibv_comp_channel *channel)
 
 struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 {
+    LOCKED;
     int fds[2];
     if (pipe(fds) != 0) {
         return NULL;
@@ -478,6 +510,7 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 
 int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
+    LOCKED;
     close(channel->fd);
     close(*write_end(channel));
     free(channel);
@@ -493,6 +526,7 @@ static int raise_event(struct ibv_cq *cq)
 struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
                              struct ibv_comp_channel *channel, int comp_vector)
 {
+    LOCKED;
     if (cqe < 1 || cqe > 256 || comp_vector != 0) {
         errno = EINVAL;
         return NULL;
@@ -510,6 +544,7 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_cont
 /* Refuses while a QP uses the CQ or events are unacknowledged (libibverbs would wait forever). */
 int ibv_destroy_cq(struct ibv_cq *cq)
 {
+    LOCKED;
     for (int i = 0; i < MAX_OBJECTS; i++) {
         if (qps[i] != NULL && (qps[i]->qp.send_cq == cq || qps[i]->qp.recv_cq == cq)) {
             return EBUSY;
@@ -530,6 +565,7 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void 
     if (read(channel->fd, &event, sizeof(event)) != sizeof(event)) {
         return -1;
     }
+    LOCKED;
     ((struct standin_cq *) event)->unacked++;
     *cq = event;
     *cq_context = event->cq_context;
@@ -538,6 +574,7 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void 
 
 void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 {
+    LOCKED;
     ((struct standin_cq *) cq)->unacked -= (int) nevents;
 }
 
@@ -545,6 +582,7 @@ void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *init)
 {
+    LOCKED;
     if (init->send_cq == NULL || init->recv_cq == NULL || init->srq != NULL || init->qp_type != IBV_QPT_RC
             || init->cap.max_send_wr > 16 || init->cap.max_recv_wr > 16 || init->cap.max_send_sge > 4
             || init->cap.max_recv_sge > 4) {
@@ -597,6 +635,7 @@ static int required(enum ibv_qp_state from, enum ibv_qp_state to)
 
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 {
+    LOCKED;
     struct standin_qp *s = (struct standin_qp *) qp;
     enum ibv_qp_state to = (mask & IBV_QP_STATE) ? attr->qp_state : qp->state;
     int need = required(qp->state, to);
@@ -637,6 +676,7 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 
 int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struct ibv_qp_init_attr *init)
 {
+    LOCKED;
     struct standin_qp *s = (struct standin_qp *) qp;
     (void) mask;
     *attr = s->attr;
@@ -654,6 +694,7 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struct i
 
 int ibv_destroy_qp(struct ibv_qp *qp)
 {
+    LOCKED;
     for (int i = 0; i < MAX_OBJECTS; i++) {
         if (qps[i] == (struct standin_qp *) qp) {
             qps[i] = NULL;
