@@ -583,7 +583,8 @@ void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *init)
 {
     LOCKED;
-    if (init->send_cq == NULL || init->recv_cq == NULL || init->srq != NULL || init->qp_type != IBV_QPT_RC
+    if (init->send_cq == NULL || init->recv_cq == NULL || init->srq != NULL
+            || (init->qp_type != IBV_QPT_RC && init->qp_type != IBV_QPT_UD)
             || init->cap.max_send_wr > 16 || init->cap.max_recv_wr > 16 || init->cap.max_send_sge > 4
             || init->cap.max_recv_sge > 4) {
         errno = EINVAL;

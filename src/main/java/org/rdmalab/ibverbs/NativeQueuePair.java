@@ -244,12 +244,19 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
         }
     }
 
-    /** {@code ibv_post_send} through {@code context->ops.post_send}; bad_wr becomes the failing request's index. */
+    /**
+     * {@code ibv_post_send} through {@code context->ops.post_send}; bad_wr becomes the failing
+     * request's index. EOPNOTSUPP on a UD QP (no address handles yet).
+     */
     @Override
     public void postSend(List<SendWorkRequest> requests) throws VerbsException {
         ensureOpen();
         if (requests.isEmpty()) {
             return;
+        }
+        if (type == QpType.UD) {
+            throw new VerbsException("ibv_post_send", org.rdmalab.verbs.Errno.EOPNOTSUPP, "UD sends need an address "
+                    + "handle (ibv_create_ah), which RDMA Lab's native backend does not bind yet; use an RC QP");
         }
         int sges = requests.stream().mapToInt(request -> request.sgList().size()).sum();
         try (NativeMemory memory = allocateChain(requests.size(), StructSize.SEND_WR.size, sges)) {

@@ -282,6 +282,21 @@ class NativeContextTest {
     }
 
     @Test
+    void aUdSendSaysItIsNotSupportedRatherThanSendingWithoutAnAddressHandle() throws Exception {
+        Pair pair = new Pair(context);
+        QueuePair ud = pair.pd.createQp(new QpInitAttributes(QpType.UD, pair.cqA, pair.cqA, QpCapabilities.seed(),
+                false));
+        VerbsException e = assertThrows(VerbsException.class,
+                () -> ud.postSend(SendWorkRequest.send(1, pair.mrA.sge(0, 1), SIGNALED)));
+        assertEquals(Errno.EOPNOTSUPP, e.errno());
+        assertTrue(e.getMessage().contains("address handle"), e.getMessage());
+        VerbsException rawPacket = assertThrows(VerbsException.class, () -> pair.pd.createQp(
+                new QpInitAttributes(QpType.RAW_PACKET, pair.cqA, pair.cqA, QpCapabilities.seed(), false)));
+        assertEquals("ibv_create_qp", rawPacket.verb());
+        assertEquals(Errno.EINVAL, rawPacket.errno());
+    }
+
+    @Test
     void aChannelReportsAnArmedCqWithinTheTimeout() throws Exception {
         CompletionChannel channel = context.createCompletionChannel();
         Pair pair = new Pair(context, channel);
