@@ -3,9 +3,11 @@ package org.rdmalab.ibverbs;
 import static org.rdmalab.ibverbs.StructField.*;
 
 import java.util.List;
+import java.util.function.IntToLongFunction;
 import jnr.ffi.Pointer;
 import org.rdmalab.verbs.AddressVector;
 import org.rdmalab.verbs.CompletionQueue;
+import org.rdmalab.verbs.Errno;
 import org.rdmalab.verbs.Gid;
 import org.rdmalab.verbs.GlobalRoute;
 import org.rdmalab.verbs.MigState;
@@ -118,7 +120,7 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
     private String explain(int errno, QpState from, QpState to, int mask) {
         String move = type + " QP 0x" + Integer.toHexString(qpNum) + " " + from + " → " + to + " with mask "
                 + QpAttrMask.names(mask);
-        if (errno == org.rdmalab.verbs.Errno.EINVAL.value() && (type == QpType.RC || type == QpType.UC
+        if (errno == Errno.EINVAL.value() && (type == QpType.RC || type == QpType.UC
                 || type == QpType.UD)) {
             QpTransitions.Check check = QpTransitions.check(type, from, to, mask);
             if (!check.valid()) {
@@ -255,7 +257,7 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
             return;
         }
         if (type == QpType.UD) {
-            throw new VerbsException("ibv_post_send", org.rdmalab.verbs.Errno.EOPNOTSUPP, "UD sends need an address "
+            throw new VerbsException("ibv_post_send", Errno.EOPNOTSUPP, "UD sends need an address "
                     + "handle (ibv_create_ah), which RDMA Lab's native backend does not bind yet; use an RC QP");
         }
         int sges = requests.stream().mapToInt(request -> request.sgList().size()).sum();
@@ -344,7 +346,7 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
     }
 
     private VerbsException postFailure(String verb, OpsTable.Result result, NativeMemory memory, int requestSize,
-                                       int count, java.util.function.IntToLongFunction wrId) {
+                                       int count, IntToLongFunction wrId) {
         int errno = Native.errnoOf(result.value(), result.errno());
         long bad = memory.pointer().getLong(memory.size() - 8);
         long index = bad == 0 ? -1 : (bad - memory.address()) / requestSize;

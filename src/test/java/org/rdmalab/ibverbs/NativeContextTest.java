@@ -282,6 +282,20 @@ class NativeContextTest {
     }
 
     @Test
+    void aReceiveQueueThatIsFullRefusesTheRequestsThatDoNotFit() throws Exception {
+        Pair pair = new Pair(context);
+        pair.connect();
+        VerbsException full = assertThrows(VerbsException.class, () -> pair.b.postRecv(List.of(
+                ReceiveWorkRequest.of(20, pair.mrB.sge(0, 8)), ReceiveWorkRequest.of(21, pair.mrB.sge(8, 8)))));
+        assertEquals("ibv_post_recv", full.verb());
+        assertEquals(Errno.ENOMEM, full.errno());
+        assertTrue(full.getMessage().contains("request #1 (wr_id 21) and the ones after it were not posted"),
+                full.getMessage());
+        pair.a.postSend(SendWorkRequest.send(22, pair.mrA.sge(0, 8), SIGNALED));
+        assertEquals(20, pair.cqB.pollOne(Duration.ofSeconds(2)).orElseThrow().wrId(), "the first receive was posted");
+    }
+
+    @Test
     void aUdSendSaysItIsNotSupportedRatherThanSendingWithoutAnAddressHandle() throws Exception {
         Pair pair = new Pair(context);
         QueuePair ud = pair.pd.createQp(new QpInitAttributes(QpType.UD, pair.cqA, pair.cqA, QpCapabilities.seed(),
