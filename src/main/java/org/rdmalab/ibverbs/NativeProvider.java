@@ -2,9 +2,7 @@ package org.rdmalab.ibverbs;
 
 import java.util.ArrayList;
 import java.util.List;
-import jnr.ffi.LibraryLoader;
 import jnr.ffi.Pointer;
-import jnr.ffi.Runtime;
 import jnr.ffi.byref.IntByReference;
 import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.Errno;
@@ -14,9 +12,9 @@ import org.rdmalab.verbs.spi.VerbsProvider;
 
 /**
  * The native backend: the real {@code libibverbs.so.1} through jnr-ffi. It lists the devices the
- * library sees (rxe, mlx5, ...). On a kernel without RDMA support the library answers ENOSYS, and
- * without the library installed it says which package to install; both are reported as a
- * {@link VerbsException}, never as a crash.
+ * library sees (rxe, mlx5, ...) and opens them. On a kernel without RDMA support the library
+ * answers ENOSYS, and without the library installed it says which package to install; both are
+ * reported as a {@link VerbsException}, never as a crash.
  */
 public final class NativeProvider implements VerbsProvider {
 
@@ -25,7 +23,7 @@ public final class NativeProvider implements VerbsProvider {
 
     private final String libraryName;
 
-    /** The provider over the system's libibverbs. */
+    /** The provider over the system's libibverbs, or the library system property {@code rdmalab.libibverbs} names. */
     public NativeProvider() {
         this(System.getProperty("rdmalab.libibverbs", LIBRARY));
     }
@@ -40,28 +38,44 @@ public final class NativeProvider implements VerbsProvider {
         return "libibverbs";
     }
 
+    /** {@code ibv_get_device_list}: the names of the devices the library sees. */
     @Override
     public List<Device> devices(DeviceOptions options) throws VerbsException {
-        LibIbverbs library = load();
-        IntByReference count = new IntByReference();
-        Pointer list = library.ibv_get_device_list(count);
-        if (list == null) {
-            int errno = Runtime.getRuntime(library).getLastError();
-            throw new VerbsException("ibv_get_device_list", errno, explain(errno), null);
-        }
-        try {
-            List<Device> devices = new ArrayList<>();
-            int n = count.intValue();
-            for (int i = 0; i < n; i++) {
-                Pointer device = list.getPointer((long) i * Runtime.getRuntime(library).addressSize());
+        Native library = Native.load(libraryName);
+        List<Device> devices = new ArrayList<>();
+        for (String name : withDeviceList(library, (list, count) -> {
+            List<String> names = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                Pointer device = list.getPointer((long) i * library.runtime.addressSize());
                 if (device == null) {
                     break;
                 }
-                devices.add(new NativeDevice(library.ibv_get_device_name(device)));
+                names.add(library.verbs.ibv_get_device_name(device));
             }
-            return devices;
+            return names;
+        })) {
+            devices.add(new NativeDevice(library, name));
+        }
+        return devices;
+    }
+
+    /** What to do with the device list while it is held. */
+    interface ListUser<T> {
+        T use(Pointer list, int count) throws VerbsException;
+    }
+
+    /** Runs {@code user} over a fresh {@code ibv_get_device_list}, freeing the list afterwards. */
+    static <T> T withDeviceList(Native library, ListUser<T> user) throws VerbsException {
+        IntByReference count = new IntByReference();
+        Pointer list = library.verbs.ibv_get_device_list(count);
+        if (list == null) {
+            int errno = library.lastError();
+            throw new VerbsException("ibv_get_device_list", errno, explain(errno), null);
+        }
+        try {
+            return user.use(list, count.intValue());
         } finally {
-            library.ibv_free_device_list(list);
+            library.verbs.ibv_free_device_list(list);
         }
     }
 
@@ -70,14 +84,5 @@ public final class NativeProvider implements VerbsProvider {
             return "Failed to get IB devices list: this kernel has no RDMA support (load rdma_rxe or use soft0)";
         }
         return "Failed to get IB devices list";
-    }
-
-    private LibIbverbs load() throws VerbsException {
-        try {
-            return LibraryLoader.create(LibIbverbs.class).failImmediately().load(libraryName);
-        } catch (LinkageError | RuntimeException e) {
-            throw new VerbsException("dlopen", Errno.ENOENT.value(), libraryName
-                    + " could not be loaded (apt-get install libibverbs1 ibverbs-providers)", e);
-        }
     }
 }

@@ -1,7 +1,15 @@
 /**
- * The native backend over the real {@code libibverbs.so.1} through jnr-ffi. Today it lists the
- * devices libibverbs sees and reports its errors (no library, ENOSYS on a kernel without RDMA);
- * opening native devices is not implemented yet. Calls are made on the caller's thread and read
- * errno right after the call. Never imported by the software backend, and never imports it.
+ * The native backend over the real {@code libibverbs.so.1} through jnr-ffi: it lists devices,
+ * opens them and implements the verbs API (query device/port/GID, PD, MR over native memory it
+ * owns, CQ, completion channel, QP create/modify/query/destroy, posting and polling; UD sends, which need an
+ * address handle, are refused with EOPNOTSUPP). The inline verbs
+ * (post_send, post_recv, poll_cq, req_notify_cq) are called through the context's ops table with
+ * jffi. Struct offsets live in {@code StructField} and are checked against the
+ * installed header by the tests. Errors (no library, ENOSYS on a kernel without RDMA, a failed
+ * verb) are {@link org.rdmalab.verbs.VerbsException}s with the errno read right after the call.
+ *
+ * <p>Threads: verbs run on the caller's thread; libibverbs and its providers are thread-safe, so
+ * one thread may poll a CQ while another posts. {@code getEvent} waits at most its timeout in
+ * {@code poll(2)}. Never imported by the software backend, and never imports it.
  */
 package org.rdmalab.ibverbs;

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rdmalab.testing.StandInVerbs;
 import org.rdmalab.testing.Tools;
 import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.Errno;
@@ -50,22 +50,10 @@ class NativeProviderTest {
         Path library = buildStandIn(dir);
         List<Device> devices = new NativeProvider(library.toString()).devices(DeviceOptions.defaults());
         assertEquals(List.of("rxe0", "mlx5_0"), devices.stream().map(Device::name).toList());
-        VerbsException e = assertThrows(VerbsException.class, () -> devices.get(0).open());
-        assertEquals(Errno.EOPNOTSUPP, e.errno());
+        devices.forEach(device -> assertEquals("libibverbs", device.backend()));
     }
 
     static Path buildStandIn(Path dir) throws Exception {
-        Path gcc = Tools.require("gcc", "gcc");
-        if (!Files.exists(Path.of("/usr/include/infiniband/verbs.h"))) {
-            Tools.unavailable("<infiniband/verbs.h> is missing (apt-get install libibverbs-dev)");
-        }
-        Path source = Path.of("src/test/c/standin_verbs.c").toAbsolutePath();
-        Path library = dir.resolve("libstandin-verbs.so");
-        Process process = new ProcessBuilder(gcc.toString(), "-shared", "-fPIC", "-Wall", "-Werror", "-o",
-                library.toString(), source.toString()).redirectErrorStream(true).start();
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "gcc took too long");
-        String output = new String(process.getInputStream().readAllBytes());
-        assertEquals(0, process.exitValue(), output);
-        return library;
+        return StandInVerbs.build(dir);
     }
 }

@@ -1,0 +1,59 @@
+package org.rdmalab.ibverbs;
+
+import com.kenai.jffi.MemoryIO;
+import jnr.ffi.Pointer;
+import jnr.ffi.Runtime;
+
+/**
+ * Zeroed native memory with an owner: structs passed to a verb (freed by try-with-resources) and
+ * the buffers memory regions register (freed after {@code ibv_dereg_mr}). Nothing is left to the
+ * garbage collector; {@link #close()} is idempotent.
+ */
+final class NativeMemory implements AutoCloseable {
+
+    private static final MemoryIO IO = MemoryIO.getInstance();
+
+    private final long address;
+    private final long size;
+    private final Pointer pointer;
+    private boolean freed;
+
+    private NativeMemory(Runtime runtime, long address, long size) {
+        this.address = address;
+        this.size = size;
+        this.pointer = Pointer.wrap(runtime, address, size);
+    }
+
+    /** {@code calloc(1, size)}: at least one byte, zeroed. */
+    static NativeMemory allocate(Runtime runtime, long size) {
+        long bytes = Math.max(size, 1);
+        long address = IO.allocateMemory(bytes, true);
+        if (address == 0) {
+            throw new OutOfMemoryError("could not allocate " + bytes + " bytes of native memory");
+        }
+        return new NativeMemory(runtime, address, bytes);
+    }
+
+    /** The memory as a jnr pointer. */
+    Pointer pointer() {
+        return pointer;
+    }
+
+    /** The address of byte 0. */
+    long address() {
+        return address;
+    }
+
+    /** Bytes allocated. */
+    long size() {
+        return size;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!freed) {
+            freed = true;
+            IO.freeMemory(address);
+        }
+    }
+}

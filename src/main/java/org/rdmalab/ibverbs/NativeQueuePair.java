@@ -1,0 +1,376 @@
+package org.rdmalab.ibverbs;
+
+import static org.rdmalab.ibverbs.StructField.*;
+
+import java.util.List;
+import java.util.function.IntToLongFunction;
+import jnr.ffi.Pointer;
+import org.rdmalab.verbs.AddressVector;
+import org.rdmalab.verbs.CompletionQueue;
+import org.rdmalab.verbs.Errno;
+import org.rdmalab.verbs.Gid;
+import org.rdmalab.verbs.GlobalRoute;
+import org.rdmalab.verbs.MigState;
+import org.rdmalab.verbs.Mtu;
+import org.rdmalab.verbs.ProtectionDomain;
+import org.rdmalab.verbs.QpAttrMask;
+import org.rdmalab.verbs.QpAttributes;
+import org.rdmalab.verbs.QpCapabilities;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.QpTransitions;
+import org.rdmalab.verbs.QpType;
+import org.rdmalab.verbs.QueuePair;
+import org.rdmalab.verbs.ReceiveWorkRequest;
+import org.rdmalab.verbs.ScatterGatherElement;
+import org.rdmalab.verbs.SendWorkRequest;
+import org.rdmalab.verbs.VerbsException;
+import org.rdmalab.verbs.WrOpcode;
+import org.rdmalab.verbs.spi.ResourceNode;
+
+/**
+ * {@code struct ibv_qp *}. Modify and query marshal {@code struct ibv_qp_attr}; posting builds a
+ * chain of work requests and SGEs in native memory freed when the call returns (the provider
+ * copies them into its queue before returning, as verbs requires).
+ */
+final class NativeQueuePair extends ResourceNode implements QueuePair {
+
+    private final NativeProtectionDomain pd;
+    private final Pointer qp;
+    private final QpType type;
+    private final NativeCompletionQueue sendCq;
+    private final NativeCompletionQueue recvCq;
+    private final QpCapabilities capabilities;
+    private final int qpNum;
+
+    NativeQueuePair(NativeProtectionDomain pd, Pointer qp, QpType type, NativeCompletionQueue sendCq,
+                    NativeCompletionQueue recvCq, QpCapabilities capabilities) {
+        super(pd, Kind.QUEUE_PAIR);
+        this.pd = pd;
+        this.qp = qp;
+        this.type = type;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.capabilities = capabilities;
+        this.qpNum = QP_QP_NUM.getInt(qp);
+    }
+
+    @Override
+    public int qpNum() {
+        return qpNum;
+    }
+
+    @Override
+    public QpType type() {
+        return type;
+    }
+
+    /** {@code qp->state}, which libibverbs updates on every successful modify and query. */
+    @Override
+    public QpState state() {
+        ensureOpen();
+        return QpState.of(QP_STATE.getInt(qp));
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public CompletionQueue sendCq() {
+        return sendCq;
+    }
+
+    @Override
+    public CompletionQueue recvCq() {
+        return recvCq;
+    }
+
+    @Override
+    public QpCapabilities capabilities() {
+        return capabilities;
+    }
+
+    private Native library() {
+        return pd.nativeContext().library();
+    }
+
+    /**
+     * {@code ibv_modify_qp}. On EINVAL the QP state table explains what the mask lacks or should
+     * not carry, when it sees a reason.
+     */
+    @Override
+    public void modify(QpAttributes attributes, int mask) throws VerbsException {
+        ensureOpen();
+        QpState from = state();
+        Native library = library();
+        try (NativeMemory memory = NativeMemory.allocate(library.runtime, StructSize.QP_ATTR.size)) {
+            Pointer attr = memory.pointer();
+            marshal(attributes, attr);
+            int rc = library.verbs.ibv_modify_qp(qp, attr, mask);
+            int saved = library.lastError();
+            if (rc != 0) {
+                int errno = Native.errnoOf(rc, saved);
+                QpState to = (mask & QpAttrMask.STATE.value()) != 0 ? attributes.state() : from;
+                throw new VerbsException("ibv_modify_qp", errno, explain(errno, from, to, mask), null);
+            }
+        }
+    }
+
+    private String explain(int errno, QpState from, QpState to, int mask) {
+        String move = type + " QP 0x" + Integer.toHexString(qpNum) + " " + from + " → " + to + " with mask "
+                + QpAttrMask.names(mask);
+        if (errno == Errno.EINVAL.value() && (type == QpType.RC || type == QpType.UC
+                || type == QpType.UD)) {
+            QpTransitions.Check check = QpTransitions.check(type, from, to, mask);
+            if (!check.valid()) {
+                return move + ": " + check.explanation();
+            }
+            return move + ": the mask is complete, so the device refused a value (port, MTU, GID index, PSN ...)";
+        }
+        return move;
+    }
+
+    static void marshal(QpAttributes attributes, Pointer attr) {
+        QP_ATTR_QP_STATE.put(attr, attributes.state().value());
+        QP_ATTR_CUR_QP_STATE.put(attr, attributes.currentState().value());
+        QP_ATTR_PATH_MTU.put(attr, attributes.pathMtu().value());
+        QP_ATTR_PATH_MIG_STATE.put(attr, attributes.pathMigState().value());
+        QP_ATTR_QKEY.put(attr, attributes.qkey());
+        QP_ATTR_RQ_PSN.put(attr, attributes.rqPsn());
+        QP_ATTR_SQ_PSN.put(attr, attributes.sqPsn());
+        QP_ATTR_DEST_QP_NUM.put(attr, attributes.destQpNum());
+        QP_ATTR_QP_ACCESS_FLAGS.put(attr, attributes.accessFlags());
+        Pointer cap = QP_ATTR_CAP.slice(attr);
+        QpCapabilities caps = attributes.capabilities();
+        QP_CAP_MAX_SEND_WR.put(cap, caps.maxSendWr());
+        QP_CAP_MAX_RECV_WR.put(cap, caps.maxRecvWr());
+        QP_CAP_MAX_SEND_SGE.put(cap, caps.maxSendSge());
+        QP_CAP_MAX_RECV_SGE.put(cap, caps.maxRecvSge());
+        QP_CAP_MAX_INLINE_DATA.put(cap, caps.maxInlineData());
+        AddressVector av = attributes.addressVector();
+        if (av != null) {
+            Pointer ah = QP_ATTR_AH_ATTR.slice(attr);
+            AH_ATTR_DLID.put(ah, av.dlid());
+            AH_ATTR_SL.put(ah, av.serviceLevel());
+            AH_ATTR_SRC_PATH_BITS.put(ah, av.srcPathBits());
+            AH_ATTR_STATIC_RATE.put(ah, av.staticRate());
+            AH_ATTR_IS_GLOBAL.put(ah, av.isGlobal() ? 1 : 0);
+            AH_ATTR_PORT_NUM.put(ah, av.portNum());
+            if (av.isGlobal()) {
+                Pointer grh = AH_ATTR_GRH.slice(ah);
+                GlobalRoute route = av.grh();
+                byte[] dgid = route.dgid().raw();
+                grh.put(GLOBAL_ROUTE_DGID.offset, dgid, 0, dgid.length);
+                GLOBAL_ROUTE_FLOW_LABEL.put(grh, route.flowLabel());
+                GLOBAL_ROUTE_SGID_INDEX.put(grh, route.sgidIndex());
+                GLOBAL_ROUTE_HOP_LIMIT.put(grh, route.hopLimit());
+                GLOBAL_ROUTE_TRAFFIC_CLASS.put(grh, route.trafficClass());
+            }
+        }
+        QP_ATTR_PKEY_INDEX.put(attr, attributes.pkeyIndex());
+        QP_ATTR_EN_SQD_ASYNC_NOTIFY.put(attr, attributes.sqdAsyncNotify() ? 1 : 0);
+        QP_ATTR_MAX_RD_ATOMIC.put(attr, attributes.maxRdAtomic());
+        QP_ATTR_MAX_DEST_RD_ATOMIC.put(attr, attributes.maxDestRdAtomic());
+        QP_ATTR_MIN_RNR_TIMER.put(attr, attributes.minRnrTimer());
+        QP_ATTR_PORT_NUM.put(attr, attributes.portNum());
+        QP_ATTR_TIMEOUT.put(attr, attributes.timeout());
+        QP_ATTR_RETRY_CNT.put(attr, attributes.retryCount());
+        QP_ATTR_RNR_RETRY.put(attr, attributes.rnrRetry());
+    }
+
+    static QpAttributes unmarshal(Pointer attr) {
+        QpAttributes attributes = new QpAttributes()
+                .state(QpState.of(QP_ATTR_QP_STATE.getInt(attr)))
+                .currentState(QpState.of(QP_ATTR_CUR_QP_STATE.getInt(attr)))
+                .qkey(QP_ATTR_QKEY.getInt(attr))
+                .rqPsn(QP_ATTR_RQ_PSN.getInt(attr))
+                .sqPsn(QP_ATTR_SQ_PSN.getInt(attr))
+                .destQpNum(QP_ATTR_DEST_QP_NUM.getInt(attr))
+                .accessFlags(QP_ATTR_QP_ACCESS_FLAGS.getInt(attr))
+                .pkeyIndex(QP_ATTR_PKEY_INDEX.getInt(attr))
+                .sqdAsyncNotify(QP_ATTR_EN_SQD_ASYNC_NOTIFY.getInt(attr) != 0)
+                .maxRdAtomic(QP_ATTR_MAX_RD_ATOMIC.getInt(attr))
+                .maxDestRdAtomic(QP_ATTR_MAX_DEST_RD_ATOMIC.getInt(attr))
+                .minRnrTimer(QP_ATTR_MIN_RNR_TIMER.getInt(attr))
+                .portNum(QP_ATTR_PORT_NUM.getInt(attr))
+                .timeout(QP_ATTR_TIMEOUT.getInt(attr))
+                .retryCount(QP_ATTR_RETRY_CNT.getInt(attr))
+                .rnrRetry(QP_ATTR_RNR_RETRY.getInt(attr));
+        int mtu = QP_ATTR_PATH_MTU.getInt(attr);
+        if (mtu >= 1 && mtu <= 5) {
+            attributes.pathMtu(Mtu.of(mtu));
+        }
+        int mig = QP_ATTR_PATH_MIG_STATE.getInt(attr);
+        for (MigState state : MigState.values()) {
+            if (state.value() == mig) {
+                attributes.pathMigState(state);
+            }
+        }
+        Pointer cap = QP_ATTR_CAP.slice(attr);
+        attributes.capabilities(new QpCapabilities(QP_CAP_MAX_SEND_WR.getInt(cap), QP_CAP_MAX_RECV_WR.getInt(cap),
+                QP_CAP_MAX_SEND_SGE.getInt(cap), QP_CAP_MAX_RECV_SGE.getInt(cap), QP_CAP_MAX_INLINE_DATA.getInt(cap)));
+        Pointer ah = QP_ATTR_AH_ATTR.slice(attr);
+        boolean global = AH_ATTR_IS_GLOBAL.getInt(ah) != 0;
+        int port = AH_ATTR_PORT_NUM.getInt(ah);
+        if (global || port != 0 || AH_ATTR_DLID.getInt(ah) != 0) {
+            GlobalRoute route = null;
+            if (global) {
+                Pointer grh = AH_ATTR_GRH.slice(ah);
+                byte[] dgid = new byte[16];
+                grh.get(GLOBAL_ROUTE_DGID.offset, dgid, 0, dgid.length);
+                route = new GlobalRoute(Gid.of(dgid), GLOBAL_ROUTE_FLOW_LABEL.getInt(grh),
+                        GLOBAL_ROUTE_SGID_INDEX.getInt(grh), GLOBAL_ROUTE_HOP_LIMIT.getInt(grh),
+                        GLOBAL_ROUTE_TRAFFIC_CLASS.getInt(grh));
+            }
+            attributes.addressVector(new AddressVector(route, AH_ATTR_DLID.getInt(ah), AH_ATTR_SL.getInt(ah),
+                    AH_ATTR_SRC_PATH_BITS.getInt(ah), AH_ATTR_STATIC_RATE.getInt(ah), port));
+        }
+        return attributes;
+    }
+
+    /** {@code ibv_query_qp}: unmarshals {@code struct ibv_qp_attr}. */
+    @Override
+    public QpAttributes query(int mask) throws VerbsException {
+        ensureOpen();
+        Native library = library();
+        try (NativeMemory attrMemory = NativeMemory.allocate(library.runtime, StructSize.QP_ATTR.size);
+             NativeMemory initMemory = NativeMemory.allocate(library.runtime, StructSize.QP_INIT_ATTR.size)) {
+            int rc = library.verbs.ibv_query_qp(qp, attrMemory.pointer(), mask, initMemory.pointer());
+            int saved = library.lastError();
+            if (rc != 0) {
+                throw NativeContext.failure("ibv_query_qp", rc, saved, "could not query QP 0x"
+                        + Integer.toHexString(qpNum));
+            }
+            return unmarshal(attrMemory.pointer());
+        }
+    }
+
+    /**
+     * {@code ibv_post_send} through {@code context->ops.post_send}; bad_wr becomes the failing
+     * request's index. EOPNOTSUPP on a UD QP (no address handles yet).
+     */
+    @Override
+    public void postSend(List<SendWorkRequest> requests) throws VerbsException {
+        ensureOpen();
+        if (requests.isEmpty()) {
+            return;
+        }
+        if (type == QpType.UD) {
+            throw new VerbsException("ibv_post_send", Errno.EOPNOTSUPP, "UD sends need an address "
+                    + "handle (ibv_create_ah), which RDMA Lab's native backend does not bind yet; use an RC QP");
+        }
+        int sges = requests.stream().mapToInt(request -> request.sgList().size()).sum();
+        try (NativeMemory memory = allocateChain(requests.size(), StructSize.SEND_WR.size, sges)) {
+            Pointer chain = memory.pointer();
+            long sgeOffset = (long) requests.size() * StructSize.SEND_WR.size;
+            for (int i = 0; i < requests.size(); i++) {
+                SendWorkRequest request = requests.get(i);
+                Pointer wr = chain.slice((long) i * StructSize.SEND_WR.size, StructSize.SEND_WR.size);
+                SEND_WR_WR_ID.put(wr, request.wrId());
+                if (i + 1 < requests.size()) {
+                    SEND_WR_NEXT.put(wr, memory.address() + (long) (i + 1) * StructSize.SEND_WR.size);
+                }
+                sgeOffset = putSges(memory, sgeOffset, request.sgList(), wr, SEND_WR_SG_LIST, SEND_WR_NUM_SGE);
+                SEND_WR_OPCODE.put(wr, request.opcode().value());
+                SEND_WR_SEND_FLAGS.put(wr, request.sendFlags());
+                SEND_WR_IMM_DATA.put(wr, NativeContext.bigEndian(request.immData()));
+                if (isAtomic(request.opcode())) {
+                    SEND_WR_ATOMIC_REMOTE_ADDR.put(wr, request.remoteAddress());
+                    SEND_WR_ATOMIC_COMPARE_ADD.put(wr, request.compareAdd());
+                    SEND_WR_ATOMIC_SWAP.put(wr, request.swap());
+                    SEND_WR_ATOMIC_RKEY.put(wr, request.rkey());
+                } else {
+                    SEND_WR_RDMA_REMOTE_ADDR.put(wr, request.remoteAddress());
+                    SEND_WR_RDMA_RKEY.put(wr, request.rkey());
+                }
+            }
+            long badSlot = memory.address() + memory.size() - 8;
+            OpsTable.Result result = pd.nativeContext().ops().postSend(qp.address(), memory.address(), badSlot);
+            if (result.value() != 0) {
+                throw postFailure("ibv_post_send", result, memory, StructSize.SEND_WR.size, requests.size(),
+                        index -> requests.get(index).wrId());
+            }
+        }
+    }
+
+    /** {@code ibv_post_recv} through {@code context->ops.post_recv}. */
+    @Override
+    public void postRecv(List<ReceiveWorkRequest> requests) throws VerbsException {
+        ensureOpen();
+        if (requests.isEmpty()) {
+            return;
+        }
+        int sges = requests.stream().mapToInt(request -> request.sgList().size()).sum();
+        try (NativeMemory memory = allocateChain(requests.size(), StructSize.RECV_WR.size, sges)) {
+            Pointer chain = memory.pointer();
+            long sgeOffset = (long) requests.size() * StructSize.RECV_WR.size;
+            for (int i = 0; i < requests.size(); i++) {
+                ReceiveWorkRequest request = requests.get(i);
+                Pointer wr = chain.slice((long) i * StructSize.RECV_WR.size, StructSize.RECV_WR.size);
+                RECV_WR_WR_ID.put(wr, request.wrId());
+                if (i + 1 < requests.size()) {
+                    RECV_WR_NEXT.put(wr, memory.address() + (long) (i + 1) * StructSize.RECV_WR.size);
+                }
+                sgeOffset = putSges(memory, sgeOffset, request.sgList(), wr, RECV_WR_SG_LIST, RECV_WR_NUM_SGE);
+            }
+            long badSlot = memory.address() + memory.size() - 8;
+            OpsTable.Result result = pd.nativeContext().ops().postRecv(qp.address(), memory.address(), badSlot);
+            if (result.value() != 0) {
+                throw postFailure("ibv_post_recv", result, memory, StructSize.RECV_WR.size, requests.size(),
+                        index -> requests.get(index).wrId());
+            }
+        }
+    }
+
+    /** Work requests, then SGEs, then one pointer-sized slot for {@code bad_wr}, all zeroed. */
+    private NativeMemory allocateChain(int requests, int requestSize, int sges) {
+        return NativeMemory.allocate(library().runtime,
+                (long) requests * requestSize + (long) sges * StructSize.SGE.size + 8);
+    }
+
+    private static long putSges(NativeMemory memory, long offset, List<ScatterGatherElement> sgList, Pointer wr,
+                                StructField listField, StructField countField) {
+        if (!sgList.isEmpty()) {
+            listField.put(wr, memory.address() + offset);
+        }
+        countField.put(wr, sgList.size());
+        for (ScatterGatherElement element : sgList) {
+            Pointer sge = memory.pointer().slice(offset, StructSize.SGE.size);
+            SGE_ADDR.put(sge, element.address());
+            SGE_LENGTH.put(sge, element.length());
+            SGE_LKEY.put(sge, element.lkey());
+            offset += StructSize.SGE.size;
+        }
+        return offset;
+    }
+
+    private VerbsException postFailure(String verb, OpsTable.Result result, NativeMemory memory, int requestSize,
+                                       int count, IntToLongFunction wrId) {
+        int errno = Native.errnoOf(result.value(), result.errno());
+        long bad = memory.pointer().getLong(memory.size() - 8);
+        long index = bad == 0 ? -1 : (bad - memory.address()) / requestSize;
+        String detail;
+        if (index >= 0 && index < count) {
+            detail = "request #" + index + " (wr_id " + wrId.applyAsLong((int) index)
+                    + ") and the ones after it were not posted on QP 0x" + Integer.toHexString(qpNum);
+        } else {
+            detail = "the requests were not posted on QP 0x" + Integer.toHexString(qpNum);
+        }
+        return new VerbsException(verb, errno, detail, null);
+    }
+
+    private static boolean isAtomic(WrOpcode opcode) {
+        return opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
+    }
+
+    @Override
+    protected void destroy() {
+        Native library = library();
+        int rc = library.verbs.ibv_destroy_qp(qp);
+        int saved = library.lastError();
+        if (rc != 0) {
+            NativeContext.logDestroyFailure("ibv_destroy_qp", rc, saved);
+        }
+    }
+}

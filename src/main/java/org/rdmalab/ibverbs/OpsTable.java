@@ -1,0 +1,77 @@
+package org.rdmalab.ibverbs;
+
+import com.kenai.jffi.CallContext;
+import com.kenai.jffi.CallingConvention;
+import com.kenai.jffi.Invoker;
+import com.kenai.jffi.LastError;
+import com.kenai.jffi.Type;
+import jnr.ffi.Pointer;
+
+/**
+ * The inline verbs, which libibverbs does not export: their function pointers sit in the
+ * {@code struct ibv_context_ops} embedded in every context, and jffi calls them (jnr-ffi has no
+ * public way to call a function pointer). Each returns what the provider's function returns.
+ */
+final class OpsTable {
+
+    /** {@code int (*)(struct ibv_cq *, int, struct ibv_wc *)}: poll_cq. */
+    private static final CallContext POINTER_INT_POINTER = CallContext.getCallContext(Type.SINT32,
+            new Type[] {Type.POINTER, Type.SINT32, Type.POINTER}, CallingConvention.DEFAULT, true);
+    /** {@code int (*)(void *, void *, void **)}: post_send and post_recv. */
+    private static final CallContext POINTER_POINTER_POINTER = CallContext.getCallContext(Type.SINT32,
+            new Type[] {Type.POINTER, Type.POINTER, Type.POINTER}, CallingConvention.DEFAULT, true);
+    /** {@code int (*)(struct ibv_cq *, int)}: req_notify_cq. */
+    private static final CallContext POINTER_INT = CallContext.getCallContext(Type.SINT32,
+            new Type[] {Type.POINTER, Type.SINT32}, CallingConvention.DEFAULT, true);
+
+    private final long pollCq;
+    private final long reqNotifyCq;
+    private final long postSend;
+    private final long postRecv;
+
+    /** Reads the four function pointers from {@code context->ops}. */
+    OpsTable(Pointer context) {
+        pollCq = StructField.CONTEXT_OPS_POLL_CQ.getLong(context);
+        reqNotifyCq = StructField.CONTEXT_OPS_REQ_NOTIFY_CQ.getLong(context);
+        postSend = StructField.CONTEXT_OPS_POST_SEND.getLong(context);
+        postRecv = StructField.CONTEXT_OPS_POST_RECV.getLong(context);
+    }
+
+    /** The result of a call and the errno read right after it. */
+    record Result(int value, int errno) {
+    }
+
+    /** {@code ibv_poll_cq(cq, num_entries, wc)}: the number of completions, or negative. */
+    Result pollCq(long cq, int entries, long wc) {
+        return call3(POINTER_INT_POINTER, pollCq, "poll_cq", cq, entries, wc);
+    }
+
+    /** {@code ibv_req_notify_cq(cq, solicited_only)}: 0 or an errno. */
+    Result reqNotifyCq(long cq, boolean solicitedOnly) {
+        check(reqNotifyCq, "req_notify_cq");
+        int value = (int) Invoker.getInstance().invokeN2(POINTER_INT, reqNotifyCq, cq, solicitedOnly ? 1 : 0);
+        return new Result(value, LastError.getInstance().get());
+    }
+
+    /** {@code ibv_post_send(qp, wr, bad_wr)}: 0 or an errno, with {@code *bad_wr} set. */
+    Result postSend(long qp, long wr, long badWr) {
+        return call3(POINTER_POINTER_POINTER, postSend, "post_send", qp, wr, badWr);
+    }
+
+    /** {@code ibv_post_recv(qp, wr, bad_wr)}: 0 or an errno, with {@code *bad_wr} set. */
+    Result postRecv(long qp, long wr, long badWr) {
+        return call3(POINTER_POINTER_POINTER, postRecv, "post_recv", qp, wr, badWr);
+    }
+
+    private static Result call3(CallContext signature, long function, String name, long a, long b, long c) {
+        check(function, name);
+        int value = (int) Invoker.getInstance().invokeN3(signature, function, a, b, c);
+        return new Result(value, LastError.getInstance().get());
+    }
+
+    private static void check(long function, String name) {
+        if (function == 0) {
+            throw new IllegalStateException("the provider's ops table has no " + name);
+        }
+    }
+}
