@@ -135,6 +135,36 @@ class LabSessionTest {
     }
 
     @Test
+    void resetReleasesEverythingAndKeepsTheEditedParameters() throws Exception {
+        int udpPort = freeUdpPort();
+        PeerLink[] links = PeerLinks.memoryPair(Duration.ofSeconds(1));
+        Peer client = peer(Role.CLIENT, "127.0.0.2", udpPort, links[1],
+                Flows.seed(Role.CLIENT, Flows.SeedFlow.WRITE_ONLY, Flows.Settings.seed("soft0")));
+        LabSession session = client.session();
+        Step createCq = session.steps().get(3);
+        createCq.parameter("cq_size").set("16");
+        for (int i = 0; i < 6; i++) {
+            assertTrue(session.runNext().orElseThrow().ok(), session.steps().get(i).title());
+        }
+        assertTrue(session.queuePair().isPresent());
+        org.rdmalab.verbs.Context context = session.context().orElseThrow();
+
+        session.reset();
+
+        assertTrue(session.context().isEmpty() && session.queuePair().isEmpty() && session.memoryRegion().isEmpty());
+        assertTrue(session.steps().stream().allMatch(step -> step.status() == Step.Status.PENDING));
+        assertEquals("16", createCq.parameter("cq_size").value());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, context::queryDevice,
+                "the old context is closed");
+        assertEquals("Open device", session.nextStep().orElseThrow().title());
+        for (int i = 0; i < 4; i++) {
+            assertTrue(session.runNext().orElseThrow().ok());
+        }
+        assertEquals("cq with 16 entries", createCq.result().orElseThrow().summary());
+        session.close();
+    }
+
+    @Test
     void cCodeFollowsTheParameters() {
         List<Step> steps = Flows.seed(Role.CLIENT, Flows.SeedFlow.RC_EXAMPLE, Flows.Settings.seed("soft0"));
         PeerLink[] links = PeerLinks.memoryPair(Duration.ofSeconds(1));
