@@ -10,7 +10,7 @@ import java.util.Map;
  * are constants; {@link #of} also returns a value for any other code, so a message from a newer
  * peer survives decoding and encoding unchanged (as an {@link UnknownMessage}) and can be reported.
  */
-public final class MessageType {
+public final class MessageType extends OpenCode {
 
     private static final Map<Integer, MessageType> KNOWN = new LinkedHashMap<>();
 
@@ -33,12 +33,8 @@ public final class MessageType {
     /** The sender ends the session. */
     public static final MessageType BYE = known(9, "BYE");
 
-    private final int code;
-    private final String name;
-
     private MessageType(int code, String name) {
-        this.code = code;
-        this.name = name;
+        super(code, name, 4);
     }
 
     private static MessageType known(int code, String name) {
@@ -59,35 +55,5 @@ public final class MessageType {
     /** The known types in code order. */
     public static List<MessageType> known() {
         return List.copyOf(Collections.unmodifiableCollection(KNOWN.values()));
-    }
-
-    /** The 16-bit wire code. */
-    public int code() {
-        return code;
-    }
-
-    /** True for the types this version defines. */
-    public boolean isKnown() {
-        return name != null;
-    }
-
-    /** {@code SYNC}, or {@code UNKNOWN(0x7777)}. */
-    public String name() {
-        return name != null ? name : String.format("UNKNOWN(0x%04x)", code);
-    }
-
-    @Override
-    public boolean equals(Object other) {
-        return other instanceof MessageType type && type.code == code;
-    }
-
-    @Override
-    public int hashCode() {
-        return Integer.hashCode(code);
-    }
-
-    @Override
-    public String toString() {
-        return name();
     }
 }

@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** How a step went, as carried by {@link StepProgress}: an open value class over an 8-bit code. */
-public final class StepStatus {
+public final class StepStatus extends OpenCode {
 
     private static final Map<Integer, StepStatus> KNOWN = new LinkedHashMap<>();
 
@@ -17,12 +17,8 @@ public final class StepStatus {
     /** The step was not run (not needed in this scenario). */
     public static final StepStatus SKIPPED = known(4, "SKIPPED");
 
-    private final int code;
-    private final String name;
-
     private StepStatus(int code, String name) {
-        this.code = code;
-        this.name = name;
+        super(code, name, 2);
     }
 
     private static StepStatus known(int code, String name) {
@@ -38,35 +34,5 @@ public final class StepStatus {
         }
         StepStatus status = KNOWN.get(code);
         return status != null ? status : new StepStatus(code, null);
-    }
-
-    /** The 8-bit wire code. */
-    public int code() {
-        return code;
-    }
-
-    /** True for the statuses this version defines. */
-    public boolean isKnown() {
-        return name != null;
-    }
-
-    /** {@code SUCCEEDED}, or {@code UNKNOWN(0x09)}. */
-    public String name() {
-        return name != null ? name : String.format("UNKNOWN(0x%02x)", code);
-    }
-
-    @Override
-    public boolean equals(Object other) {
-        return other instanceof StepStatus status && status.code == code;
-    }
-
-    @Override
-    public int hashCode() {
-        return Integer.hashCode(code);
-    }
-
-    @Override
-    public String toString() {
-        return name();
     }
 }
