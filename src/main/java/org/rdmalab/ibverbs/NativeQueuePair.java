@@ -24,7 +24,6 @@ import org.rdmalab.verbs.ReceiveWorkRequest;
 import org.rdmalab.verbs.ScatterGatherElement;
 import org.rdmalab.verbs.SendWorkRequest;
 import org.rdmalab.verbs.VerbsException;
-import org.rdmalab.verbs.WrOpcode;
 import org.rdmalab.verbs.spi.ResourceNode;
 
 /**
@@ -275,7 +274,7 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
                 SEND_WR_OPCODE.put(wr, request.opcode().value());
                 SEND_WR_SEND_FLAGS.put(wr, request.sendFlags());
                 SEND_WR_IMM_DATA.put(wr, NativeContext.bigEndian(request.immData()));
-                if (isAtomic(request.opcode())) {
+                if (request.opcode().isAtomic()) {
                     SEND_WR_ATOMIC_REMOTE_ADDR.put(wr, request.remoteAddress());
                     SEND_WR_ATOMIC_COMPARE_ADD.put(wr, request.compareAdd());
                     SEND_WR_ATOMIC_SWAP.put(wr, request.swap());
@@ -358,10 +357,6 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
             detail = "the requests were not posted on QP 0x" + Integer.toHexString(qpNum);
         }
         return new VerbsException(verb, errno, detail, null);
-    }
-
-    private static boolean isAtomic(WrOpcode opcode) {
-        return opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
     }
 
     @Override
