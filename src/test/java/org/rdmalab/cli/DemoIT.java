@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -20,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.rdmalab.testing.Ports;
 
 /** The seed's program as users run it: the packaged jar, server and client in two JVMs. */
 class DemoIT {
@@ -28,18 +28,6 @@ class DemoIT {
 
     @TempDir
     Path dir;
-
-    private static int freeTcpPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static int freeUdpPort() throws IOException {
-        try (DatagramSocket socket = new DatagramSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 
     private Process start(String name, List<String> args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
@@ -64,8 +52,8 @@ class DemoIT {
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"seed, rc-example", "seed, write-only", "lab, rc-example", "lab, write-only"})
     void serverPrintsHelloWorld(String protocol, String flow) throws Exception {
-        String tcp = Integer.toString(freeTcpPort());
-        String udp = Integer.toString(freeUdpPort());
+        String tcp = Integer.toString(Ports.freeTcpPort());
+        String udp = Integer.toString(Ports.freeUdpPort());
         Path capture = dir.resolve("server.pcap");
         Process server = start("server.out", List.of("127.0.0.1", "soft0", "--protocol", protocol, "--flow", flow,
                 "--tcp-port", tcp, "--udp-port", udp, "--timeout", "30", "--pcap", capture.toString()));
@@ -91,8 +79,8 @@ class DemoIT {
 
     @Test
     void pingpongPrintsItsTwoResultLines() throws Exception {
-        String tcp = Integer.toString(freeTcpPort());
-        String udp = Integer.toString(freeUdpPort());
+        String tcp = Integer.toString(Ports.freeTcpPort());
+        String udp = Integer.toString(Ports.freeUdpPort());
         Process server = start("server.out", List.of("127.0.0.1", "soft0", "--protocol", "pingpong", "--iters", "50",
                 "--tcp-port", tcp, "--udp-port", udp));
         Process client = start("client.out", List.of("127.0.0.2", "soft0", "127.0.0.1", "--protocol", "pingpong",
@@ -111,8 +99,8 @@ class DemoIT {
 
     @Test
     void theSeedsGidIndexMinusOneFailsRtrOnRoceWithTheReason() throws Exception {
-        String tcp = Integer.toString(freeTcpPort());
-        String udp = Integer.toString(freeUdpPort());
+        String tcp = Integer.toString(Ports.freeTcpPort());
+        String udp = Integer.toString(Ports.freeUdpPort());
         Process server = start("server.out", List.of("127.0.0.1", "soft0", "--gid-index", "-1", "--tcp-port", tcp,
                 "--udp-port", udp, "--timeout", "10"));
         Process client = start("client.out", List.of("127.0.0.2", "soft0", "127.0.0.1", "--gid-index", "-1",
@@ -137,7 +125,7 @@ class DemoIT {
             }, "garbage peer");
             peer.start();
             Process client = start("client.out", List.of("127.0.0.2", "soft0", "127.0.0.1", "--tcp-port",
-                    Integer.toString(fake.getLocalPort()), "--udp-port", Integer.toString(freeUdpPort()),
+                    Integer.toString(fake.getLocalPort()), "--udp-port", Integer.toString(Ports.freeUdpPort()),
                     "--timeout", "3"));
             assertEquals(1, await(client));
             peer.interrupt();
@@ -152,7 +140,7 @@ class DemoIT {
     void aPortInUseAndAnUnknownDeviceSayWhatToDo() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             Process server = start("server.out", List.of("127.0.0.1", "soft0", "--tcp-port",
-                    Integer.toString(taken.getLocalPort()), "--udp-port", Integer.toString(freeUdpPort())));
+                    Integer.toString(taken.getLocalPort()), "--udp-port", Integer.toString(Ports.freeUdpPort())));
             assertEquals(1, await(server));
             assertTrue(output("server.out").contains("already in use"), output("server.out"));
         }
@@ -163,8 +151,8 @@ class DemoIT {
 
     @Test
     void killingTheClientMidTransferIsReportedByTheServerWithinItsTimeouts() throws Exception {
-        String tcp = Integer.toString(freeTcpPort());
-        String udp = Integer.toString(freeUdpPort());
+        String tcp = Integer.toString(Ports.freeTcpPort());
+        String udp = Integer.toString(Ports.freeUdpPort());
         Process server = start("server.out", List.of("127.0.0.1", "soft0", "--protocol", "pingpong", "--iters",
                 "100000000", "--tcp-port", tcp, "--udp-port", udp, "--poll-timeout", "2000"));
         Process client = start("client.out", List.of("127.0.0.2", "soft0", "127.0.0.1", "--protocol", "pingpong",

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.rdmalab.lab.scenario.SoftDevice;
+import org.rdmalab.testing.Ports;
 import org.rdmalab.testing.Tools;
 import picocli.CommandLine;
 
@@ -83,7 +83,7 @@ class LoopbackCommandTest {
 
     @Test
     void theSeedPrintsEveryStepAndCompletionAndWritesACapture(@TempDir Path dir) throws Exception {
-        int port = SoftDevice.freeUdpPort();
+        int port = Ports.freeUdpPort();
         Path pcap = dir.resolve("seed.pcap");
         Result result = execute("loopback", "--udp-port", Integer.toString(port), "--pcap", pcap.toString());
         assertEquals(0, result.exitCode(), result.out() + result.err());
@@ -111,7 +111,7 @@ class LoopbackCommandTest {
 
     @Test
     void anErrorScenarioShowsTheStatusesAndExitsZeroWhenTheyHappen() {
-        int port = SoftDevice.freeUdpPort();
+        int port = Ports.freeUdpPort();
         Result result = execute("loopback", "--scenario", "bad-rkey", "--udp-port", Integer.toString(port));
         assertEquals(0, result.exitCode(), result.out() + result.err());
         assertTrue(result.out().contains("wr_id 1  IBV_WC_REM_ACCESS_ERR"), result.out());
@@ -121,7 +121,7 @@ class LoopbackCommandTest {
 
     @Test
     void bulkWithFaultsStillVerifies() {
-        int port = SoftDevice.freeUdpPort();
+        int port = Ports.freeUdpPort();
         Result result = execute("loopback", "--scenario", "bulk", "--size", "32K", "--mtu", "1024",
                 "--fault", "drop=0.05,dup=0.01,reorder=0.02,corrupt=0.001,seed=7", "--udp-port", Integer.toString(port));
         assertEquals(0, result.exitCode(), result.out() + result.err());

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.DatagramSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.WcOpcode;
 import org.rdmalab.verbs.WcStatus;
@@ -20,12 +20,6 @@ import org.rdmalab.verbs.spi.DeviceOptions;
 
 /** Both peers of the seed's flow in one process, on two software devices over real UDP. */
 class LabSessionTest {
-
-    private static int freeUdpPort() throws Exception {
-        try (DatagramSocket socket = new DatagramSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 
     private record Peer(LabSession session, List<LabEvent> events) {
     }
@@ -40,7 +34,7 @@ class LabSessionTest {
     }
 
     private static Peer[] runBoth(Flows.SeedFlow flow) throws Exception {
-        int udpPort = freeUdpPort();
+        int udpPort = Ports.freeUdpPort();
         PeerLink[] links = PeerLinks.memoryPair(Duration.ofSeconds(10));
         Peer server = peer(Role.SERVER, "127.0.0.1", udpPort, links[0],
                 Flows.seed(Role.SERVER, flow, Flows.Settings.seed("soft0")));
@@ -136,7 +130,7 @@ class LabSessionTest {
 
     @Test
     void resetReleasesEverythingAndKeepsTheEditedParameters() throws Exception {
-        int udpPort = freeUdpPort();
+        int udpPort = Ports.freeUdpPort();
         PeerLink[] links = PeerLinks.memoryPair(Duration.ofSeconds(1));
         Peer client = peer(Role.CLIENT, "127.0.0.2", udpPort, links[1],
                 Flows.seed(Role.CLIENT, Flows.SeedFlow.WRITE_ONLY, Flows.Settings.seed("soft0")));
@@ -196,7 +190,7 @@ class LabSessionTest {
 
     @Test
     void droppingAnRtrAttributeFailsWithTheExplanation() throws Exception {
-        int udpPort = freeUdpPort();
+        int udpPort = Ports.freeUdpPort();
         PeerLink[] links = PeerLinks.memoryPair(Duration.ofSeconds(10));
         Peer server = peer(Role.SERVER, "127.0.0.1", udpPort, links[0],
                 Flows.seed(Role.SERVER, Flows.SeedFlow.WRITE_ONLY, Flows.Settings.seed("soft0")));

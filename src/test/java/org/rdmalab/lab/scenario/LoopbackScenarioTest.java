@@ -20,6 +20,7 @@ import org.rdmalab.verbs.WcFlag;
 import org.rdmalab.verbs.WcOpcode;
 import org.rdmalab.verbs.WcStatus;
 import org.rdmalab.verbs.WorkCompletion;
+import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.spi.Backends;
 
 /** Every scenario end to end on two soft0 devices over UDP on loopback, checked as a student would read it. */
@@ -58,13 +59,13 @@ class LoopbackScenarioTest {
 
     @BeforeEach
     void device() {
-        port = SoftDevice.freeUdpPort();
+        port = Ports.freeUdpPort();
         threadsBefore = Thread.getAllStackTraces().keySet();
     }
 
     @AfterEach
     void released() throws InterruptedException {
-        assertTrue(SoftDevice.portReleased(port), "both devices' UDP sockets are closed after the run");
+        assertTrue(Ports.portReleased(port), "both devices' UDP sockets are closed after the run");
         List<String> left = List.of();
         for (int wait = 0; wait < 40; wait++) {
             left = Thread.getAllStackTraces().keySet().stream().filter(t -> !threadsBefore.contains(t))

@@ -1,14 +1,14 @@
-package org.rdmalab.lab.scenario;
+package org.rdmalab.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 
-/** Test helpers for runs on the software device: UDP ports free on both loopback addresses. */
-public final class SoftDevice {
+/** Free ports for tests that bind sockets: UDP ports free on both loopback addresses, TCP ports. */
+public final class Ports {
 
-    private SoftDevice() {
+    private Ports() {
     }
 
     /** A UDP port free on both 127.0.0.1 and 127.0.0.2 right now, so parallel runs do not clash. */
@@ -35,6 +35,15 @@ public final class SoftDevice {
             return true;
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    /** A TCP port free on 127.0.0.1 right now. */
+    public static int freeTcpPort() {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }
