@@ -6,13 +6,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.rdmalab.lab.GidSelection;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.AddressVector;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Context;
 import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.GidEntry;
-import org.rdmalab.verbs.GidType;
 import org.rdmalab.verbs.GlobalRoute;
 import org.rdmalab.verbs.MemoryRegion;
 import org.rdmalab.verbs.Mtu;
@@ -137,21 +137,8 @@ public final class Peer implements AutoCloseable {
      * version; the seed's "no GID" (gid_idx -1) cannot work on RoCE, which needs a GRH.
      */
     static GidEntry bestGid(List<GidEntry> table) throws VerbsException {
-        GidEntry best = null;
-        int bestScore = -1;
-        for (GidEntry entry : table) {
-            int score = (entry.gid().isIpv4Mapped() ? 100 : 0) + (entry.gid().isLinkLocal() ? 0 : 10)
-                    + (entry.type() == GidType.ROCE_V2 ? 2 : entry.type() == GidType.ROCE_V1 ? 1 : 0);
-            if (score > bestScore) {
-                best = entry;
-                bestScore = score;
-            }
-        }
-        if (best == null) {
-            throw new VerbsException("ibv_query_gid_ex", org.rdmalab.verbs.Errno.ENODATA,
-                    "port " + PORT + " has no GID; RoCE needs one for the GRH");
-        }
-        return best;
+        return GidSelection.best(table).orElseThrow(() -> new VerbsException("ibv_query_gid_ex",
+                org.rdmalab.verbs.Errno.ENODATA, "port " + PORT + " has no GID; RoCE needs one for the GRH"));
     }
 
     /** Reports the device's packets (when it can) as {@link ScenarioEvent.Packet}s, from its own threads. */
