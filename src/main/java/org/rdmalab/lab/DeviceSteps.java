@@ -5,6 +5,7 @@ import java.util.Optional;
 import org.rdmalab.verbs.Context;
 import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.GidEntry;
+import org.rdmalab.verbs.GidSelection;
 import org.rdmalab.verbs.LinkLayer;
 import org.rdmalab.verbs.PortAttributes;
 

@@ -1,9 +1,7 @@
-package org.rdmalab.lab;
+package org.rdmalab.verbs;
 
 import java.util.List;
 import java.util.Optional;
-import org.rdmalab.verbs.GidEntry;
-import org.rdmalab.verbs.GidType;
 
 /**
  * Picks a GID index when the user does not: perftest's scoring (control-protocols.md): +100 for

@@ -1,13 +1,10 @@
-package org.rdmalab.lab;
+package org.rdmalab.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.rdmalab.verbs.Gid;
-import org.rdmalab.verbs.GidEntry;
-import org.rdmalab.verbs.GidType;
 
 /** perftest's GID choice: IPv4-mapped beats global beats link-local; RoCE v2 beats v1. */
 class GidSelectionTest {
