@@ -125,6 +125,14 @@ class SeedInteropTest {
         assertEquals(Optional.of((byte) 'W'), exchange.finalSync(SeedExchange.SYNC_WRITTEN));
     }
 
+    /** The C peer exited 0, printed the Java side's block field by field and saw the syncs Q, R, W. */
+    private void assertCPeerAgreedInThreeRounds(Process process, Path output) throws Exception {
+        Result result = finish(process, output);
+        assertEquals(0, result.exit, result.output);
+        assertCReceivedJavaBlock(result.output);
+        assertTrue(result.output.contains("syncs=QRW"), result.output);
+    }
+
     @Test
     void javaClientAgainstCServer() throws Exception {
         Path output = work.resolve("c-server.out");
@@ -134,10 +142,7 @@ class SeedInteropTest {
             try (ControlChannel channel = ControlChannel.connect("127.0.0.1", port, QUICK)) {
                 runJavaSide(channel);
             }
-            Result result = finish(process, output);
-            assertEquals(0, result.exit, result.output);
-            assertCReceivedJavaBlock(result.output);
-            assertTrue(result.output.contains("syncs=QRW"), result.output);
+            assertCPeerAgreedInThreeRounds(process, output);
         } finally {
             process.destroyForcibly();
         }
@@ -152,10 +157,7 @@ class SeedInteropTest {
                 try (ControlChannel channel = listener.acceptOne(QUICK)) {
                     runJavaSide(channel);
                 }
-                Result result = finish(process, output);
-                assertEquals(0, result.exit, result.output);
-                assertCReceivedJavaBlock(result.output);
-                assertTrue(result.output.contains("syncs=QRW"), result.output);
+                assertCPeerAgreedInThreeRounds(process, output);
             } finally {
                 process.destroyForcibly();
             }
