@@ -1,7 +1,6 @@
 package org.rdmalab.lab;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -348,14 +347,5 @@ public final class LabSession implements AutoCloseable {
         } catch (ControlException e) {
             print("could not tell the peer the QP state: " + e.getMessage());
         }
-    }
-
-    /** Every step's id in order (for messages). */
-    List<String> stepIds() {
-        List<String> ids = new ArrayList<>();
-        for (Step step : steps) {
-            ids.add(step.id());
-        }
-        return ids;
     }
 }

@@ -45,12 +45,7 @@ public final class SoftRoceProfile {
     private final int linkMtu;
     private final byte[] mac;
 
-    /** The profile of a device bound to {@code address}, sending to UDP {@code udpPort}, on Ethernet. */
-    public SoftRoceProfile(Inet4Address address, int udpPort) {
-        this(address, udpPort, 1500);
-    }
-
-    /** The profile of a device on a link with MTU {@code linkMtu}. */
+    /** The profile of a device bound to {@code address}, sending to UDP {@code udpPort}, on a link with MTU {@code linkMtu}. */
     public SoftRoceProfile(Inet4Address address, int udpPort, int linkMtu) {
         this.address = address;
         this.udpPort = udpPort;
