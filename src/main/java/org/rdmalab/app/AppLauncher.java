@@ -58,44 +58,116 @@ public final class AppLauncher {
     }
 
     /**
-     * Renders the main window without a display and writes it to {@code file} as PNG.
+     * Renders the window without a display, after running {@code scenario} (if any) in the loopback
+     * lab until it ends, and writes the picture to {@code file} as PNG.
      *
-     * @return 0 on success, 1 when rendering or writing failed (the reason on stderr)
+     * @param scenario a {@link WindowScenario} name, or null for the window as it opens
+     * @return 0 on success, 1 when rendering or writing failed or the scenario did not end in time
+     * @throws IllegalArgumentException for an unknown scenario or a folder that does not exist
      */
-    public static int screenshot(Path file, String[] args) throws Exception {
+    public static int screenshot(Path file, String scenario) throws Exception {
+        WindowScenario chosen = scenario == null ? null : WindowScenario.named(scenario);
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null && !Files.isDirectory(parent)) {
+            throw new IllegalArgumentException("folder " + parent + " does not exist; create it first or choose another"
+                    + " file for --screenshot");
+        }
         System.setProperty("glass.platform", "Monocle");
         System.setProperty("monocle.platform", "Headless");
         System.setProperty("prism.order", "sw");
         System.setProperty("java.awt.headless", "true");
         quietClasspathWarning();
         CompletableFuture<Void> done = new CompletableFuture<>();
+        MainWindow[] window = new MainWindow[1];
+        Thread[] fxThread = new Thread[1];
+        Platform.setImplicitExit(false);
         Platform.startup(() -> {
+            fxThread[0] = Thread.currentThread();
             try {
                 Stage stage = new Stage();
-                Scene scene = MainWindow.createScene(args);
+                window[0] = MainWindow.create();
+                Scene scene = window[0].scene();
                 stage.setScene(scene);
                 stage.setTitle(MainWindow.TITLE);
                 stage.show();
-                // Let layout and CSS settle for two pulses before taking the picture.
-                Platform.runLater(() -> Platform.runLater(() -> {
+                LabViewModel lab = window[0].lab();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SCREENSHOT_TIMEOUT_SECONDS);
+                Runnable[] check = new Runnable[1];
+                boolean[] started = new boolean[1];
+                check[0] = () -> {
                     try {
-                        write(scene, file);
-                        done.complete(null);
-                    } catch (IOException | RuntimeException e) {
+                        boolean devicesListed = !lab.setup().devices().isEmpty() && !lab.setup().gids().isEmpty();
+                        if (chosen != null && !started[0] && devicesListed) {
+                            started[0] = true;
+                            chosen.start().accept(lab);
+                        }
+                        boolean ended = devicesListed && (chosen == null || started[0] && chosen.ended().test(lab));
+                        if (ended) {
+                            // Let the last events, layout and CSS settle before taking the picture.
+                            settle(3, () -> {
+                                try {
+                                    write(scene, file);
+                                    done.complete(null);
+                                } catch (IOException | RuntimeException e) {
+                                    done.completeExceptionally(e);
+                                }
+                            });
+                        } else if (System.nanoTime() > deadline) {
+                            done.completeExceptionally(new IllegalStateException("the scenario did not end within "
+                                    + SCREENSHOT_TIMEOUT_SECONDS + " s"));
+                        } else {
+                            later(50, check[0]);
+                        }
+                    } catch (RuntimeException e) {
                         done.completeExceptionally(e);
-                    } finally {
-                        stage.close();
                     }
-                }));
+                };
+                later(50, check[0]);
             } catch (IOException | RuntimeException e) {
                 done.completeExceptionally(e);
             }
         });
         try {
-            done.get(SCREENSHOT_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            done.get(SCREENSHOT_TIMEOUT_SECONDS + 10, TimeUnit.SECONDS);
             return 0;
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
         } finally {
+            CompletableFuture<Void> closed = new CompletableFuture<>();
+            Platform.runLater(() -> {
+                try {
+                    if (window[0] != null) {
+                        window[0].close();
+                        if (window[0].scene().getWindow() != null) {
+                            window[0].scene().getWindow().hide();
+                        }
+                    }
+                } finally {
+                    closed.complete(null);
+                }
+            });
+            closed.get(10, TimeUnit.SECONDS);
             Platform.exit();
+            // Wait for the toolkit to finish, so the JVM does not start shutting down under it.
+            if (fxThread[0] != null) {
+                fxThread[0].join(5000);
+            }
+        }
+    }
+
+    /** Runs {@code action} on the JavaFX thread after {@code millis}. */
+    private static void later(long millis, Runnable action) {
+        javafx.animation.PauseTransition pause = new javafx.animation.PauseTransition(javafx.util.Duration.millis(millis));
+        pause.setOnFinished(event -> action.run());
+        pause.play();
+    }
+
+    /** Runs {@code action} after {@code pulses} more pauses of 100 ms, so late events and layout settle. */
+    private static void settle(int pulses, Runnable action) {
+        if (pulses == 0) {
+            action.run();
+        } else {
+            later(100, () -> settle(pulses - 1, action));
         }
     }
 
@@ -108,10 +180,6 @@ public final class AppLauncher {
         reader.getPixels(0, 0, width, height, PixelFormat.getIntArgbInstance(), pixels, 0, width);
         BufferedImage buffered = new BufferedImage(width, height, BufferedImage.TYPE_INT_ARGB);
         buffered.setRGB(0, 0, width, height, pixels, 0, width);
-        Path parent = file.getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
         if (!ImageIO.write(buffered, "png", file.toFile())) {
             throw new IOException("no PNG writer available");
         }

@@ -1,49 +1,101 @@
 package org.rdmalab.app;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import javafx.collections.ListChangeListener;
 import javafx.fxml.FXML;
-import javafx.scene.control.ComboBox;
+import javafx.scene.Node;
+import javafx.scene.Parent;
 import javafx.scene.control.Label;
 import javafx.scene.control.ListView;
-import javafx.scene.control.TextArea;
-import org.rdmalab.lab.Step;
+import javafx.scene.control.SplitPane;
+import javafx.scene.control.TabPane;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.KeyCodeCombination;
+import javafx.scene.input.KeyCombination;
 
-/** Controller of {@code MainView.fxml}: binds controls to the {@link MainViewModel}. */
+/**
+ * Controller of {@code MainView.fxml}: places one column per side around the step pane (server
+ * left and client right in the loopback lab), binds the status line and installs the keys: F10
+ * runs the next step, F5 runs to the selected step (or the end), F8 runs every side to its end,
+ * Ctrl+R resets every side.
+ */
 public final class MainView {
 
-    private final MainViewModel viewModel;
+    private final LabViewModel lab;
+    private final Views views;
 
     @FXML
-    private ComboBox<String> devicePicker;
-
+    private SplitPane labBand;
     @FXML
-    private ListView<Step> stepList;
-
+    private TabPane inspector;
     @FXML
-    private Label stepTitle;
-
-    @FXML
-    private TextArea stepDetail;
-
+    private ListView<String> controlList;
     @FXML
     private Label statusLabel;
 
-    MainView(MainViewModel viewModel) {
-        this.viewModel = viewModel;
+    MainView(LabViewModel lab, Views views) {
+        this.lab = lab;
+        this.views = views;
     }
 
     @FXML
     private void initialize() {
-        devicePicker.setItems(viewModel.devices());
-        viewModel.devices().addListener((javafx.collections.ListChangeListener<String>) change -> {
-            if (devicePicker.getValue() == null && !viewModel.devices().isEmpty()) {
-                devicePicker.getSelectionModel().selectFirst();
+        statusLabel.textProperty().bind(lab.statusProperty());
+        statusLabel.setId("statusLabel");
+        controlList.setItems(lab.controlLog().rows());
+        controlList.setPlaceholder(new Label("No control message yet."));
+        lab.sides().addListener((ListChangeListener<SideViewModel>) change -> layoutSides());
+        layoutSides();
+        labBand.sceneProperty().addListener((observable, before, scene) -> {
+            if (scene != null) {
+                installKeys(scene);
             }
         });
-        stepList.setItems(viewModel.steps());
-        viewModel.selectedStepProperty().bind(stepList.getSelectionModel().selectedItemProperty());
-        stepTitle.textProperty().bind(viewModel.selectedStepProperty().map(Step::title).orElse("Step"));
-        stepDetail.textProperty().bind(viewModel.stepDetailProperty());
-        stepList.getSelectionModel().selectFirst();
-        statusLabel.textProperty().bind(viewModel.statusProperty());
+    }
+
+    private void layoutSides() {
+        labBand.getItems().setAll(inspector);
+        var sides = lab.sides();
+        if (sides.isEmpty()) {
+            return;
+        }
+        labBand.getItems().add(0, column(sides.get(0)));
+        if (sides.size() > 1) {
+            labBand.getItems().add(column(sides.get(1)));
+            labBand.setDividerPositions(0.3, 0.7);
+        } else {
+            labBand.setDividerPositions(0.36);
+        }
+    }
+
+    private Node column(SideViewModel side) {
+        try {
+            Parent view = views.load(Views.PEER_VIEW, new PeerView(side, lab));
+            view.setId(side.name() + "Column");
+            SplitPane.setResizableWithParent(view, false);
+            return view;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void installKeys(javafx.scene.Scene scene) {
+        scene.getAccelerators().put(new KeyCodeCombination(KeyCode.F10), () -> selected().ifPresent(SideViewModel::runNext));
+        scene.getAccelerators().put(new KeyCodeCombination(KeyCode.F5), () -> selected().ifPresent(side -> {
+            StepRow step = lab.selectedStepProperty().get();
+            if (step != null && side.steps().contains(step) && step.index() >= side.nextIndexProperty().get()) {
+                side.runTo(step.index());
+            } else {
+                side.runToEnd();
+            }
+        }));
+        scene.getAccelerators().put(new KeyCodeCombination(KeyCode.F8), lab::runAllToEnd);
+        scene.getAccelerators().put(new KeyCodeCombination(KeyCode.R, KeyCombination.SHORTCUT_DOWN), lab::resetAll);
+    }
+
+    private java.util.Optional<SideViewModel> selected() {
+        SideViewModel side = lab.selectedSideProperty().get();
+        return side != null ? java.util.Optional.of(side) : lab.sides().stream().findFirst();
     }
 }

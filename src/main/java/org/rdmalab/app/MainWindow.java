@@ -1,50 +1,93 @@
 package org.rdmalab.app;
 
 import java.io.IOException;
-import java.net.URL;
-import java.util.Objects;
-import javafx.fxml.FXMLLoader;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import javafx.scene.Parent;
 import javafx.scene.Scene;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
 
-/** Builds the main window's scene from {@code fxml/MainView.fxml} and {@code styles/rdma-lab.css}. */
+/**
+ * Builds the lab window: its view models (the only objects that touch the lab and the verbs API),
+ * the FXML views with their controllers, and the style sheets. The loopback lab is set up on the
+ * first start, so every lab works on any laptop.
+ */
 public final class MainWindow {
 
     /** The window title. */
     public static final String TITLE = "RDMA Lab";
     /** The application style sheet on the classpath. */
     public static final String STYLESHEET = "/styles/rdma-lab.css";
-    /** The main view. */
-    public static final String MAIN_VIEW = "/fxml/MainView.fxml";
+    /** The window's size: readable on a lab projector at 1280 × 800. */
+    public static final int WIDTH = 1280;
+    public static final int HEIGHT = 800;
 
-    private MainWindow() {
+    private final LabViewModel lab;
+    private final Scene scene;
+    private final ExecutorService background;
+
+    private MainWindow(LabViewModel lab, Scene scene, ExecutorService background) {
+        this.lab = lab;
+        this.scene = scene;
+        this.background = background;
     }
 
-    private static final java.util.concurrent.Executor BACKGROUND = java.util.concurrent.Executors.newSingleThreadExecutor(
-            runnable -> {
-                Thread thread = new Thread(runnable, "rdma-lab background");
-                thread.setDaemon(true);
-                return thread;
-            });
+    /** The lab's view model (scenarios and tests drive it). */
+    public LabViewModel lab() {
+        return lab;
+    }
 
-    /** Loads the main view with a fresh view model; device listing runs off the JavaFX thread. */
-    public static Scene createScene(String[] args) throws IOException {
-        MainViewModel viewModel = new MainViewModel(org.rdmalab.verbs.spi.Backends.installed(), BACKGROUND,
-                javafx.application.Platform::runLater);
-        FXMLLoader loader = new FXMLLoader(resource(MAIN_VIEW));
-        loader.setControllerFactory(type -> {
-            if (type == MainView.class) {
-                return new MainView(viewModel);
-            }
-            throw new IllegalArgumentException("no controller " + type);
-        });
-        Parent root = loader.load();
-        Scene scene = new Scene(root, 1280, 800);
-        scene.getStylesheets().add(resource(STYLESHEET).toExternalForm());
+    public Scene scene() {
         return scene;
     }
 
-    private static URL resource(String path) {
-        return Objects.requireNonNull(MainWindow.class.getResource(path), path + " is missing from the classpath");
+    /** Releases every session, worker and the background thread. */
+    public void close() {
+        lab.close();
+        background.shutdownNow();
+    }
+
+    /** The window on the installed backends with the default device options. */
+    public static MainWindow create() throws IOException {
+        return create(Backends.installed(), DeviceOptions.defaults());
+    }
+
+    /**
+     * The window over {@code backends}; software devices use {@code base} (tests give their own UDP
+     * port). Must be called on the JavaFX thread.
+     */
+    public static MainWindow create(Backends backends, DeviceOptions base) throws IOException {
+        ExecutorService background = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "rdma-lab background");
+            thread.setDaemon(true);
+            return thread;
+        });
+        Executor ui = new FrameExecutor();
+        LabViewModel lab = new LabViewModel(backends, base, background, ui, LabViewModel.daemonWorkers());
+        StepViewModel step = new StepViewModel(lab);
+        ResourcesViewModel resources = new ResourcesViewModel(lab, background, ui);
+        Map<Class<?>, Object> controllers = new HashMap<>();
+        controllers.put(SetupView.class, new SetupView(lab));
+        controllers.put(StepView.class, new StepView(step));
+        controllers.put(ResourcesView.class, new ResourcesView(resources));
+        controllers.put(VerbsLogView.class, new VerbsLogView(lab));
+        controllers.put(PacketsView.class, new PacketsView(lab));
+        controllers.put(CompletionsView.class, new CompletionsView(lab));
+        Views views = new Views(controllers);
+        controllers.put(MainView.class, new MainView(lab, views));
+        Parent root = views.load(Views.MAIN_VIEW);
+        Scene scene = new Scene(root, WIDTH, HEIGHT);
+        scene.getStylesheets().add(Views.resource(STYLESHEET).toExternalForm());
+        lab.apply(lab.defaultSetup());
+        return new MainWindow(lab, scene, background);
+    }
+
+    /** Loads the window and returns its scene (the window stays open until the JVM ends). */
+    public static Scene createScene(String[] args) throws IOException {
+        return create().scene();
     }
 }

@@ -1,10 +1,9 @@
 package org.rdmalab.cli;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Callable;
 import org.rdmalab.app.AppLauncher;
+import org.rdmalab.app.WindowScenario;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -16,19 +15,22 @@ final class GuiCommand implements Callable<Integer> {
     @Option(names = "--screenshot", paramLabel = "FILE", description = "Save a PNG of the window and exit.")
     Path screenshot;
 
-    @Option(names = "--scenario", paramLabel = "NAME", description = "Scenario to load in the window.")
+    @Option(names = "--scenario", paramLabel = "NAME", description = "Run a scenario in the loopback lab until it ends before the picture: seed, rtr-no-grh, two-machines.")
     String scenario;
 
     @Override
     public Integer call() throws Exception {
-        List<String> args = new ArrayList<>();
         if (scenario != null) {
-            args.add("--scenario=" + scenario);
+            WindowScenario.named(scenario);
         }
         if (screenshot != null) {
-            return AppLauncher.screenshot(screenshot.toAbsolutePath(), args.toArray(String[]::new));
+            return AppLauncher.screenshot(screenshot.toAbsolutePath(), scenario);
         }
-        launch(args.toArray(String[]::new));
+        if (scenario != null) {
+            throw new IllegalArgumentException("--scenario runs in the loopback lab for a picture; give --screenshot FILE"
+                    + " too, or open the window without it");
+        }
+        launch(new String[0]);
         return 0;
     }
 

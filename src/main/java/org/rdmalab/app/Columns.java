@@ -1,0 +1,22 @@
+package org.rdmalab.app;
+
+import java.util.function.Function;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.scene.control.TableColumn;
+
+/** Table columns whose cells show one derived value of the row. */
+final class Columns {
+
+    private Columns() {
+    }
+
+    /** Shows {@code value} of each row in {@code column}. */
+    static <R, V> void show(TableColumn<R, V> column, Function<R, V> value) {
+        column.setCellValueFactory(cell -> new ReadOnlyObjectWrapper<>(value.apply(cell.getValue())));
+    }
+
+    /** "123 rows" and, when some were dropped, how many. */
+    static String count(int rows, long dropped, String noun) {
+        return rows + " " + noun + (dropped > 0 ? " (" + dropped + " older ones dropped)" : "");
+    }
+}

@@ -1,0 +1,249 @@
+package org.rdmalab.app;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Function;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+import org.rdmalab.lab.LabEvent;
+import org.rdmalab.lab.LabSession;
+import org.rdmalab.lab.LabSetup;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+
+/**
+ * The whole lab window's state: the setup, one side (two machines) or two (the loopback lab), and
+ * the tables every side feeds: completions, the verbs log, packets and control messages. The only
+ * place that builds sessions; everything shown comes from {@link LabSession}, its events and the
+ * verbs API. JavaFX thread only, except where a method says otherwise.
+ */
+public final class LabViewModel implements AutoCloseable {
+
+    /** How the tables print times. */
+    static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
+
+    /** Rows kept per table before the oldest are dropped (and counted). */
+    static final int TABLE_LIMIT = 10_000;
+
+    private final Backends backends;
+    private final Executor ui;
+    private final Function<String, ExecutorService> workers;
+    private final SetupViewModel setup;
+    private final ObservableList<SideViewModel> sides = FXCollections.observableArrayList();
+    private final ObjectProperty<SideViewModel> selectedSide = new SimpleObjectProperty<>();
+    private final ObjectProperty<StepRow> selectedStep = new SimpleObjectProperty<>();
+    private final BoundedLog<CompletionRow> completions = new BoundedLog<>(TABLE_LIMIT);
+    private final BoundedLog<VerbRow> verbs = new BoundedLog<>(TABLE_LIMIT);
+    private final BoundedLog<PacketRow> packets = new BoundedLog<>(TABLE_LIMIT);
+    private final BoundedLog<String> control = new BoundedLog<>(TABLE_LIMIT);
+    private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper("");
+    private final ReadOnlyObjectWrapper<LabSetup> current = new ReadOnlyObjectWrapper<>();
+    private final List<Runnable> afterEvents = new ArrayList<>();
+    private LabSetup defaults;
+
+    /**
+     * @param backends where devices come from
+     * @param base device options for software devices (tests give their own UDP port)
+     * @param background lists and queries devices
+     * @param ui the JavaFX thread (a {@link FrameExecutor}) or, in tests, a same-thread executor
+     * @param workers makes each side's worker thread, given the side's name
+     */
+    public LabViewModel(Backends backends, DeviceOptions base, Executor background, Executor ui,
+                        Function<String, ExecutorService> workers) {
+        this.backends = backends;
+        this.ui = ui;
+        this.workers = workers;
+        this.defaults = LabSetup.loopback().withBase(base);
+        this.setup = new SetupViewModel(backends, base, background, ui);
+    }
+
+    /** The setup the window starts with: the loopback lab with the seed's defaults. */
+    public LabSetup defaultSetup() {
+        return defaults;
+    }
+
+    /** Named daemon worker threads, one per side. */
+    public static Function<String, ExecutorService> daemonWorkers() {
+        return name -> Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "rdma-lab " + name);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * Builds the sessions for the setup as chosen, closing the ones before.
+     *
+     * @throws IllegalArgumentException naming the setup field that is wrong
+     */
+    public void apply() {
+        LabSetup chosen = setup.toSetup(defaults);
+        apply(chosen);
+    }
+
+    /** Builds the sessions for {@code chosen}, closing the ones before. */
+    public void apply(LabSetup chosen) {
+        closeSides();
+        List<LabSession> sessions = chosen.open(backends);
+        List<SideViewModel> built = new ArrayList<>();
+        for (LabSession session : sessions) {
+            String name = chosen.mode() == LabSetup.Mode.LOOPBACK
+                    ? session.role().name().toLowerCase(java.util.Locale.ROOT) : "local";
+            String address = chosen.mode() == LabSetup.Mode.TWO_MACHINES ? chosen.localIp()
+                    : session.role() == org.rdmalab.lab.Role.SERVER ? LabSetup.LOOPBACK_SERVER_IP
+                    : LabSetup.LOOPBACK_CLIENT_IP;
+            built.add(new SideViewModel(name, address, session, chosen.protocol(), chosen.mode(), workers.apply(name), ui,
+                    this::onEvent));
+        }
+        completions.clear();
+        verbs.clear();
+        packets.clear();
+        control.clear();
+        current.set(chosen);
+        sides.setAll(built);
+        selectedSide.set(built.get(built.size() - 1));
+        selectedStep.set(null);
+        status.set(describe(chosen));
+    }
+
+    private static String describe(LabSetup chosen) {
+        if (chosen.mode() == LabSetup.Mode.LOOPBACK) {
+            return "loopback lab: server " + LabSetup.LOOPBACK_SERVER_IP + " and client " + LabSetup.LOOPBACK_CLIENT_IP
+                    + " on " + chosen.device() + " port " + chosen.ibPort() + ", gid_idx " + chosen.gidIndex();
+        }
+        return chosen.role().name().toLowerCase(java.util.Locale.ROOT) + " on " + chosen.localIp()
+                + (chosen.role() == org.rdmalab.lab.Role.CLIENT ? ", server " + chosen.peerIp() : "")
+                + ", TCP " + chosen.tcpPort() + ", " + chosen.protocol().cliName() + " protocol, "
+                + chosen.device() + " port " + chosen.ibPort() + ", gid_idx " + chosen.gidIndex();
+    }
+
+    private void onEvent(SideViewModel.SideEvent sideEvent) {
+        LabEvent event = sideEvent.event();
+        String side = sideEvent.side().name();
+        Instant at = sideEvent.at();
+        if (event instanceof LabEvent.Completion completion) {
+            completions.addAll(List.of(new CompletionRow(at, side, completion.completion(), -1)));
+        } else if (event instanceof LabEvent.VerbCall call) {
+            verbs.addAll(List.of(new VerbRow(at, side, call.verb(), "", call.result(), call.ok(), "")));
+        } else if (event instanceof LabEvent.Packet packet) {
+            packets.addAll(List.of(new PacketRow(at, side, packet.packet())));
+        } else if (event instanceof LabEvent.ControlMessage message) {
+            control.addAll(List.of(TIME.format(at) + "  " + side + "  " + (message.sent() ? "→ " : "← ")
+                    + message.description() + (message.length() > 0 ? "  (" + message.length() + " bytes)" : "")));
+        } else if (event instanceof LabEvent.StepFinished finished && !finished.result().ok()) {
+            status.set(side + ": " + finished.step().title() + " failed: " + finished.result().summary());
+        }
+        afterEvents.forEach(Runnable::run);
+    }
+
+    /** Runs {@code action} on the UI thread after each event is applied (views refresh from it). */
+    public void afterEvents(Runnable action) {
+        afterEvents.add(action);
+    }
+
+    /**
+     * The one-click lesson for gid_idx -1 on RoCE: every side takes the recommended GID, resets
+     * (a new GID must be exchanged again) and runs back to where it was, so the flow goes on.
+     */
+    public void useRecommendedGidAndReplay() {
+        setup.useRecommendedGid();
+        String index = setup.gidIndexProperty().get();
+        for (SideViewModel side : sides) {
+            int failed = side.failedIndex();
+            int target = failed >= 0 ? failed : side.nextIndexProperty().get() - 1;
+            side.resetAndRunTo(target, session -> session.steps().stream()
+                    .filter(step -> step.id().equals("query-port")).findFirst()
+                    .ifPresent(step -> step.parameter("gid_idx").set(index)));
+        }
+        status.set("gid_idx is now " + index + "; both sides start over and run back to where they were");
+    }
+
+    /** Resets every side. */
+    public void resetAll() {
+        sides.forEach(SideViewModel::reset);
+    }
+
+    /** Runs every side to its end, each on its own worker (the loopback lab's peers wait for each other). */
+    public void runAllToEnd() {
+        sides.forEach(SideViewModel::runToEnd);
+    }
+
+    private void closeSides() {
+        for (SideViewModel side : sides) {
+            side.close(3000);
+        }
+        sides.clear();
+    }
+
+    /** Releases every session and worker thread. */
+    @Override
+    public void close() {
+        closeSides();
+    }
+
+    public SetupViewModel setup() {
+        return setup;
+    }
+
+    /** One side (two machines) or server and client (loopback lab). */
+    public ObservableList<SideViewModel> sides() {
+        return sides;
+    }
+
+    /** The side whose step the detail pane shows. */
+    public ObjectProperty<SideViewModel> selectedSideProperty() {
+        return selectedSide;
+    }
+
+    /** The step the detail pane shows. */
+    public ObjectProperty<StepRow> selectedStepProperty() {
+        return selectedStep;
+    }
+
+    /** The setup the sessions were built from. */
+    public ReadOnlyObjectProperty<LabSetup> currentProperty() {
+        return current.getReadOnlyProperty();
+    }
+
+    public ObservableList<CompletionRow> completions() {
+        return completions.rows();
+    }
+
+    BoundedLog<CompletionRow> completionLog() {
+        return completions;
+    }
+
+    BoundedLog<VerbRow> verbLog() {
+        return verbs;
+    }
+
+    BoundedLog<PacketRow> packetLog() {
+        return packets;
+    }
+
+    BoundedLog<String> controlLog() {
+        return control;
+    }
+
+    /** A line for the status bar. */
+    public ReadOnlyStringProperty statusProperty() {
+        return status.getReadOnlyProperty();
+    }
+
+    /** Sets the status line (a command's outcome). */
+    void status(String text) {
+        status.set(text);
+    }
+}

@@ -1,0 +1,63 @@
+package org.rdmalab.app;
+
+import javafx.beans.binding.Bindings;
+import javafx.fxml.FXML;
+import javafx.scene.control.Label;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+
+/**
+ * Controller of {@code PacketsView.fxml}: the RoCE v2 packets each software device sent, received
+ * or dropped (native devices report none; capture them with tcpdump). Bounded and virtualised.
+ */
+public final class PacketsView {
+
+    private final LabViewModel lab;
+
+    @FXML
+    private Label countLabel;
+    @FXML
+    private TableView<PacketRow> packetTable;
+    @FXML
+    private TableColumn<PacketRow, String> timeColumn;
+    @FXML
+    private TableColumn<PacketRow, String> sideColumn;
+    @FXML
+    private TableColumn<PacketRow, String> directionColumn;
+    @FXML
+    private TableColumn<PacketRow, String> pathColumn;
+    @FXML
+    private TableColumn<PacketRow, String> opcodeColumn;
+    @FXML
+    private TableColumn<PacketRow, String> qpColumn;
+    @FXML
+    private TableColumn<PacketRow, String> psnColumn;
+    @FXML
+    private TableColumn<PacketRow, String> lengthColumn;
+    @FXML
+    private TableColumn<PacketRow, String> detailColumn;
+
+    PacketsView(LabViewModel lab) {
+        this.lab = lab;
+    }
+
+    @FXML
+    private void initialize() {
+        BoundedLog<PacketRow> log = lab.packetLog();
+        packetTable.setItems(log.rows());
+        packetTable.setPlaceholder(new Label("No packet yet (the software device reports every packet;"
+                + " for rxe or a NIC capture with tcpdump)."));
+        Columns.show(timeColumn, row -> LabViewModel.TIME.format(row.at()));
+        Columns.show(sideColumn, PacketRow::side);
+        Columns.show(directionColumn, row -> row.packet().direction().name().toLowerCase(java.util.Locale.ROOT));
+        Columns.show(pathColumn, row -> row.packet().source() + " → " + row.packet().destination());
+        Columns.show(opcodeColumn, row -> row.packet().opcode() + (row.packet().ackRequest() ? " (AckReq)" : ""));
+        Columns.show(qpColumn, row -> String.format("0x%x", row.packet().destQp()));
+        Columns.show(psnColumn, row -> Integer.toString(row.packet().psn()));
+        Columns.show(lengthColumn, row -> Integer.toString(row.packet().length()));
+        Columns.show(detailColumn, row -> row.packet().detail());
+        countLabel.textProperty().bind(Bindings.createStringBinding(
+                () -> Columns.count(log.rows().size(), log.droppedProperty().get(), "packets"),
+                log.rows(), log.droppedProperty()));
+    }
+}

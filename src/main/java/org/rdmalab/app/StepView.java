@@ -1,0 +1,202 @@
+package org.rdmalab.app;
+
+import java.util.Optional;
+import javafx.beans.value.ObservableValue;
+import javafx.collections.ListChangeListener;
+import javafx.fxml.FXML;
+import javafx.scene.Node;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Control;
+import javafx.scene.control.Label;
+import javafx.scene.control.SplitPane;
+import javafx.scene.control.TextArea;
+import javafx.scene.control.TextField;
+import javafx.scene.control.Tooltip;
+import javafx.scene.layout.StackPane;
+import javafx.scene.layout.VBox;
+import org.controlsfx.control.PropertySheet;
+import org.controlsfx.property.editor.PropertyEditor;
+import org.rdmalab.lab.Parameter;
+
+/**
+ * Controller of {@code StepView.fxml}: a ControlsFX property sheet over the selected step's
+ * parameters (each field's tooltip names its verbs.h place), the C code and the result. A value the
+ * parameter refuses is explained under its field.
+ */
+public final class StepView {
+
+    /** Style class of a field whose value was refused or that caused a failure. */
+    static final String FIELD_ERROR = "field-error";
+    /** Style class of the line under such a field. */
+    static final String FIELD_MESSAGE = "field-message";
+
+    private final StepViewModel viewModel;
+    private final PropertySheet sheet = new PropertySheet();
+
+    @FXML
+    private Label stepTitle;
+
+    @FXML
+    private SplitPane split;
+
+    @FXML
+    private StackPane sheetHolder;
+
+    @FXML
+    private TextArea codeArea;
+
+    @FXML
+    private Label resultLabel;
+
+    StepView(StepViewModel viewModel) {
+        this.viewModel = viewModel;
+    }
+
+    @FXML
+    private void initialize() {
+        sheet.setModeSwitcherVisible(false);
+        sheet.setSearchBoxVisible(false);
+        sheet.setMode(PropertySheet.Mode.NAME);
+        sheet.setId("parameterSheet");
+        sheet.setPropertyEditorFactory(item -> new ParameterEditor((SheetItem) item));
+        sheetHolder.getChildren().add(sheet);
+        stepTitle.textProperty().bind(viewModel.titleProperty());
+        codeArea.textProperty().bind(viewModel.codeProperty());
+        resultLabel.textProperty().bind(viewModel.resultProperty());
+        resultLabel.setId("stepResult");
+        viewModel.failedProperty().addListener((observable, before, failed) -> style(resultLabel, "result-failed", failed));
+        sheet.disableProperty().bind(viewModel.editableProperty().not());
+        viewModel.items().addListener((ListChangeListener<StepViewModel.ParameterItem>) change -> rebuild());
+        rebuild();
+    }
+
+    private void rebuild() {
+        sheet.getItems().setAll(viewModel.items().stream().map(SheetItem::new).toList());
+    }
+
+    private static void style(Node node, String styleClass, boolean on) {
+        node.getStyleClass().remove(styleClass);
+        if (on) {
+            node.getStyleClass().add(styleClass);
+        }
+    }
+
+    /** A parameter as a property sheet item. */
+    private static final class SheetItem implements PropertySheet.Item {
+
+        private final StepViewModel.ParameterItem item;
+
+        SheetItem(StepViewModel.ParameterItem item) {
+            this.item = item;
+        }
+
+        @Override
+        public Class<?> getType() {
+            return String.class;
+        }
+
+        @Override
+        public String getCategory() {
+            return item.step().title();
+        }
+
+        @Override
+        public String getName() {
+            return item.parameter().name();
+        }
+
+        @Override
+        public String getDescription() {
+            return item.description();
+        }
+
+        @Override
+        public Object getValue() {
+            return item.parameter().value();
+        }
+
+        @Override
+        public void setValue(Object value) {
+            item.set(String.valueOf(value));
+        }
+
+        @Override
+        public Optional<ObservableValue<? extends Object>> getObservableValue() {
+            return Optional.empty();
+        }
+    }
+
+    /** A text field or a choice, with the line that explains a refused value under it. */
+    private static final class ParameterEditor implements PropertyEditor<Object> {
+
+        private final SheetItem sheetItem;
+        private final Control field;
+        private final Label message = new Label();
+        private final VBox box;
+
+        ParameterEditor(SheetItem sheetItem) {
+            this.sheetItem = sheetItem;
+            Parameter parameter = sheetItem.item.parameter();
+            message.getStyleClass().add(FIELD_MESSAGE);
+            message.setWrapText(true);
+            message.setManaged(false);
+            message.setVisible(false);
+            message.setId("message-" + parameter.name());
+            if (parameter.kind() == Parameter.Kind.CHOICE) {
+                ComboBox<String> choice = new ComboBox<>();
+                choice.getItems().setAll(parameter.choices());
+                choice.setValue(parameter.value());
+                choice.setOnAction(event -> commit(choice.getValue()));
+                choice.setMaxWidth(Double.MAX_VALUE);
+                field = choice;
+            } else {
+                TextField text = new TextField(parameter.value());
+                text.setOnAction(event -> commit(text.getText()));
+                text.focusedProperty().addListener((observable, before, focused) -> {
+                    if (!focused) {
+                        commit(text.getText());
+                    }
+                });
+                field = text;
+            }
+            field.setId("param-" + parameter.name());
+            field.setTooltip(new Tooltip(sheetItem.getDescription()));
+            box = new VBox(2, field, message);
+        }
+
+        private void commit(String value) {
+            String refused = sheetItem.item.set(value);
+            show(refused);
+        }
+
+        void show(String text) {
+            boolean on = text != null && !text.isEmpty();
+            message.setText(on ? text : "");
+            message.setVisible(on);
+            message.setManaged(on);
+            style(field, FIELD_ERROR, on);
+        }
+
+        @Override
+        public Node getEditor() {
+            return box;
+        }
+
+        @Override
+        public Object getValue() {
+            return sheetItem.getValue();
+        }
+
+        @Override
+        public void setValue(Object value) {
+            String text = String.valueOf(value);
+            if (field instanceof TextField textField) {
+                textField.setText(text);
+            } else if (field instanceof ComboBox<?> combo) {
+                @SuppressWarnings("unchecked")
+                ComboBox<String> choice = (ComboBox<String>) combo;
+                choice.setValue(text);
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package org.rdmalab.app;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.rdmalab.control.ControlProtocol;
+import org.rdmalab.lab.LabSetup;
+import org.rdmalab.lab.Role;
+
+/**
+ * What {@code gui --scenario NAME} does in the window before the picture is taken: a few clicks'
+ * worth of commands on the {@link LabViewModel}, and when the scenario has ended. Everything runs
+ * on the JavaFX thread; the steps themselves run on the sides' workers.
+ *
+ * @param name the command-line name
+ * @param description one line for the list of scenarios
+ * @param start what to do once the window is up
+ * @param ended true once the scenario has ended (every side idle, and what it waits for is there)
+ */
+public record WindowScenario(String name, String description, Consumer<LabViewModel> start,
+                             Predicate<LabViewModel> ended) {
+
+    /** The scenarios, in the order the usage lists them. */
+    public static List<WindowScenario> all() {
+        return List.of(
+                new WindowScenario("seed", "the loopback lab with the recommended GID, run to the end: both QPs in RTS,"
+                        + " the completions and HelloWorld in the server's buffer", lab -> {
+                            lab.setup().useRecommendedGid();
+                            lab.apply(lab.defaultSetup().withGidIndex(lab.setup().gidIndexProperty().get()));
+                            lab.runAllToEnd();
+                            lab.selectedSideProperty().set(lab.sides().get(0));
+                            lab.selectedStepProperty().set(lab.sides().get(0).steps().get(
+                                    lab.sides().get(0).steps().size() - 1));
+                        }, WindowScenario::idleAndRan),
+                new WindowScenario("rtr-no-grh", "the loopback lab with the seed's gid_idx -1: RTR fails on RoCE and"
+                        + " the reason shows at the gid_idx field", lab -> {
+                            lab.runAllToEnd();
+                        }, lab -> idleAndRan(lab) && lab.sides().stream().anyMatch(side -> side.failedIndex() >= 0)),
+                new WindowScenario("two-machines", "the setup for one peer of two machines: this side is the client"
+                        + " on 127.0.0.2, the server at 127.0.0.1 speaks the lab protocol", lab -> {
+                            SetupViewModel setup = lab.setup();
+                            setup.modeProperty().set(LabSetup.Mode.TWO_MACHINES);
+                            setup.roleProperty().set(Role.CLIENT);
+                            setup.localIpProperty().set(LabSetup.LOOPBACK_CLIENT_IP);
+                            setup.peerIpProperty().set(LabSetup.LOOPBACK_SERVER_IP);
+                            setup.protocolProperty().set(ControlProtocol.LAB);
+                            setup.useRecommendedGid();
+                            lab.apply();
+                        }, lab -> true));
+    }
+
+    /**
+     * The scenario called {@code name}.
+     *
+     * @throws IllegalArgumentException listing the valid names
+     */
+    public static WindowScenario named(String name) {
+        for (WindowScenario scenario : all()) {
+            if (scenario.name().equals(name.trim().toLowerCase(Locale.ROOT))) {
+                return scenario;
+            }
+        }
+        throw new IllegalArgumentException("unknown scenario '" + name + "'; valid scenarios: "
+                + String.join(", ", all().stream().map(WindowScenario::name).toList()));
+    }
+
+    /** True when no side is busy and at least one step ran. */
+    static boolean idleAndRan(LabViewModel lab) {
+        return !lab.sides().isEmpty()
+                && lab.sides().stream().noneMatch(side -> side.busyProperty().get())
+                && lab.sides().stream().anyMatch(side -> side.steps().stream()
+                        .anyMatch(row -> row.statusProperty().get() != StepRow.Status.PENDING));
+    }
+}
