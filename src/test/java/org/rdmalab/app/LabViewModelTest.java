@@ -1,0 +1,214 @@
+package org.rdmalab.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rdmalab.lab.LabSetup;
+import org.rdmalab.testing.Ports;
+import org.rdmalab.verbs.Device;
+import org.rdmalab.verbs.Errno;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.VerbsException;
+import org.rdmalab.verbs.WcStatus;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+import org.rdmalab.verbs.spi.VerbsProvider;
+
+/**
+ * The window's view models without the toolkit: the loopback lab driven as the buttons drive it,
+ * with a single "UI" thread standing in for the JavaFX thread and real worker threads.
+ */
+class LabViewModelTest {
+
+    private ExecutorService uiThread;
+    private LabViewModel lab;
+
+    @BeforeEach
+    void start() {
+        uiThread = Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "test ui"));
+        DeviceOptions base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
+        lab = onUi(() -> new LabViewModel(Backends.installed(), base, Runnable::run, uiThread,
+                LabViewModel.daemonWorkers()));
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        onUi(() -> {
+            lab.close();
+            return null;
+        });
+        uiThread.shutdown();
+        assertTrue(uiThread.awaitTermination(5, TimeUnit.SECONDS));
+    }
+
+    private <T> T onUi(Callable<T> action) {
+        try {
+            return uiThread.submit(action).get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!onUi(condition::getAsBoolean)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private boolean idle() {
+        return lab.sides().stream().noneMatch(side -> side.busyProperty().get());
+    }
+
+    private SideViewModel side(String name) {
+        return lab.sides().stream().filter(side -> side.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void listsTheSoftwareDeviceWithItsGidTableAndRecommendsTheIpv4V2Entry() {
+        await("the GID table", () -> !lab.setup().gids().isEmpty());
+        onUi(() -> {
+            assertEquals("soft0", lab.setup().deviceProperty().get().name());
+            assertEquals("-1", lab.setup().gidIndexProperty().get(), "the seed's default is kept");
+            assertEquals(3, lab.setup().recommended().orElseThrow().index());
+            assertTrue(lab.setup().gidWarningProperty().get().contains("fails with EINVAL"),
+                    lab.setup().gidWarningProperty().get());
+            lab.setup().useRecommendedGid();
+            assertEquals("3", lab.setup().gidIndexProperty().get());
+            assertEquals("", lab.setup().gidWarningProperty().get());
+            return null;
+        });
+    }
+
+    @Test
+    void aFailingBackendIsReportedInTheStatusLine() {
+        VerbsProvider broken = new VerbsProvider() {
+            @Override
+            public String name() {
+                return "libibverbs";
+            }
+
+            @Override
+            public List<Device> devices(DeviceOptions options) throws VerbsException {
+                throw new VerbsException("ibv_get_device_list", Errno.ENOSYS, "no RDMA in this kernel");
+            }
+        };
+        SetupViewModel setup = new SetupViewModel(new Backends(List.of(broken)), DeviceOptions.defaults(),
+                Runnable::run, Runnable::run);
+        assertEquals(List.of(), setup.devices());
+        assertEquals("0 device(s); libibverbs: no RDMA in this kernel", setup.statusProperty().get());
+    }
+
+    @Test
+    void theLoopbackLabRunsTheSeedToHelloWorldWithTheRecommendedGid() {
+        onUi(() -> {
+            lab.apply(lab.defaultSetup().withGidIndex("3"));
+            lab.runAllToEnd();
+            return null;
+        });
+        await("both sides to finish", () -> idle() && side("server").nextIndexProperty().get()
+                == side("server").steps().size());
+        onUi(() -> {
+            SideViewModel server = side("server");
+            SideViewModel client = side("client");
+            assertEquals(QpState.RTS, server.localStateProperty().get());
+            assertEquals(QpState.RTS, client.localStateProperty().get());
+            StepRow last = server.steps().get(server.steps().size() - 1);
+            assertEquals("\"HelloWorld\"", last.summaryProperty().get());
+            assertTrue(lab.completions().stream().anyMatch(row -> row.side().equals("client")
+                    && row.completion().status() == WcStatus.SUCCESS), lab.completions().toString());
+            assertTrue(lab.verbLog().rows().stream().anyMatch(row -> row.verb().equals("ibv_modify_qp")));
+            assertTrue(lab.controlLog().rows().size() >= 2, "the exchange is in the TCP log");
+            return null;
+        });
+    }
+
+    @Test
+    void gidMinusOneFailsRtrAndTheOneClickFixLetsTheFlowGoOn() {
+        await("the GID table", () -> !lab.setup().gids().isEmpty());
+        onUi(() -> {
+            lab.apply(lab.defaultSetup());
+            lab.runAllToEnd();
+            return null;
+        });
+        await("RTR to fail", () -> idle() && side("client").failedIndex() >= 0);
+        onUi(() -> {
+            SideViewModel client = side("client");
+            StepRow failed = client.steps().get(client.failedIndex());
+            assertEquals("modify-rtr", failed.step().id());
+            assertTrue(failed.summaryProperty().get().contains("EINVAL"), failed.summaryProperty().get());
+            assertEquals(QpState.INIT, client.localStateProperty().get(), "a refused modify leaves the QP as it was");
+            lab.useRecommendedGidAndReplay();
+            return null;
+        });
+        await("the replay", () -> idle() && side("client").nextIndexProperty().get() > 9);
+        onUi(() -> {
+            assertEquals(-1, side("client").failedIndex());
+            assertEquals(QpState.RTR, side("client").localStateProperty().get());
+            lab.runAllToEnd();
+            return null;
+        });
+        await("the end", () -> idle() && side("server").nextIndexProperty().get() == side("server").steps().size());
+        onUi(() -> {
+            SideViewModel server = side("server");
+            assertEquals("\"HelloWorld\"", server.steps().get(server.steps().size() - 1).summaryProperty().get());
+            return null;
+        });
+    }
+
+    @Test
+    void resettingAHundredTimesLeaksNoThread() {
+        onUi(() -> {
+            lab.apply(lab.defaultSetup().withGidIndex("3"));
+            return null;
+        });
+        SideViewModel server = onUi(() -> side("server"));
+        SideViewModel client = onUi(() -> side("client"));
+        // Warm up once so the software devices' threads exist before counting.
+        onUi(() -> {
+            server.runTo(9);
+            client.runTo(9);
+            return null;
+        });
+        await("RTR", () -> idle() && client.nextIndexProperty().get() == 10);
+        onUi(() -> {
+            lab.resetAll();
+            return null;
+        });
+        await("the reset", this::idle);
+        int before = Thread.activeCount();
+        for (int round = 0; round < 100; round++) {
+            onUi(() -> {
+                server.runTo(6);
+                client.runTo(6);
+                return null;
+            });
+            await("steps", () -> idle() && client.nextIndexProperty().get() == 7);
+            onUi(() -> {
+                lab.resetAll();
+                return null;
+            });
+            await("the reset", () -> idle() && client.nextIndexProperty().get() == 0);
+        }
+        await("threads to end", () -> Thread.activeCount() <= before + 1);
+        assertFalse(Thread.activeCount() > before + 1, "threads before " + before + ", after " + Thread.activeCount());
+    }
+}

@@ -1,0 +1,159 @@
+package org.rdmalab.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.ListView;
+import javafx.scene.control.TableView;
+import javafx.scene.control.TextArea;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.rdmalab.testing.Ports;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.testfx.util.WaitForAsyncUtils;
+
+/** The lab window clicked through as a student would, headless (TestFX + Monocle). */
+@ExtendWith(ApplicationExtension.class)
+class LabWindowTest {
+
+    private MainWindow window;
+
+    @Start
+    void start(Stage stage) throws Exception {
+        window = MainWindow.create(Backends.installed(), DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort()));
+        stage.setScene(window.scene());
+        stage.setTitle(MainWindow.TITLE);
+        stage.show();
+    }
+
+    @AfterEach
+    void close(FxRobot robot) {
+        robot.interact(window::close);
+    }
+
+    private static void waitFor(String what, BooleanSupplier condition) {
+        try {
+            WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, condition::getAsBoolean);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("timed out waiting for " + what, e);
+        }
+        WaitForAsyncUtils.waitForFxEvents();
+    }
+
+    private SideViewModel side(String name) {
+        return window.lab().sides().stream().filter(side -> side.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    /** The cell that shows step {@code index} of a side's list (cells are reused, so found by index). */
+    static javafx.scene.Node stepCell(FxRobot robot, String name, int index) {
+        return robot.lookup("#" + name + "Steps .list-cell")
+                .match(node -> ((javafx.scene.control.ListCell<?>) node).getIndex() == index)
+                .queryAs(javafx.scene.Node.class);
+    }
+
+    /** Clicks the side's "Next step" until its next step is {@code index}. */
+    private void nextUntil(FxRobot robot, String name, int index) {
+        SideViewModel side = side(name);
+        while (side.nextIndexProperty().get() < index) {
+            int before = side.nextIndexProperty().get();
+            robot.clickOn("#" + name + "RunNext");
+            waitFor(name + " step " + before, () -> !side.busyProperty().get()
+                    && (side.nextIndexProperty().get() > before || side.failedIndex() >= 0));
+            assertEquals(-1, side.failedIndex(), () -> name + " failed: "
+                    + side.steps().get(side.failedIndex()).summaryProperty().get());
+        }
+    }
+
+    /** Clicks "Next step" on the server then the client for a step both must reach (exchange, sync). */
+    private void bothNext(FxRobot robot) {
+        SideViewModel server = side("server");
+        SideViewModel client = side("client");
+        int serverBefore = server.nextIndexProperty().get();
+        int clientBefore = client.nextIndexProperty().get();
+        robot.clickOn("#serverRunNext");
+        robot.clickOn("#clientRunNext");
+        waitFor("both sides", () -> !server.busyProperty().get() && !client.busyProperty().get()
+                && server.nextIndexProperty().get() > serverBefore && client.nextIndexProperty().get() > clientBefore);
+    }
+
+    @Test
+    void clickThroughTheLoopbackLabToRtsOnBothSidesThenAnRdmaWrite(FxRobot robot) {
+        ComboBox<?> devices = robot.lookup("#devicePicker").queryComboBox();
+        waitFor("the devices", () -> devices.getValue() != null && !window.lab().setup().gids().isEmpty());
+        robot.clickOn("#devicePicker");
+        robot.clickOn(robot.lookup(".list-cell").match(node -> ((javafx.scene.control.ListCell<?>) node).getText() != null
+                && ((javafx.scene.control.ListCell<?>) node).getText().startsWith("soft0")).queryAs(javafx.scene.Node.class));
+        assertTrue(devices.getValue().toString().startsWith("soft0"));
+        Label warning = robot.lookup("#gidWarning").queryAs(Label.class);
+        assertTrue(warning.getText().contains("RTR fails with EINVAL"), warning.getText());
+        robot.clickOn("#useRecommendedGid");
+        waitFor("the recommended GID", () -> window.lab().setup().gidIndexProperty().get().equals("3")
+                && side("server").nextIndexProperty().get() == 0 && !side("server").busyProperty().get());
+
+        nextUntil(robot, "server", 7);
+        nextUntil(robot, "client", 7);
+        bothNext(robot);                         // exchange connection data
+        nextUntil(robot, "server", 11);          // INIT, RTR, RTS
+        nextUntil(robot, "client", 11);
+        assertEquals(QpState.RTS, side("server").localStateProperty().get());
+        assertEquals(QpState.RTS, side("client").localStateProperty().get());
+        bothNext(robot);                         // sync 'Q'
+        nextUntil(robot, "client", 15);          // write the buffer, post the RDMA WRITE, poll the CQ
+        TableView<?> completions = robot.lookup("#completionTable").queryTableView();
+        waitFor("the completion", () -> !completions.getItems().isEmpty());
+        CompletionRow row = (CompletionRow) completions.getItems().get(0);
+        assertEquals("IBV_WC_SUCCESS", row.completion().status().cName());
+        assertEquals("IBV_WC_RDMA_WRITE", row.completion().opcode().cName());
+        bothNext(robot);                         // sync 'W'
+        nextUntil(robot, "server", 14);          // the server reads its buffer
+        ListView<?> serverSteps = robot.lookup("#serverSteps").queryListView();
+        robot.interact(() -> serverSteps.scrollTo(13));
+        robot.clickOn(stepCell(robot, "server", 13));
+        assertEquals(13, serverSteps.getSelectionModel().getSelectedIndex());
+        Label result = robot.lookup("#stepResult").queryAs(Label.class);
+        assertTrue(result.getText().contains("HelloWorld"), result.getText());
+    }
+
+    @Test
+    void clickingAStepShowsItsParametersWithTooltipsAndTheCCodeFollowsAnEdit(FxRobot robot) {
+        waitFor("the steps", () -> !window.lab().sides().isEmpty());
+        robot.clickOn(stepCell(robot, "client", 9));
+        assertEquals("modify-rtr", window.lab().selectedStepProperty().get().step().id());
+        TextArea code = robot.lookup("#codeArea").queryAs(TextArea.class);
+        assertTrue(code.getText().contains("attr.path_mtu = IBV_MTU_256;"), code.getText());
+        javafx.scene.control.TextField minRnr = robot.lookup("#param-min_rnr_timer").queryAs(
+                javafx.scene.control.TextField.class);
+        assertTrue(minRnr.getTooltip().getText().startsWith("attr.min_rnr_timer"), minRnr.getTooltip().getText());
+        robot.doubleClickOn(minRnr).eraseText(6).write("0x1c").type(javafx.scene.input.KeyCode.ENTER);
+        assertTrue(code.getText().contains("attr.min_rnr_timer = 0x1c;"), code.getText());
+        robot.doubleClickOn(minRnr).eraseText(6).write("99").type(javafx.scene.input.KeyCode.ENTER);
+        Label message = robot.lookup("#message-min_rnr_timer").queryAs(Label.class);
+        assertTrue(message.isVisible() && message.getText().contains("outside"), message.getText());
+    }
+
+    @Test
+    void theKeysRunTheSelectedSide(FxRobot robot) {
+        waitFor("the steps", () -> !window.lab().sides().isEmpty() && !window.lab().setup().gids().isEmpty());
+        robot.clickOn(stepCell(robot, "client", 2));
+        robot.type(javafx.scene.input.KeyCode.F10);
+        waitFor("one step", () -> side("client").nextIndexProperty().get() == 1 && !side("client").busyProperty().get());
+        robot.type(javafx.scene.input.KeyCode.F5);
+        waitFor("to the selected step", () -> side("client").nextIndexProperty().get() == 3
+                && !side("client").busyProperty().get());
+        robot.press(javafx.scene.input.KeyCode.CONTROL).type(javafx.scene.input.KeyCode.R)
+                .release(javafx.scene.input.KeyCode.CONTROL);
+        waitFor("the reset", () -> side("client").nextIndexProperty().get() == 0 && !side("client").busyProperty().get());
+        assertEquals(0, side("server").nextIndexProperty().get());
+    }
+}
