@@ -67,9 +67,17 @@ public final class MainWindow {
             return thread;
         });
         Executor ui = new FrameExecutor();
-        LabViewModel lab = new LabViewModel(backends, base, background, ui, LabViewModel.daemonWorkers());
+        // Work that arrives after the window closed (a refresh a late event asked for) is dropped.
+        Executor backgroundWork = task -> {
+            try {
+                background.execute(task);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // The window is closed.
+            }
+        };
+        LabViewModel lab = new LabViewModel(backends, base, backgroundWork, ui, LabViewModel.daemonWorkers());
         StepViewModel step = new StepViewModel(lab);
-        ResourcesViewModel resources = new ResourcesViewModel(lab, background, ui);
+        ResourcesViewModel resources = new ResourcesViewModel(lab, backgroundWork, ui);
         Map<Class<?>, Object> controllers = new HashMap<>();
         controllers.put(SetupView.class, new SetupView(lab));
         controllers.put(StepView.class, new StepView(step));
