@@ -19,8 +19,9 @@ import java.util.Optional;
  * bytes (short reads are joined) within the read timeout, and every failure becomes a
  * {@link ControlException} with a one-line message naming the peer and what was expected.
  *
- * <p>Not thread-safe: one thread uses a channel at a time. {@link #close()} may be called from any
- * thread to unblock a reader (it then fails with {@link ControlException.Reason#IO}).
+ * <p>Not thread-safe: one thread reads at a time and one thread writes at a time (they may be two
+ * threads: a background reader and a sender). {@link #close()} may be called from any thread to
+ * unblock a reader (it then fails with {@link ControlException.Reason#IO}).
  */
 public final class ControlChannel implements AutoCloseable {
 
@@ -165,7 +166,7 @@ public final class ControlChannel implements AutoCloseable {
      *     closed the connection after 12 of 34 bytes of the connection block"
      */
     public byte[] read(int length, String what) throws ControlException {
-        return readInternal(length, what, false);
+        return readInternal(length, what, false, false);
     }
 
     /**
@@ -173,10 +174,20 @@ public final class ControlChannel implements AutoCloseable {
      * byte gives an empty result instead of an error; closing after some bytes is still an error.
      */
     public Optional<byte[]> readIfOpen(int length, String what) throws ControlException {
-        return Optional.ofNullable(readInternal(length, what, true));
+        return Optional.ofNullable(readInternal(length, what, true, false));
     }
 
-    private byte[] readInternal(int length, String what, boolean endAllowed) throws ControlException {
+    /**
+     * Like {@link #readIfOpen}, but waits without a limit for the first byte (a background reader
+     * waiting for the peer's next message); once it arrives the rest must follow within the read
+     * timeout. {@link #close()} from another thread ends the wait with {@link ControlException.Reason#IO}.
+     */
+    public Optional<byte[]> readNextIfOpen(int length, String what) throws ControlException {
+        return Optional.ofNullable(readInternal(length, what, true, true));
+    }
+
+    private byte[] readInternal(int length, String what, boolean endAllowed, boolean idleFirst)
+            throws ControlException {
         byte[] bytes = new byte[length];
         Duration timeout = readTimeout;
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -185,13 +196,20 @@ public final class ControlChannel implements AutoCloseable {
             int count;
             try {
                 if (socket != null) {
-                    long remaining = Duration.ofNanos(deadline - System.nanoTime()).toMillis();
-                    if (remaining <= 0) {
-                        throw timeout(done, length, what, timeout, null);
+                    if (idleFirst && done == 0) {
+                        socket.setSoTimeout(0);
+                    } else {
+                        long remaining = Duration.ofNanos(deadline - System.nanoTime()).toMillis();
+                        if (remaining <= 0) {
+                            throw timeout(done, length, what, timeout, null);
+                        }
+                        socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, remaining));
                     }
-                    socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, remaining));
                 }
                 count = in.read(bytes, done, length - done);
+                if (idleFirst && done == 0 && count > 0) {
+                    deadline = System.nanoTime() + timeout.toNanos();
+                }
             } catch (SocketTimeoutException e) {
                 throw timeout(done, length, what, timeout, e);
             } catch (SocketException e) {

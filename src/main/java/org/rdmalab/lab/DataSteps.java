@@ -63,8 +63,8 @@ final class DataSteps {
         @Override
         protected StepResult execute(LabSession session) throws Exception {
             int length = Math.min(parameter("length").asInt(), session.mr().length());
-            session.qp().postRecv(ReceiveWorkRequest.of(parameter("wr_id").asInt(), session.mr().sge(0, length)));
-            session.emit(new LabEvent.VerbCall("ibv_post_recv", "RECV of " + length + " bytes", true));
+            ReceiveWorkRequest request = ReceiveWorkRequest.of(parameter("wr_id").asInt(), session.mr().sge(0, length));
+            session.postRecv(List.of(request), "RECV of " + length + " bytes");
             session.print("Receive Request was posted");
             return StepResult.ok("RECV of " + length + " bytes posted");
         }
@@ -145,11 +145,10 @@ final class DataSteps {
             SendWorkRequest request = new SendWorkRequest(parameter("wr_id").asInt(), List.of(mr.sge(0, length)), opcode,
                     SendFlag.SIGNALED.value(), (int) parameter("imm_data").asLong(), remoteAddress, remote.rkey(),
                     parameter("compare_add").asLong(), parameter("swap").asLong());
-            session.qp().postSend(request);
             String what = String.format("%s of %d bytes", opcode.cName(), length)
                     + (opcode == WrOpcode.SEND || opcode == WrOpcode.SEND_WITH_IMM ? ""
                     : String.format(" at remote 0x%x rkey 0x%x", remoteAddress, remote.rkey()));
-            session.emit(new LabEvent.VerbCall("ibv_post_send", what, true));
+            session.postSend(request, what, parameter("remote_offset").asInt());
             String verb = switch (opcode) {
                 case SEND, SEND_WITH_IMM -> "Send";
                 case RDMA_READ -> "RDMA Read";
@@ -190,13 +189,12 @@ final class DataSteps {
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
-            Optional<WorkCompletion> polled = session.cq().pollOne(Duration.ofMillis(parameter("timeout_ms").asLong()));
+            Optional<WorkCompletion> polled = session.pollOne(Duration.ofMillis(parameter("timeout_ms").asLong()));
             if (polled.isEmpty()) {
                 session.print("completion wasn't found in the CQ after timeout");
                 return StepResult.failed("no completion within " + parameter("timeout_ms").asLong() + " ms");
             }
             WorkCompletion completion = polled.get();
-            session.emit(new LabEvent.Completion(completion));
             if (!completion.isSuccess()) {
                 session.print(String.format("got bad completion with status: 0x%x, vendor syndrome: 0x%x",
                         completion.status().value(), completion.vendorError()));
@@ -288,7 +286,10 @@ final class DataSteps {
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
-            byte[] bytes = session.link().readPeerBuffer(parameter("offset").asInt(), parameter("length").asInt());
+            Optional<byte[]> snapshot = session.readPeerBuffer(parameter("offset").asInt(), parameter("length").asInt());
+            // Without one (another protocol) the link says why it cannot carry a snapshot.
+            byte[] bytes = snapshot.isPresent() ? snapshot.get()
+                    : session.link().readPeerBuffer(parameter("offset").asInt(), parameter("length").asInt());
             String text = cString(bytes);
             session.print("Contents of the peer's buffer: '" + text + "'");
             return StepResult.ok("\"" + text + "\" (" + bytes.length + " bytes)");
@@ -316,8 +317,10 @@ final class DataSteps {
 
         @Override
         protected StepResult execute(LabSession session) {
+            String device = session.context().map(context -> context.device().name()).orElse("(none open)");
             session.close();
-            session.emit(new LabEvent.VerbCall("ibv_close_device", "QP, MR, CQ, PD and context released", true));
+            session.emit(LabEvent.VerbCall.ok("ibv_close_device", "ctx " + device,
+                    "QP, MR, CQ, PD and context released"));
             session.print("test result is 0");
             return StepResult.ok("everything released");
         }

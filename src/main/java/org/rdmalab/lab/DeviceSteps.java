@@ -43,7 +43,7 @@ final class DeviceSteps {
             Device device = session.backends().find(parameter("ib_dev").value(), session.deviceOptions());
             Context context = device.open();
             session.opened(context);
-            session.emit(new LabEvent.VerbCall("ibv_open_device", device.name() + " (" + device.description() + ")", true));
+            session.emit(LabEvent.VerbCall.ok("ibv_open_device", "device " + device.name(), device.name() + " (" + device.description() + ")"));
             session.print("found device " + device.name());
             return StepResult.ok("opened " + device.name(), device.description());
         }
@@ -85,9 +85,9 @@ final class DeviceSteps {
             int port = port();
             PortAttributes attributes = context.queryPort(port);
             session.portAttributes(attributes);
-            session.emit(new LabEvent.VerbCall("ibv_query_port", "port " + port + " " + attributes.state().cName()
+            session.emit(LabEvent.VerbCall.ok("ibv_query_port", "ctx " + context.device().name() + ", port_num " + port, "port " + port + " " + attributes.state().cName()
                     + ", active_mtu " + attributes.activeMtu().bytes() + ", link_layer " + attributes.linkLayer().text()
-                    + ", lid " + attributes.lid(), true));
+                    + ", lid " + attributes.lid()));
             String choice = parameter("gid_idx").value().trim();
             GidEntry entry;
             if (choice.equalsIgnoreCase("auto")) {
@@ -107,7 +107,7 @@ final class DeviceSteps {
                     ? "no GID (gid_idx -1: no GRH" + (attributes.linkLayer() == LinkLayer.ETHERNET
                     ? "; RoCE needs one, RTR will fail)" : ")")
                     : "GID[" + entry.index() + "] " + entry.gid() + " " + entry.type().text();
-            session.emit(new LabEvent.VerbCall("ibv_query_gid", gidLine, true));
+            session.emit(LabEvent.VerbCall.ok("ibv_query_gid", "ctx " + context.device().name() + ", port_num " + port + ", index " + (entry == null ? choice : entry.index()), gidLine));
             return StepResult.ok("port " + port + " " + attributes.state().name() + ", " + gidLine);
         }
     }

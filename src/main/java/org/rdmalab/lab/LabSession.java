@@ -1,10 +1,16 @@
 package org.rdmalab.lab;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.control.ControlException;
@@ -17,7 +23,13 @@ import org.rdmalab.verbs.PortAttributes;
 import org.rdmalab.verbs.ProtectionDomain;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.QueuePair;
+import org.rdmalab.verbs.ReceiveWorkRequest;
+import org.rdmalab.verbs.SendFlag;
+import org.rdmalab.verbs.SendWorkRequest;
 import org.rdmalab.verbs.VerbsException;
+import org.rdmalab.verbs.WcOpcode;
+import org.rdmalab.verbs.WorkCompletion;
+import org.rdmalab.verbs.WrOpcode;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 
@@ -25,9 +37,15 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * One peer's lab: an ordered list of steps over one device and one control link, the verbs
  * objects they create, and the events they emit. UI-free; the CLI and the GUI drive it and listen.
  *
- * <p>Thread rules: steps run on the thread that calls {@link #runNext()} / {@link #runToEnd()}
- * (never the JavaFX thread: they block up to their timeouts). One thread drives a session at a
- * time. Listeners are called on the running thread, packet events on the device's thread.
+ * <p>After the steps, the traffic methods ({@link #postSend(TrafficRequest)}, {@link #postReceive},
+ * {@link #pollCompletions}, {@link #readPeerBuffer}) let a user go on experimenting; the getters
+ * ({@link #context()}, {@link #port()}, {@link #protectionDomain()}, {@link #localWire()}, ...)
+ * tell a view what exists.
+ *
+ * <p>Thread rules: steps and the traffic methods run on the thread that calls them (never the
+ * JavaFX thread: they block up to their timeouts). One thread drives a session at a time.
+ * Listeners are called on the running thread, packet events on the device's thread, and the
+ * peer's QP states and control messages (lab protocol) on the link's reader thread.
  */
 public final class LabSession implements AutoCloseable {
 
@@ -55,6 +73,8 @@ public final class LabSession implements AutoCloseable {
     private ConnectionData remote;
     private int sendPsn;
     private int receivesPosted;
+    /** Open posts by queue and wr_id, oldest first, for the completions' elapsed time. */
+    private final Map<PostKey, ArrayDeque<Posted>> posts = new ConcurrentHashMap<>();
 
     /**
      * A session of {@code role} with the given steps.
@@ -199,6 +219,7 @@ public final class LabSession implements AutoCloseable {
         local = null;
         remote = null;
         receivesPosted = 0;
+        posts.clear();
     }
 
     /** Releases the link and every verbs object; idempotent. */
@@ -346,6 +367,299 @@ public final class LabSession implements AutoCloseable {
             link.publishQpState(qp.qpNum(), to);
         } catch (ControlException e) {
             print("could not tell the peer the QP state: " + e.getMessage());
+        }
+    }
+
+    // ---- facts for a view (read-only) ----
+
+    /** The control protocol in use: "seed", "pingpong", "lab" or "memory". */
+    public String protocol() {
+        return link.protocol();
+    }
+
+    /** True once the TCP step connected (until reset). */
+    public boolean isConnected() {
+        return connected;
+    }
+
+    /** The queried port's attributes, once the port was queried. */
+    public Optional<PortAttributes> port() {
+        return Optional.ofNullable(portAttributes);
+    }
+
+    /** The protection domain, once allocated. */
+    public Optional<ProtectionDomain> protectionDomain() {
+        return Optional.ofNullable(pd);
+    }
+
+    /** The completion queue, once created. */
+    public Optional<CompletionQueue> completionQueue() {
+        return Optional.ofNullable(cq);
+    }
+
+    /** This side's connection data as the protocol in use puts it on the wire, once exchanged. */
+    public Optional<WireImage> localWire() {
+        return Optional.ofNullable(local).map(data -> WireImage.of(link.protocol(), data));
+    }
+
+    /** The peer's connection data as the protocol in use put it on the wire, once received. */
+    public Optional<WireImage> remoteWire() {
+        return Optional.ofNullable(remote).map(data -> WireImage.of(link.protocol(), data));
+    }
+
+    // ---- traffic after the seed's steps ----
+
+    /** Which queue a post went to, and its wr_id. */
+    private record PostKey(boolean receive, long wrId) {
+    }
+
+    /**
+     * A post the session made: when, and what its completion means for the local buffer.
+     *
+     * @param nanos System.nanoTime() at the post
+     * @param opcode the send opcode, or null for a receive
+     * @param localOffset where the local SGE starts
+     * @param length its length
+     * @param remoteOffset where the remote range starts (READ)
+     */
+    private record Posted(long nanos, WrOpcode opcode, int localOffset, int length, long remoteOffset) {
+    }
+
+    /**
+     * Posts one send WR of the user's choosing ({@code ibv_post_send}) on the session's QP: the
+     * data (if any) is first copied into this side's buffer at the local offset. Emits a
+     * {@link LabEvent.VerbCall} and, for the data, a {@link LabEvent.BufferChanged}.
+     *
+     * @return ok with what was posted; failed with the reason when the QP is missing or not in
+     *     RTS, no connection data was exchanged, the range is outside the buffer, or the verb failed
+     */
+    public StepResult postSend(TrafficRequest request) {
+        Objects.requireNonNull(request, "request");
+        if (qp == null) {
+            return StepResult.failed("cannot post: create the QP first");
+        }
+        if (qp.state() != QpState.RTS) {
+            return StepResult.failed("cannot post: bring the QP to RTS first (it is " + qp.state().name() + ")");
+        }
+        if (remote == null) {
+            return StepResult.failed("cannot post: exchange connection data first");
+        }
+        if (mr == null) {
+            return StepResult.failed("cannot post: register the MR first");
+        }
+        if ((long) request.localOffset() + request.length() > mr.length()) {
+            return StepResult.failed("cannot post: local range " + request.localOffset() + "+" + request.length()
+                    + " is outside the " + mr.length() + "-byte buffer");
+        }
+        byte[] data = request.data();
+        if (data != null) {
+            if ((long) request.localOffset() + data.length > mr.length()) {
+                return StepResult.failed("cannot post: " + data.length + " bytes of data at offset "
+                        + request.localOffset() + " do not fit the " + mr.length() + "-byte buffer");
+            }
+            mr.write(request.localOffset(), data);
+            emit(new LabEvent.BufferChanged(LabEvent.Side.LOCAL, request.localOffset(), data.length,
+                    "local write before " + request.opcode().cName()));
+        }
+        WrOpcode opcode = request.opcode();
+        boolean send = opcode == WrOpcode.SEND || opcode == WrOpcode.SEND_WITH_IMM;
+        long remoteAddress = send ? 0 : remote.addr() + request.remoteOffset();
+        SendWorkRequest wr = new SendWorkRequest(request.wrId(), List.of(mr.sge(request.localOffset(),
+                request.length())), opcode, request.signaled() ? SendFlag.SIGNALED.value() : 0, request.imm(),
+                remoteAddress, send ? 0 : remote.rkey(), request.compareAdd(), request.swap());
+        String what = String.format("%s of %d bytes", opcode.cName(), request.length())
+                + (send ? "" : String.format(" at remote 0x%x rkey 0x%x", remoteAddress, remote.rkey()));
+        try {
+            postSend(wr, what, request.remoteOffset());
+        } catch (VerbsException e) {
+            return StepResult.failed(e.getMessage());
+        }
+        return StepResult.ok(what + " posted", "wr_id " + request.wrId());
+    }
+
+    /**
+     * Posts one receive WR ({@code ibv_post_recv}) of {@code length} bytes at {@code localOffset}
+     * of this side's buffer. Emits a {@link LabEvent.VerbCall}.
+     *
+     * @return ok, or failed with the reason (no QP or MR, range outside the buffer, the verb failed)
+     */
+    public StepResult postReceive(long wrId, int localOffset, int length) {
+        if (qp == null) {
+            return StepResult.failed("cannot post: create the QP first");
+        }
+        if (mr == null) {
+            return StepResult.failed("cannot post: register the MR first");
+        }
+        if (localOffset < 0 || length < 0 || (long) localOffset + length > mr.length()) {
+            return StepResult.failed("cannot post: local range " + localOffset + "+" + length + " is outside the "
+                    + mr.length() + "-byte buffer");
+        }
+        String what = "RECV of " + length + " bytes at offset " + localOffset;
+        try {
+            postRecv(List.of(ReceiveWorkRequest.of(wrId, mr.sge(localOffset, length))), what);
+        } catch (VerbsException e) {
+            return StepResult.failed(e.getMessage());
+        }
+        return StepResult.ok(what + " posted", "wr_id " + wrId);
+    }
+
+    /**
+     * Polls the CQ ({@code ibv_poll_cq}) until at least one completion arrives or {@code timeout}
+     * passes, then takes what else is there, up to {@code max} in all. Emits a
+     * {@link LabEvent.Completion} per completion (with the time since its post) and, where a
+     * completion changed this side's buffer (READ or atomic result, received SEND), a
+     * {@link LabEvent.BufferChanged}; a successful RDMA READ also emits the bytes it read as a
+     * {@link LabEvent.RemoteBuffer} with source "RDMA READ".
+     *
+     * @return the completions, oldest first; empty when none came in time
+     * @throws IllegalStateException when there is no CQ yet
+     */
+    public List<WorkCompletion> pollCompletions(Duration timeout, int max) throws VerbsException {
+        if (cq == null) {
+            throw new IllegalStateException("create the CQ first");
+        }
+        if (max < 1) {
+            throw new IllegalArgumentException("max: at least one completion, not " + max);
+        }
+        List<WorkCompletion> polled = new ArrayList<>();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long pause = 1_000;
+        while (true) {
+            List<WorkCompletion> batch = cq.poll(max - polled.size());
+            for (WorkCompletion completion : batch) {
+                completed(completion);
+            }
+            polled.addAll(batch);
+            if (polled.size() >= max || (!polled.isEmpty() && batch.isEmpty())) {
+                return polled;
+            }
+            if (polled.isEmpty() && System.nanoTime() - deadline >= 0) {
+                return polled;
+            }
+            if (batch.isEmpty()) {
+                LockSupport.parkNanos(pause);
+                pause = Math.min(pause * 2, 100_000);
+            }
+        }
+    }
+
+    /**
+     * A snapshot of the peer's buffer over TCP, where the protocol carries one (lab); emits a
+     * {@link LabEvent.RemoteBuffer} with source "peer snapshot (lab protocol)".
+     *
+     * @return the bytes, or empty when not connected or the protocol cannot carry a snapshot
+     * @throws ControlException when the peer refuses (range outside its buffer) or does not answer
+     */
+    public Optional<byte[]> readPeerBuffer(long offset, int length) throws ControlException {
+        if (!connected || !link.protocol().equals("lab")) {
+            return Optional.empty();
+        }
+        byte[] bytes = link.readPeerBuffer(offset, length);
+        emit(new LabEvent.RemoteBuffer(bytes, offset, "peer snapshot (lab protocol)", Instant.now()));
+        return Optional.of(bytes);
+    }
+
+    /**
+     * {@code ibv_post_send} of one WR on the session's QP, remembered for its completion, logged.
+     *
+     * @param remoteOffset where the WR's remote range starts in the peer's buffer (for the RDMA READ view)
+     */
+    void postSend(SendWorkRequest wr, String what, long remoteOffset) throws VerbsException {
+        String arguments = VerbArgs.postSend(qp, wr);
+        ScatterGatherElementRange range = ScatterGatherElementRange.of(mr, wr);
+        Posted posted = new Posted(System.nanoTime(), wr.opcode(), range.offset(), range.length(), remoteOffset);
+        PostKey key = new PostKey(false, wr.wrId());
+        posts.computeIfAbsent(key, k -> new ArrayDeque<>()).add(posted);
+        try {
+            qp.postSend(wr);
+        } catch (VerbsException e) {
+            forget(key, posted);
+            emit(LabEvent.VerbCall.failed("ibv_post_send", arguments, e));
+            throw e;
+        }
+        emit(LabEvent.VerbCall.ok("ibv_post_send", arguments, "0 (" + what + ")"));
+    }
+
+    /** {@code ibv_post_recv} of the WRs on the session's QP, remembered for their completions, logged. */
+    void postRecv(List<ReceiveWorkRequest> requests, String what) throws VerbsException {
+        String arguments = VerbArgs.postRecv(qp, requests);
+        long now = System.nanoTime();
+        List<Posted> added = new ArrayList<>();
+        for (ReceiveWorkRequest request : requests) {
+            long address = request.sgList().isEmpty() ? 0 : request.sgList().get(0).address();
+            int offset = mr == null ? 0 : (int) Math.max(0, address - mr.address());
+            Posted posted = new Posted(now, null, offset, (int) Math.min(Integer.MAX_VALUE,
+                    request.sgList().stream().mapToLong(sge -> Integer.toUnsignedLong(sge.length())).sum()), 0);
+            posts.computeIfAbsent(new PostKey(true, request.wrId()), k -> new ArrayDeque<>()).add(posted);
+            added.add(posted);
+        }
+        try {
+            qp.postRecv(requests);
+        } catch (VerbsException e) {
+            for (int i = 0; i < requests.size(); i++) {
+                forget(new PostKey(true, requests.get(i).wrId()), added.get(i));
+            }
+            emit(LabEvent.VerbCall.failed("ibv_post_recv", arguments, e));
+            throw e;
+        }
+        emit(LabEvent.VerbCall.ok("ibv_post_recv", arguments, "0 (" + what + ")"));
+    }
+
+    private void forget(PostKey key, Posted posted) {
+        ArrayDeque<Posted> queue = posts.get(key);
+        if (queue != null) {
+            queue.remove(posted);
+        }
+    }
+
+    /** Polls one completion, as the seed's poll_completion does, and reports it. */
+    Optional<WorkCompletion> pollOne(Duration timeout) throws VerbsException {
+        Optional<WorkCompletion> polled = cq.pollOne(timeout);
+        polled.ifPresent(this::completed);
+        return polled;
+    }
+
+    /** Emits a completion with the time since its post, and what it did to the local buffer. */
+    private void completed(WorkCompletion completion) {
+        long now = System.nanoTime();
+        boolean receive = completion.opcode() == WcOpcode.RECV || completion.opcode() == WcOpcode.RECV_RDMA_WITH_IMM;
+        ArrayDeque<Posted> queue = posts.get(new PostKey(receive, completion.wrId()));
+        Posted posted = queue == null ? null : queue.poll();
+        if (!completion.isSuccess() && posted == null && !receive) {
+            // An error completion's opcode is not meaningful: it may belong to a receive.
+            queue = posts.get(new PostKey(true, completion.wrId()));
+            posted = queue == null ? null : queue.poll();
+        }
+        emit(new LabEvent.Completion(completion, posted == null ? -1 : now - posted.nanos(), Instant.now()));
+        if (posted == null || !completion.isSuccess() || mr == null) {
+            return;
+        }
+        if (receive) {
+            int length = (int) Math.min(posted.length(), Integer.toUnsignedLong(completion.byteLength()));
+            if (length > 0) {
+                emit(new LabEvent.BufferChanged(LabEvent.Side.LOCAL, posted.localOffset(), length,
+                        "received " + (completion.opcode() == WcOpcode.RECV ? "SEND" : "RDMA WRITE with immediate")));
+            }
+        } else if (posted.opcode() == WrOpcode.RDMA_READ) {
+            emit(new LabEvent.BufferChanged(LabEvent.Side.LOCAL, posted.localOffset(), posted.length(),
+                    "RDMA READ result"));
+            emit(new LabEvent.RemoteBuffer(mr.read(posted.localOffset(), posted.length()), posted.remoteOffset(),
+                    "RDMA READ", Instant.now()));
+        } else if (posted.opcode() != null && posted.opcode().isAtomic()) {
+            emit(new LabEvent.BufferChanged(LabEvent.Side.LOCAL, posted.localOffset(), posted.length(),
+                    posted.opcode().name() + " result (the remote word's old value)"));
+        }
+    }
+
+    /** Where a send WR's first SGE lies in the session's MR. */
+    private record ScatterGatherElementRange(int offset, int length) {
+        static ScatterGatherElementRange of(MemoryRegion mr, SendWorkRequest wr) {
+            if (wr.sgList().isEmpty() || mr == null) {
+                return new ScatterGatherElementRange(0, 0);
+            }
+            long offset = Math.max(0, wr.sgList().get(0).address() - mr.address());
+            return new ScatterGatherElementRange((int) Math.min(offset, mr.length()),
+                    (int) Math.min(Integer.MAX_VALUE, wr.totalLength()));
         }
     }
 }

@@ -56,12 +56,12 @@ final class ModifySteps {
             try {
                 session.qp().modify(attributes(session).state(target), mask());
             } catch (org.rdmalab.verbs.VerbsException e) {
-                session.emit(new LabEvent.VerbCall("ibv_modify_qp", e.getMessage(), false));
+                session.emit(LabEvent.VerbCall.failed("ibv_modify_qp", VerbArgs.modifyQp(session.qp(), attributes(session).state(target), mask()), e));
                 session.print("failed to modify QP state to " + target.name());
                 throw e;
             }
             QpState after = session.qp().state();
-            session.emit(new LabEvent.VerbCall("ibv_modify_qp", before.name() + " → " + after.name(), true));
+            session.emit(LabEvent.VerbCall.ok("ibv_modify_qp", VerbArgs.modifyQp(session.qp(), attributes(session).state(target), mask()), before.name() + " → " + after.name()));
             session.stateChanged(before, after);
             return StepResult.ok("QP 0x" + Integer.toHexString(session.qp().qpNum()) + ": " + before.name() + " → "
                     + after.name());

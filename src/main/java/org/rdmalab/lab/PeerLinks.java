@@ -200,6 +200,8 @@ public final class PeerLinks {
                 connection.serveBuffer(bufferSource::apply);
             }
             report(false, "hello " + connection.peerHello(), 0);
+            // From now on the peer's QP states and progress arrive while this side is idle.
+            connection.startReader();
         }
 
         private void onMessage(LabMessage message) {
@@ -229,14 +231,9 @@ public final class PeerLinks {
 
         @Override
         public ConnectionData receive() throws ControlException {
-            while (true) {
-                LabMessage message = connection().receive();
-                if (message instanceof org.rdmalab.control.lab.ConnectionDataMessage data) {
-                    report(false, "connection data " + data.data(), 0);
-                    return data.data();
-                }
-                onMessage(message);
-            }
+            ConnectionData data = connection().receiveConnectionData();
+            report(false, "connection data " + data, 0);
+            return data;
         }
 
         @Override

@@ -138,10 +138,8 @@ final class PingPongStep extends Step {
             for (int i = 0; i < depth; i++) {
                 requests.add(ReceiveWorkRequest.of(RECV_WR_ID, session.mr().sge()));
             }
-            session.qp().postRecv(requests);
+            session.postRecv(requests, depth + " receives of " + session.mr().length() + " bytes");
             session.receivesPosted(depth);
-            session.emit(new LabEvent.VerbCall("ibv_post_recv", depth + " receives of " + session.mr().length()
-                    + " bytes", true));
             return StepResult.ok(depth + " receives posted");
         }
     }

@@ -12,6 +12,7 @@ import org.rdmalab.verbs.QpCapabilities;
 import org.rdmalab.verbs.QpInitAttributes;
 import org.rdmalab.verbs.QpType;
 import org.rdmalab.verbs.QueuePair;
+import org.rdmalab.verbs.VerbsException;
 
 /** PD, CQ, MR and QP creation. */
 final class ResourceSteps {
@@ -38,9 +39,16 @@ final class ResourceSteps {
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
-            ProtectionDomain pd = session.context().orElseThrow().allocatePd();
+            String arguments = "ctx " + session.context().orElseThrow().device().name();
+            ProtectionDomain pd;
+            try {
+                pd = session.context().orElseThrow().allocatePd();
+            } catch (VerbsException e) {
+                session.emit(LabEvent.VerbCall.failed("ibv_alloc_pd", arguments, e));
+                throw e;
+            }
             session.pd(pd);
-            session.emit(new LabEvent.VerbCall("ibv_alloc_pd", "pd handle " + pd.handle(), true));
+            session.emit(LabEvent.VerbCall.ok("ibv_alloc_pd", arguments, "pd handle " + pd.handle()));
             return StepResult.ok("pd handle " + pd.handle());
         }
     }
@@ -64,9 +72,17 @@ final class ResourceSteps {
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
-            CompletionQueue cq = session.context().orElseThrow().createCq(parameter("cq_size").asInt(), null, 0);
+            String arguments = "ctx " + session.context().orElseThrow().device().name() + ", cqe "
+                    + parameter("cq_size").asInt() + ", cq_context NULL, channel NULL, comp_vector 0";
+            CompletionQueue cq;
+            try {
+                cq = session.context().orElseThrow().createCq(parameter("cq_size").asInt(), null, 0);
+            } catch (VerbsException e) {
+                session.emit(LabEvent.VerbCall.failed("ibv_create_cq", arguments, e));
+                throw e;
+            }
             session.cq(cq);
-            session.emit(new LabEvent.VerbCall("ibv_create_cq", "cq with " + cq.capacity() + " entries", true));
+            session.emit(LabEvent.VerbCall.ok("ibv_create_cq", arguments, "cq with " + cq.capacity() + " entries"));
             return StepResult.ok("cq with " + cq.capacity() + " entries");
         }
     }
@@ -111,7 +127,14 @@ final class ResourceSteps {
         @Override
         protected StepResult execute(LabSession session) throws Exception {
             int size = parameter("size").asInt();
-            MemoryRegion mr = session.pd().registerMemory(size, access());
+            MemoryRegion mr;
+            try {
+                mr = session.pd().registerMemory(size, access());
+            } catch (VerbsException e) {
+                session.emit(LabEvent.VerbCall.failed("ibv_reg_mr", String.format("pd 0x%x, addr (malloc'd), length %d, %s",
+                        session.pd().handle(), size, BitFlag.cExpression(AccessFlag.class, access())), e));
+                throw e;
+            }
             String initial = parameter("initial").value();
             if (parameter("fill").asInt() != 0) {
                 byte[] filled = new byte[size];
@@ -125,7 +148,8 @@ final class ResourceSteps {
             session.mr(mr);
             String created = String.format("addr 0x%016x length %d lkey 0x%08x rkey 0x%08x", mr.address(), mr.length(),
                     mr.lkey(), mr.rkey());
-            session.emit(new LabEvent.VerbCall("ibv_reg_mr", created + " flags " + AccessFlag.names(access()), true));
+            session.emit(LabEvent.VerbCall.ok("ibv_reg_mr", VerbArgs.regMr(mr),
+                    String.format("mr lkey 0x%08x rkey 0x%08x", mr.lkey(), mr.rkey())));
             return StepResult.ok(created);
         }
     }
@@ -173,11 +197,19 @@ final class ResourceSteps {
         protected StepResult execute(LabSession session) throws Exception {
             QpCapabilities caps = new QpCapabilities(parameter("max_send_wr").asInt(), parameter("max_recv_wr").asInt(),
                     parameter("max_send_sge").asInt(), parameter("max_recv_sge").asInt(), 0);
-            QueuePair qp = session.pd().createQp(new QpInitAttributes(QpType.parse(parameter("qp_type").value()),
-                    session.cq(), session.cq(), caps, parameter("sq_sig_all").asInt() == 1));
+            QpInitAttributes init = new QpInitAttributes(QpType.parse(parameter("qp_type").value()), session.cq(),
+                    session.cq(), caps, parameter("sq_sig_all").asInt() == 1);
+            String arguments = VerbArgs.createQp(session.pd().handle(), init);
+            QueuePair qp;
+            try {
+                qp = session.pd().createQp(init);
+            } catch (VerbsException e) {
+                session.emit(LabEvent.VerbCall.failed("ibv_create_qp", arguments, e));
+                throw e;
+            }
             session.qp(qp);
             String created = String.format("QP number 0x%x, state %s", qp.qpNum(), qp.state().cName());
-            session.emit(new LabEvent.VerbCall("ibv_create_qp", created, true));
+            session.emit(LabEvent.VerbCall.ok("ibv_create_qp", arguments, created));
             session.print(String.format("QP was created, QP number=0x%x", qp.qpNum()));
             return StepResult.ok(created);
         }

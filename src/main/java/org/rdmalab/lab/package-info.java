@@ -5,11 +5,16 @@
  * {@link org.rdmalab.lab.Parameter}s carrying the seed's defaults, the C code those parameters
  * stand for, and a {@link org.rdmalab.lab.StepResult}. {@link org.rdmalab.lab.Flows} builds the
  * step lists of the seed demo and of ibv_rc_pingpong; {@link org.rdmalab.lab.PeerLinks} gives the
- * control links (seed, pingpong, lab protocol, in-memory). Sessions emit
- * {@link org.rdmalab.lab.LabEvent}s that the CLI prints and the GUI draws.
+ * control links (seed, pingpong, lab protocol, in-memory). After the steps a session takes
+ * user traffic ({@link org.rdmalab.lab.TrafficRequest}: any RDMA WRITE/READ, SEND or atomic, receives,
+ * polls) and shows what exists (getters for every verbs object, connection data and its
+ * {@link org.rdmalab.lab.WireImage}). Sessions emit {@link org.rdmalab.lab.LabEvent}s (verbs calls
+ * with arguments and errno, QP states of both sides, completions with the time since their post,
+ * buffer changes, remote buffer views) that the CLI prints and the GUI draws.
  *
  * <p>Uses only the verbs API and the control package: no JavaFX, no backend. Thread rules: a
- * session is driven by one thread at a time, never the JavaFX thread (steps block up to their
- * timeouts); listeners run on the driving thread, packet events on the device's transport thread.
+ * session is driven by one thread at a time, never the JavaFX thread (steps and traffic block up
+ * to their timeouts); listeners run on the driving thread, packet events on the device's transport
+ * thread, the peer's QP states and control messages (lab protocol) on the link's reader thread.
  */
 package org.rdmalab.lab;

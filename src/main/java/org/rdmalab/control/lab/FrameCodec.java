@@ -68,4 +68,17 @@ public final class FrameCodec {
         int length = payloadLength(header.get(), maxPayload, channel.peer());
         return Optional.of(channel.read(length, "a " + length + "-byte frame"));
     }
+
+    /**
+     * Like {@link #readIfOpen}, but waits without a limit for the next frame to begin (a background
+     * reader); the rest of the frame must follow within the read timeout.
+     */
+    public static Optional<byte[]> readNextIfOpen(ControlChannel channel, int maxPayload) throws ControlException {
+        Optional<byte[]> header = channel.readNextIfOpen(HEADER_LENGTH, "a frame header");
+        if (header.isEmpty()) {
+            return Optional.empty();
+        }
+        int length = payloadLength(header.get(), maxPayload, channel.peer());
+        return Optional.of(channel.read(length, "a " + length + "-byte frame"));
+    }
 }

@@ -1,9 +1,16 @@
 package org.rdmalab.control.lab;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.control.ControlChannel;
 import org.rdmalab.control.ControlException;
@@ -13,16 +20,23 @@ import org.rdmalab.control.ControlText;
  * One RDMA Lab to RDMA Lab session over a control channel: the hello handshake, then messages in
  * frames ({@link FrameCodec}, {@link LabCodec}).
  *
- * <p>The waiting methods ({@link #exchange}, {@link #sync}, {@link #readPeerBuffer}, {@link #finish})
- * read until the message they wait for arrives. What arrives in between is handled on the way: the
- * peer's buffer requests are answered from the {@link BufferSource}, step progress, QP states and
- * unknown message types go to the {@link Listener}, an {@link ErrorMessage} ends the wait with a
- * {@link ControlException}, and so does a {@link Bye}, except while waiting for a buffer snapshot
- * (a side that said bye still answers requests until the peer says bye too). Each read waits at most the channel's read timeout, so a
- * silent peer is reported; a peer that keeps reporting progress keeps the wait alive.
+ * <p>After the hello a background reader thread ({@link #startReader()}, started at the latest by
+ * the first waiting method) reads every frame as it arrives, whether or not this side waits for
+ * something: the peer's buffer requests are answered at once from the {@link BufferSource}; step
+ * progress, QP states and unknown message types go to the {@link Listener} at once (so the peer's
+ * QP state reaches this side while it is idle); everything else (connection data, syncs, buffer
+ * replies, errors, bye) is queued for the waiting methods ({@link #exchange}, {@link #sync},
+ * {@link #readPeerBuffer}, {@link #receiveConnectionData}, {@link #finish}). A waiting method
+ * takes from that queue: an {@link ErrorMessage} ends the wait with a {@link ControlException},
+ * and so does a {@link Bye}, except while waiting for a buffer snapshot (a side that said bye
+ * still answers requests until the peer says bye too); a stray buffer reply goes to the listener.
+ * A wait ends after the channel's read timeout without a frame from the peer, so a silent peer is
+ * reported; a peer that keeps sending (progress, states) keeps the wait alive.
  *
- * <p>Threads: one thread reads (the waiting methods and {@link #receive}); any thread may
- * {@link #send}, sends are serialized. The listener and the buffer source run on the reading thread.
+ * <p>Threads: the reader thread ({@value #READER_THREAD_PREFIX} + the peer, a daemon) is the only
+ * one that reads the channel; the listener and the buffer source run on it and must not block.
+ * One thread at a time calls the waiting methods; any thread may {@link #send}, sends are
+ * serialized. {@link #close} stops the reader and waits for it (at most {@link #READER_JOIN}).
  *
  * <p>The connection owns its channel: {@link #open} closes it when the handshake fails, and
  * {@link #close} says bye (if not yet said) and closes it.
@@ -35,12 +49,20 @@ public final class LabConnection implements AutoCloseable {
     /** The largest first frame accepted: a hello is small, so a peer speaking another protocol is caught at once. */
     public static final int HELLO_MAX_PAYLOAD = 1024;
 
+    /** The name of every reader thread starts with this, then the peer ({@code 127.0.0.1:12025}). */
+    public static final String READER_THREAD_PREFIX = "rdmalab-lab-reader ";
+
+    /** How long {@link #close} waits for the reader thread to end. */
+    public static final Duration READER_JOIN = Duration.ofSeconds(2);
+
     private static final int MAX_SOFTWARE_CHARS = 200;
 
-    /** Receives the messages that arrive while this side waits for something else. Must not block. */
+    private static final Logger LOG = Logger.getLogger(LabConnection.class.getName());
+
+    /** Receives the peer's progress, QP states and other messages no waiting method takes. Must not block. */
     @FunctionalInterface
     public interface Listener {
-        /** Called on the reading thread with a progress, QP state, unknown or stray message. */
+        /** Called on the reader thread with a progress, QP state, unknown or stray message. */
         void onMessage(LabMessage message);
     }
 
@@ -62,9 +84,29 @@ public final class LabConnection implements AutoCloseable {
     private volatile Listener listener = message -> { };
     private volatile BufferSource bufferSource;
     private volatile boolean byeSent;
-    private volatile boolean peerSaidBye;
+    /** A waiting method took the peer's bye from the queue. */
+    private boolean peerByeTaken;
     /** Syncs that arrived while this side waited for a buffer snapshot; the next sync() takes them first. */
-    private final java.util.ArrayDeque<Sync> earlySyncs = new java.util.ArrayDeque<>();
+    private final ArrayDeque<Sync> earlySyncs = new ArrayDeque<>();
+    /** What the reader hands to the waiting methods, in arrival order. */
+    private final BlockingQueue<Incoming> inbox = new LinkedBlockingQueue<>();
+    private final Object readerLock = new Object();
+    private Thread reader;
+    private volatile boolean closing;
+    /** Set once the reader has ended: the peer closed (END) or reading failed; later waits see it. */
+    private volatile Incoming ended;
+    /** When the last frame arrived (System.nanoTime). */
+    private volatile long lastFrameNanos = System.nanoTime();
+
+    /**
+     * One item for the waiting methods: a message, a failure, or the end of the stream (both null).
+     *
+     * @param message what arrived, or null
+     * @param failure why reading failed, or null
+     */
+    private record Incoming(LabMessage message, ControlException failure) {
+        static final Incoming END = new Incoming(null, null);
+    }
 
     private LabConnection(ControlChannel channel, Hello peerHello, int maxPayload) {
         this.channel = channel;
@@ -160,18 +202,138 @@ public final class LabConnection implements AutoCloseable {
         }
     }
 
-    /** Reads the next message, whatever it is (unknown types included). */
-    public LabMessage receive() throws ControlException {
-        LabMessage message = LabCodec.decode(FrameCodec.read(channel, maxPayload));
-        if (message instanceof Bye) {
-            peerSaidBye = true;
+    /**
+     * Starts the background reader if it is not running yet; returns this. Set the listener and the
+     * buffer source first: messages that arrive before are handled with what is set. Idempotent.
+     */
+    public LabConnection startReader() {
+        synchronized (readerLock) {
+            if (reader == null && !closing) {
+                reader = new Thread(this::readLoop, READER_THREAD_PREFIX + channel.peer());
+                reader.setDaemon(true);
+                reader.start();
+            }
         }
-        return message;
+        return this;
+    }
+
+    /** True while the background reader runs. */
+    public boolean readerRunning() {
+        synchronized (readerLock) {
+            return reader != null && reader.isAlive();
+        }
+    }
+
+    private void readLoop() {
+        try {
+            while (!closing) {
+                Optional<byte[]> payload = FrameCodec.readNextIfOpen(channel, maxPayload);
+                if (payload.isEmpty()) {
+                    end(Incoming.END);
+                    return;
+                }
+                lastFrameNanos = System.nanoTime();
+                LabMessage message;
+                try {
+                    message = LabCodec.decode(payload.get());
+                } catch (ControlException e) {
+                    // The framing is intact: report the malformed message to the waiting side, read on.
+                    inbox.add(new Incoming(null, e));
+                    continue;
+                }
+                dispatch(message);
+            }
+        } catch (ControlException e) {
+            end(closing ? Incoming.END : new Incoming(null, e));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "the reader for " + channel.peer() + " stopped", e);
+            end(new Incoming(null, new ControlException(ControlException.Reason.PROTOCOL, "reading from peer "
+                    + channel.peer() + " failed: " + e)));
+        }
+    }
+
+    private void end(Incoming why) {
+        ended = why;
+        inbox.add(why);
+    }
+
+    private void dispatch(LabMessage message) throws ControlException {
+        if (message instanceof BufferRequest request) {
+            answer(request);
+        } else if (message instanceof QpStateMessage || message instanceof StepProgress
+                || message instanceof UnknownMessage) {
+            tell(message);
+        } else {
+            inbox.add(new Incoming(message, null));
+        }
+    }
+
+    private void tell(LabMessage message) {
+        try {
+            listener.onMessage(message);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "the listener of " + channel.peer() + " failed on " + message, e);
+        }
+    }
+
+    /**
+     * The next message the reader queued (connection data, sync, buffer reply, error, bye, or a
+     * hello out of turn); QP states, progress and unknown types go to the listener instead, buffer
+     * requests are answered. Waits at most the read timeout; starts the reader.
+     */
+    public LabMessage receive() throws ControlException {
+        startReader();
+        return next("a message");
+    }
+
+    private LabMessage next(String what) throws ControlException {
+        Duration timeout = channel.readTimeout();
+        long start = System.nanoTime();
+        while (true) {
+            Incoming item = inbox.poll();
+            if (item == null && ended != null) {
+                item = ended;
+            }
+            if (item == null) {
+                long deadline = Math.max(start - lastFrameNanos, 0) + lastFrameNanos + timeout.toNanos();
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    // The same words as a timed-out read of the channel, which this wait replaces.
+                    throw new ControlException(ControlException.Reason.TIMEOUT, "no answer from " + channel.peer()
+                            + " within " + ControlText.duration(timeout) + " (waiting for a frame header)"
+                            + "; is the peer still running?");
+                }
+                try {
+                    item = inbox.poll(remaining, TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new ControlException(ControlException.Reason.INTERRUPTED, "stopped while waiting for "
+                            + what + " from " + channel.peer(), e);
+                }
+                if (item == null) {
+                    continue;
+                }
+            }
+            if (item.failure() != null) {
+                throw item.failure();
+            }
+            if (item.message() == null) {
+                throw new ControlException(ControlException.Reason.PEER_CLOSED, "peer " + channel.peer()
+                        + " closed the connection after 0 of " + FrameCodec.HEADER_LENGTH
+                        + " bytes of the frame header (while this side waited for " + what + ")");
+            }
+            return item.message();
+        }
     }
 
     /** Sends this side's connection data and waits for the peer's. */
     public ConnectionData exchange(ConnectionData local) throws ControlException {
         send(new ConnectionDataMessage(local));
+        return receiveConnectionData();
+    }
+
+    /** Waits for the peer's connection data (without sending this side's). */
+    public ConnectionData receiveConnectionData() throws ControlException {
         return ((ConnectionDataMessage) await(MessageType.CONNECTION_DATA, "the peer's connection data")).data();
     }
 
@@ -210,14 +372,19 @@ public final class LabConnection implements AutoCloseable {
         if (!byeSent) {
             send(new Bye());
         }
-        while (!peerSaidBye) {
-            Optional<byte[]> payload = FrameCodec.readIfOpen(channel, maxPayload);
-            if (payload.isEmpty()) {
-                return;
+        startReader();
+        while (!peerByeTaken) {
+            LabMessage message;
+            try {
+                message = next("the peer's bye");
+            } catch (ControlException e) {
+                if (ended == Incoming.END && inbox.isEmpty()) {
+                    return;
+                }
+                throw e;
             }
-            LabMessage message = LabCodec.decode(payload.get());
             if (message instanceof Bye) {
-                peerSaidBye = true;
+                peerByeTaken = true;
             } else {
                 handleAside(message, "the peer's bye", false);
             }
@@ -225,8 +392,9 @@ public final class LabConnection implements AutoCloseable {
     }
 
     private LabMessage await(MessageType expected, String what) throws ControlException {
+        startReader();
         while (true) {
-            LabMessage message = receive();
+            LabMessage message = next(what);
             if (message.type().equals(expected)) {
                 return message;
             }
@@ -235,13 +403,12 @@ public final class LabConnection implements AutoCloseable {
     }
 
     private void handleAside(LabMessage message, String what, boolean answersStillCome) throws ControlException {
-        if (message instanceof BufferRequest request) {
-            answer(request);
-        } else if (message instanceof ErrorMessage error) {
+        if (message instanceof ErrorMessage error) {
             throw new ControlException(ControlException.Reason.PEER_ERROR, "peer " + channel.peer() + " reported: "
                     + error.text() + " (error " + error.code() + ")");
         } else if (message instanceof Bye) {
             if (answersStillCome) {
+                peerByeTaken = true;
                 return;
             }
             throw new ControlException(ControlException.Reason.PEER_CLOSED, "peer " + channel.peer()
@@ -254,7 +421,7 @@ public final class LabConnection implements AutoCloseable {
                     + describe(message) + " while this side waited for " + what
                     + "; both sides must run the same scenario");
         } else {
-            listener.onMessage(message);
+            tell(message);
         }
     }
 
@@ -285,7 +452,10 @@ public final class LabConnection implements AutoCloseable {
         send(new BufferReply(request.offset(), bytes.length > length ? Arrays.copyOf(bytes, length) : bytes));
     }
 
-    /** Says bye if not yet said (ignoring a peer that is already gone) and closes the channel. Idempotent. */
+    /**
+     * Says bye if not yet said (ignoring a peer that is already gone), closes the channel and waits
+     * (at most {@link #READER_JOIN}) for the reader thread to end. Idempotent.
+     */
     @Override
     public void close() {
         try {
@@ -295,7 +465,22 @@ public final class LabConnection implements AutoCloseable {
         } catch (ControlException e) {
             // The peer is gone already; closing is all that is left.
         } finally {
+            Thread running;
+            synchronized (readerLock) {
+                closing = true;
+                running = reader;
+            }
             channel.close();
+            if (running != null && running != Thread.currentThread()) {
+                try {
+                    running.join(READER_JOIN.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                if (running.isAlive()) {
+                    LOG.warning(running.getName() + " did not end within " + READER_JOIN.toMillis() + " ms");
+                }
+            }
         }
     }
 }

@@ -8,7 +8,9 @@
  * connection data, step progress, QP states, named syncs, buffer snapshots, errors and bye.
  * Byte layouts: {@code docs/protocol.md}.
  *
- * <p>Threads: codecs are stateless. A connection is read by one thread at a time; any thread may
- * send (sends are serialized). Every read waits at most the channel's read timeout.
+ * <p>Threads: codecs are stateless. A connection is read by its own background reader thread
+ * ({@code rdmalab-lab-reader <peer>}, daemon, joined by {@code close()}), which calls the listener
+ * and the buffer source; one thread at a time calls the waiting methods, which take what the reader
+ * queued and wait at most the channel's read timeout; any thread may send (sends are serialized).
  */
 package org.rdmalab.control.lab;
