@@ -134,9 +134,12 @@ public final class LabViewModel implements AutoCloseable {
         String side = sideEvent.side().name();
         Instant at = sideEvent.at();
         if (event instanceof LabEvent.Completion completion) {
-            completions.addAll(List.of(new CompletionRow(at, side, completion.completion(), -1)));
+            completions.addAll(List.of(new CompletionRow(completion.at(), side, completion.completion(),
+                    completion.elapsedNanos())));
         } else if (event instanceof LabEvent.VerbCall call) {
-            verbs.addAll(List.of(new VerbRow(at, side, call.verb(), "", call.result(), call.ok(), "")));
+            verbs.addAll(List.of(new VerbRow(at, side, call.verb(), call.arguments(), call.result(), call.ok(),
+                    call.errno() == null ? "" : call.errno().name() + " (" + call.errno().value() + ", "
+                            + call.errno().text() + ")")));
         } else if (event instanceof LabEvent.Packet packet) {
             packets.addAll(List.of(new PacketRow(at, side, packet.packet())));
         } else if (event instanceof LabEvent.ControlMessage message) {

@@ -73,6 +73,9 @@ public final class SideViewModel {
     private record Cleared() implements Item {
     }
 
+    private record Performed(String outcome, Consumer<String> done) implements Item {
+    }
+
     private final String name;
     private final String address;
     private final LabSession session;
@@ -230,6 +233,29 @@ public final class SideViewModel {
         });
     }
 
+    /**
+     * Runs {@code action} on this side's worker (a post, a poll, a transition) and hands its one-line
+     * outcome to {@code done} on the UI executor, after the events it caused. Ignored while busy.
+     *
+     * @return false when the side was busy and nothing was started
+     */
+    public boolean perform(String what, java.util.function.Function<LabSession, String> action, Consumer<String> done) {
+        if (busy.get()) {
+            return false;
+        }
+        activity.set(what);
+        submit(() -> {
+            String outcome;
+            try {
+                outcome = action.apply(session);
+            } catch (RuntimeException e) {
+                outcome = "failed: " + e.getMessage();
+            }
+            queue.offer(new Performed(outcome, done));
+        });
+        return true;
+    }
+
     /** Runs every remaining step. */
     public void runToEnd() {
         runTo(steps.size() - 1);
@@ -337,6 +363,8 @@ public final class SideViewModel {
                 busy.set(false);
                 activity.set("");
                 markNext(idle.next());
+            } else if (item instanceof Performed performed) {
+                performed.done().accept(performed.outcome());
             } else if (item instanceof Cleared) {
                 steps.forEach(StepRow::clear);
                 localState.set(null);
