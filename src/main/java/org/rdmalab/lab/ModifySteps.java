@@ -39,6 +39,11 @@ final class ModifySteps {
             return QpAttrMask.parse(parameter("flags").value());
         }
 
+        /** The state this modify moves the QP to. */
+        QpState target() {
+            return target;
+        }
+
         String maskC() {
             return "flags = " + BitFlag.cExpression(QpAttrMask.class, mask()) + ";\nrc = ibv_modify_qp(res->qp, &attr, flags);";
         }
