@@ -108,7 +108,9 @@ public final class LabSession implements AutoCloseable {
 
     /**
      * Runs the next step. A step that cannot run yet fails with the reason; a failed step can be
-     * fixed (edit its parameters) and run again.
+     * fixed (edit its parameters) and run again; its result's {@link StepResult#diagnosis()} names
+     * the parameter to change. After {@link #requestState} moved the QP by hand the next step runs
+     * all the same and fails with the kernel's reason when the QP is not where it expects.
      *
      * @return the step's result, or empty when all steps have run
      */
@@ -182,8 +184,8 @@ public final class LabSession implements AutoCloseable {
      * Moves the QP to {@code target} by hand, as a click on the state diagram does: one
      * {@code ibv_modify_qp} with {@code attr.qp_state = target} and the mask {@code IBV_QP_STATE}
      * alone (a bare request carries no other attribute, so only the transitions the kernel's table
-     * allows without one succeed: to RESET and ERR from anywhere but RESET, RTS → SQD, SQD → RTS,
-     * SQE → RTS). Success emits {@link LabEvent.QpStateChange} and tells the peer, as a step does;
+     * allows without one succeed: RESET from any state, ERR from any state but RESET, RTS → SQD,
+     * SQD → RTS, SQE → RTS). Success emits {@link LabEvent.QpStateChange} and tells the peer, as a step does;
      * a refusal emits {@link LabEvent.TransitionRefused} with the kernel's reason and leaves the QP
      * as it was. Moving to ERR flushes the pending work requests (IBV_WC_WR_FLUSH_ERR).
      *
