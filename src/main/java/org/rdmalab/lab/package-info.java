@@ -6,7 +6,11 @@
  * stand for, and a {@link org.rdmalab.lab.StepResult}. {@link org.rdmalab.lab.Flows} builds the
  * step lists of the seed demo and of ibv_rc_pingpong; {@link org.rdmalab.lab.PeerLinks} gives the
  * control links (seed, pingpong, lab protocol, in-memory). Sessions emit
- * {@link org.rdmalab.lab.LabEvent}s that the CLI prints and the GUI draws.
+ * {@link org.rdmalab.lab.LabEvent}s that the CLI prints and the GUI draws. A failed step's result
+ * may carry a {@link org.rdmalab.lab.Diagnosis}: the parameter to blame, the errno, why, and a
+ * one-click {@link org.rdmalab.lab.Diagnosis.Fix}. {@link org.rdmalab.lab.LabSession#requestState}
+ * moves the QP by hand (the state diagram). {@link org.rdmalab.lab.CExport} writes a session as one
+ * C program for libibverbs.
  *
  * <p>Uses only the verbs API and the control package: no JavaFX, no backend. Thread rules: a
  * session is driven by one thread at a time, never the JavaFX thread (steps block up to their
