@@ -417,6 +417,28 @@ int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t g
     return 0;
 }
 
+/* The older entry point, as libibverbs keeps it: an empty entry reads as a zero GID. */
+int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
+{
+    struct ibv_gid_entry entry;
+    int rc;
+    if (index < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    rc = _ibv_query_gid_ex(context, port_num, (uint32_t) index, &entry, 0, sizeof(entry));
+    if (rc == ENODATA) {
+        memset(gid, 0, sizeof(*gid));
+        return 0;
+    }
+    if (rc) {
+        errno = rc;
+        return -1;
+    }
+    *gid = entry.gid;
+    return 0;
+}
+
 /* ---- PD, MR -------------------------------------------------------------------------------- */
 
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
@@ -468,6 +490,16 @@ struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int acce
     }
     errno = ENOMEM;
     return NULL;
+}
+
+/* What the ibv_reg_mr macro calls when the access flags are not a compile-time constant. */
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)
+{
+    if (iova != (uintptr_t) addr) {
+        errno = EINVAL; /* the stand-in maps no virtual offsets */
+        return NULL;
+    }
+    return ibv_reg_mr(pd, addr, length, (int) access);
 }
 
 int ibv_dereg_mr(struct ibv_mr *mr)

@@ -1,6 +1,9 @@
 package org.rdmalab.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -8,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.rdmalab.control.ControlProtocol;
 import org.rdmalab.control.Timeouts;
+import org.rdmalab.lab.CExport;
 import org.rdmalab.lab.Flows;
 import org.rdmalab.lab.LabEvent;
 import org.rdmalab.lab.LabSession;
@@ -90,6 +94,11 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--udp-port", defaultValue = "4791", description = "Software device UDP port (default ${DEFAULT-VALUE}).")
     int udpPort;
 
+    @Option(names = "--export-c", paramLabel = "FILE",
+            description = "Write the flow this command would run as one C program (both roles, gcc -libverbs) "
+                    + "to FILE and exit without running it.")
+    Path exportC;
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -134,6 +143,9 @@ final class DemoCommand implements Callable<Integer> {
             if (pingpong) {
                 session.sendPsn(new java.security.SecureRandom().nextInt(1 << 24));
             }
+            if (exportC != null) {
+                return exportC(out, session);
+            }
             session.addListener(event -> print(out, event));
             out.println((role == Role.SERVER ? "server" : "client") + ": " + protocol + " protocol, device "
                     + device + " on " + localIp + (serverIp == null ? ", waiting on TCP port " + port
@@ -144,11 +156,29 @@ final class DemoCommand implements Callable<Integer> {
             if (session.finished()) {
                 return 0;
             }
-            String reason = last.map(StepResult::summary).orElse("nothing ran");
+            String reason = last.map(StepResult::summary).orElse("nothing ran")
+                    + last.flatMap(StepResult::diagnosis).map(diagnosis -> " — " + diagnosis).orElse("");
             String step = session.nextStep().map(Step::title).orElse("?");
             spec.commandLine().getErr().println("rdma-lab demo: " + step + " failed: " + reason);
             return 1;
         }
+    }
+
+    /** Writes the session as C to {@code --export-c}; the folder must exist and is never created. */
+    private int exportC(PrintWriter out, LabSession session) {
+        Path folder = exportC.toAbsolutePath().getParent();
+        if (folder != null && !Files.isDirectory(folder)) {
+            throw new IllegalArgumentException("--export-c: the folder " + folder + " does not exist");
+        }
+        String program = CExport.of(session, List.of());
+        try {
+            Files.writeString(exportC, program);
+        } catch (IOException e) {
+            throw new UncheckedIOException("--export-c: cannot write " + exportC + " (" + e.getMessage() + ")", e);
+        }
+        out.println("wrote " + exportC + "; build it with: gcc -Wall -o rdmalab_export " + exportC + " -libverbs");
+        out.flush();
+        return 0;
     }
 
     private static void print(PrintWriter out, LabEvent event) {

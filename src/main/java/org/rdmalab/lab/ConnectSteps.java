@@ -76,8 +76,14 @@ final class ConnectSteps {
                     local_con_data.qp_num = htonl(res->qp->qp_num);
                     local_con_data.lid = htons(res->port_attr.lid);
                     memcpy(local_con_data.gid, &my_gid, 16);
-                    sock_sync_data(res->sock, sizeof(struct cm_con_data_t),
-                                   (char *) &local_con_data, (char *) &tmp_con_data);""";
+                    rc = sock_sync_data(res->sock, sizeof(struct cm_con_data_t),
+                                        (char *) &local_con_data, (char *) &tmp_con_data);
+                    remote_con_data.addr = ntohll(tmp_con_data.addr);
+                    remote_con_data.rkey = ntohl(tmp_con_data.rkey);
+                    remote_con_data.qp_num = ntohl(tmp_con_data.qp_num);
+                    remote_con_data.lid = ntohs(tmp_con_data.lid);
+                    memcpy(remote_con_data.gid, tmp_con_data.gid, 16);
+                    res->remote_props = remote_con_data;""";
         }
 
         @Override
@@ -144,7 +150,7 @@ final class ConnectSteps {
 
         @Override
         public String cCode(LabSession session) {
-            return "sock_sync_data(res->sock, 1, \"%s\", &temp_char);".formatted(parameter("name").value());
+            return "rc = sock_sync_data(res->sock, 1, \"%s\", &temp_char);".formatted(parameter("name").value());
         }
 
         @Override

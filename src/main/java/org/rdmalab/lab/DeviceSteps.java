@@ -25,12 +25,14 @@ final class DeviceSteps {
         @Override
         public String cCode(LabSession session) {
             return """
+                    /* ib_dev: "%s" here; the exported program takes it from argv[2] */
                     struct ibv_device **dev_list = ibv_get_device_list(&num_devices);
                     for (i = 0; i < num_devices; i++)
-                        if (!strcmp(ibv_get_device_name(dev_list[i]), "%s"))
+                        if (!strcmp(ibv_get_device_name(dev_list[i]), config.dev_name))
                             break;
-                    res->ctx = ibv_open_device(dev_list[i]);
-                    ibv_free_device_list(dev_list);""".formatted(parameter("ib_dev").value());
+                    res->ctx = i < num_devices ? ibv_open_device(dev_list[i]) : NULL;
+                    if (dev_list)
+                        ibv_free_device_list(dev_list);""".formatted(parameter("ib_dev").value());
         }
 
         @Override
@@ -61,13 +63,29 @@ final class DeviceSteps {
 
         @Override
         public String cCode(LabSession session) {
+            int port = parameter("ib_port").asInt();
             return """
-                    ibv_query_port(res->ctx, %d, &res->port_attr);
-                    if (config.gid_idx >= 0)
-                        ibv_query_gid(res->ctx, %d, %s, &my_gid);
+                    rc = ibv_query_port(res->ctx, %d, &res->port_attr);
+                    config.gid_idx = %s;
+                    if (!rc && config.gid_idx >= 0)
+                        rc = ibv_query_gid(res->ctx, %d, config.gid_idx, &my_gid);
                     else
-                        memset(&my_gid, 0, sizeof my_gid);""".formatted(
-                    parameter("ib_port").asInt(), parameter("ib_port").asInt(), parameter("gid_idx").value());
+                        memset(&my_gid, 0, sizeof my_gid);""".formatted(port, gidIndexC(session), port);
+        }
+
+        /**
+         * The GID index as C, without the semicolon: the number; for auto, the index already chosen
+         * (once this step ran) or a call of the program's {@code best_gid_index}, perftest's scoring.
+         */
+        String gidIndexC(LabSession session) {
+            String choice = parameter("gid_idx").value().trim();
+            if (!choice.equalsIgnoreCase("auto")) {
+                return choice;
+            }
+            return session.gidEntry().map(entry -> entry.index() + " /* auto: " + entry.gid() + ", "
+                    + entry.type().text() + " */")
+                    .orElse("best_gid_index(res->ctx, " + parameter("ib_port").asInt()
+                            + ", res->port_attr.gid_tbl_len) /* auto: perftest's scoring */");
         }
 
         @Override

@@ -79,6 +79,21 @@ public sealed interface LabEvent {
     }
 
     /**
+     * A modify asked for by hand ({@link LabSession#requestState}) was refused; the QP stays in
+     * {@code from}.
+     *
+     * @param side the local QP or the peer's
+     * @param qpNum its number
+     * @param from the state it stays in
+     * @param to the state that was asked for
+     * @param errno what {@code ibv_modify_qp} returned (EINVAL)
+     * @param reason the kernel table's explanation ("RESET → RTS is not a transition ...", "missing: ...")
+     */
+    record TransitionRefused(Side side, int qpNum, QpState from, QpState to, Errno errno, String reason)
+            implements LabEvent {
+    }
+
+    /**
      * A work completion was polled.
      *
      * @param completion the completion

@@ -128,7 +128,9 @@ public final class LabSession implements AutoCloseable {
 
     /**
      * Runs the next step. A step that cannot run yet fails with the reason; a failed step can be
-     * fixed (edit its parameters) and run again.
+     * fixed (edit its parameters) and run again; its result's {@link StepResult#diagnosis()} names
+     * the parameter to change. After {@link #requestState} moved the QP by hand the next step runs
+     * all the same and fails with the kernel's reason when the QP is not where it expects.
      *
      * @return the step's result, or empty when all steps have run
      */
@@ -162,17 +164,21 @@ public final class LabSession implements AutoCloseable {
         if (blocked.isPresent()) {
             result = StepResult.failed("cannot run yet: " + blocked.get());
         } else {
+            Exception failure = null;
             try {
                 result = step.execute(this);
             } catch (VerbsException e) {
                 result = StepResult.failed(e.getMessage());
+                failure = e;
             } catch (ControlException e) {
                 result = StepResult.failed("control plane: " + e.getMessage());
+                failure = e;
             } catch (IllegalArgumentException | IllegalStateException e) {
                 result = StepResult.failed(e.getMessage());
             } catch (Exception e) {
                 result = StepResult.failed(e.toString());
             }
+            result = diagnosed(step, result, failure);
         }
         step.finish(result);
         emit(new LabEvent.StepFinished(step, result));
@@ -184,6 +190,50 @@ public final class LabSession implements AutoCloseable {
             }
         }
         return result;
+    }
+
+    /** {@code result} with the diagnosis of {@code failure} attached, when one parameter can be blamed. */
+    private StepResult diagnosed(Step step, StepResult result, Exception failure) {
+        if (failure == null || result.ok()) {
+            return result;
+        }
+        return Diagnoses.of(this, step, failure).map(result::withDiagnosis).orElse(result);
+    }
+
+    /**
+     * Moves the QP to {@code target} by hand, as a click on the state diagram does: one
+     * {@code ibv_modify_qp} with {@code attr.qp_state = target} and the mask {@code IBV_QP_STATE}
+     * alone (a bare request carries no other attribute, so only the transitions the kernel's table
+     * allows without one succeed: RESET from any state, ERR from any state but RESET, RTS → SQD,
+     * SQD → RTS, SQE → RTS). Success emits {@link LabEvent.QpStateChange} and tells the peer, as a step does;
+     * a refusal emits {@link LabEvent.TransitionRefused} with the kernel's reason and leaves the QP
+     * as it was. Moving to ERR flushes the pending work requests (IBV_WC_WR_FLUSH_ERR).
+     *
+     * <p>The step list is not changed: {@link #runNext()} then simply runs the next step, which
+     * fails with the kernel's reason when the QP is no longer where that step expects it (its
+     * diagnosis says to reset and replay).
+     *
+     * @return true when the QP moved
+     * @throws IllegalStateException when there is no QP yet
+     */
+    public boolean requestState(QpState target) {
+        Objects.requireNonNull(target, "target");
+        if (qp == null) {
+            throw new IllegalStateException("there is no QP yet: run the steps up to 'Create QP' first");
+        }
+        QpState from = qp.state();
+        try {
+            qp.modify(new org.rdmalab.verbs.QpAttributes().state(target), org.rdmalab.verbs.QpAttrMask.STATE.value());
+        } catch (VerbsException e) {
+            emit(new LabEvent.VerbCall("ibv_modify_qp", e.getMessage(), false));
+            emit(new LabEvent.TransitionRefused(LabEvent.Side.LOCAL, qp.qpNum(), from, target, e.errno(),
+                    Diagnoses.refusal(qp, from, target, e)));
+            return false;
+        }
+        QpState to = qp.state();
+        emit(new LabEvent.VerbCall("ibv_modify_qp", from.name() + " → " + to.name() + " (by hand, mask STATE)", true));
+        stateChanged(from, to);
+        return true;
     }
 
     /** Tears everything down and puts every step back to PENDING with its parameters kept. */

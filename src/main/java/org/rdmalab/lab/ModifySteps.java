@@ -39,6 +39,11 @@ final class ModifySteps {
             return QpAttrMask.parse(parameter("flags").value());
         }
 
+        /** The state this modify moves the QP to. */
+        QpState target() {
+            return target;
+        }
+
         String maskC() {
             return "flags = " + BitFlag.cExpression(QpAttrMask.class, mask()) + ";\nrc = ibv_modify_qp(res->qp, &attr, flags);";
         }
@@ -152,33 +157,41 @@ final class ModifySteps {
                     .minRnrTimer(parameter("min_rnr_timer").asInt()).addressVector(av);
         }
 
+        /** {@code rq_psn} as C: the number, or for 'peer' the PSN the peer sent (0 before the exchange). */
+        String rqPsnC(LabSession session) {
+            String text = parameter("rq_psn").value().trim();
+            return text.equalsIgnoreCase("peer")
+                    ? String.format("0x%06x;  /* 'peer': the PSN the peer sent */", rqPsn(session)) : text + ";";
+        }
+
         @Override
         public String cCode(LabSession session) {
-            String dest = session.remoteData().map(d -> String.format("0x%x", d.qpn())).orElse("remote_con_data.qp_num");
-            String grh = session.gidEntry().map(gid -> """
-                    attr.ah_attr.is_global = 1;
-                    memcpy(&attr.ah_attr.grh.dgid, remote_con_data.gid, 16);
-                    attr.ah_attr.grh.flow_label = 0;
-                    attr.ah_attr.grh.hop_limit = %d;
-                    attr.ah_attr.grh.sgid_index = %d;
-                    attr.ah_attr.grh.traffic_class = 0;
-                    """.formatted(parameter("hop_limit").asInt(), gid.index()))
-                    .orElse("attr.ah_attr.is_global = 0;  /* gid_idx -1: no GRH */\n");
+            String dest = session.remoteData().map(d -> String.format("  /* 0x%x */", d.qpn())).orElse("");
             return """
                     memset(&attr, 0, sizeof(attr));
                     attr.qp_state = IBV_QPS_RTR;
                     attr.path_mtu = IBV_MTU_%s;
-                    attr.dest_qp_num = %s;
-                    attr.rq_psn = %s;
+                    attr.dest_qp_num = remote_con_data.qp_num;%s
+                    attr.rq_psn = %s
                     attr.max_dest_rd_atomic = %d;
                     attr.min_rnr_timer = 0x%x;
                     attr.ah_attr.dlid = remote_con_data.lid;
                     attr.ah_attr.sl = %d;
                     attr.ah_attr.src_path_bits = 0;
                     attr.ah_attr.port_num = %d;
-                    %s%s""".formatted(parameter("path_mtu").value(), dest, parameter("rq_psn").value(),
+                    if (config.gid_idx >= 0) {
+                        attr.ah_attr.is_global = 1;
+                        memcpy(&attr.ah_attr.grh.dgid, remote_con_data.gid, 16);
+                        attr.ah_attr.grh.flow_label = 0;
+                        attr.ah_attr.grh.hop_limit = %d;
+                        attr.ah_attr.grh.sgid_index = config.gid_idx;
+                        attr.ah_attr.grh.traffic_class = 0;
+                    } else {
+                        attr.ah_attr.is_global = 0;  /* gid_idx -1: no GRH, which RoCE refuses */
+                    }
+                    %s""".formatted(parameter("path_mtu").value(), dest, rqPsnC(session),
                     parameter("max_dest_rd_atomic").asInt(), parameter("min_rnr_timer").asInt(),
-                    parameter("sl").asInt(), parameter("port_num").asInt(), grh, maskC());
+                    parameter("sl").asInt(), parameter("port_num").asInt(), parameter("hop_limit").asInt(), maskC());
         }
     }
 
@@ -201,6 +214,13 @@ final class ModifySteps {
             return text.equalsIgnoreCase("own") ? session.sendPsn() : Integer.decode(text);
         }
 
+        /** {@code sq_psn} as C: the number, or for 'own' this side's first PSN. */
+        String sqPsnC(LabSession session) {
+            String text = parameter("sq_psn").value().trim();
+            return text.equalsIgnoreCase("own")
+                    ? String.format("0x%06x;  /* 'own': this side's first PSN */", sqPsn(session)) : text + ";";
+        }
+
         @Override
         QpAttributes attributes(LabSession session) {
             return new QpAttributes().timeout(parameter("timeout").asInt()).retryCount(parameter("retry_cnt").asInt())
@@ -216,10 +236,10 @@ final class ModifySteps {
                     attr.timeout = 0x%x;
                     attr.retry_cnt = %d;
                     attr.rnr_retry = %d;
-                    attr.sq_psn = %s;
+                    attr.sq_psn = %s
                     attr.max_rd_atomic = %d;
                     %s""".formatted(parameter("timeout").asInt(), parameter("retry_cnt").asInt(),
-                    parameter("rnr_retry").asInt(), parameter("sq_psn").value(), parameter("max_rd_atomic").asInt(),
+                    parameter("rnr_retry").asInt(), sqPsnC(session), parameter("max_rd_atomic").asInt(),
                     maskC());
         }
     }

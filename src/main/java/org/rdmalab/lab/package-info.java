@@ -10,7 +10,11 @@
  * polls) and shows what exists (getters for every verbs object, connection data and its
  * {@link org.rdmalab.lab.WireImage}). Sessions emit {@link org.rdmalab.lab.LabEvent}s (verbs calls
  * with arguments and errno, QP states of both sides, completions with the time since their post,
- * buffer changes, remote buffer views) that the CLI prints and the GUI draws.
+ * buffer changes, remote buffer views) that the CLI prints and the GUI draws. A failed step's result
+ * may carry a {@link org.rdmalab.lab.Diagnosis}: the parameter to blame, the errno, why, and a
+ * one-click {@link org.rdmalab.lab.Diagnosis.Fix}. {@link org.rdmalab.lab.LabSession#requestState}
+ * moves the QP by hand (the state diagram). {@link org.rdmalab.lab.CExport} writes a session as one
+ * C program for libibverbs.
  *
  * <p>Uses only the verbs API and the control package: no JavaFX, no backend. Thread rules: a
  * session is driven by one thread at a time, never the JavaFX thread (steps and traffic block up

@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The demo's usage errors: one line saying what is wrong, exit 2, nothing opened. */
 class DemoCommandTest {
@@ -48,5 +51,34 @@ class DemoCommandTest {
         CliRunner.Result result = CliRunner.run("demo", "127.0.0.1", "soft0", "--mtu", "1500");
         assertEquals(2, result.exitCode());
         assertTrue(result.err().contains("MTU 1500 is not one of 256, 512, 1024, 2048, 4096"), result.err());
+    }
+
+    @Test
+    void exportCWritesTheFlowItWouldRunWithTheChosenValuesAndRunsNothing(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("client.c");
+        CliRunner.Result result = CliRunner.run("demo", "127.0.0.2", "soft0", "127.0.0.1", "--flow", "write-only",
+                "--mtu", "1024", "--gid-index", "3", "--export-c", file.toString());
+        assertEquals(0, result.exitCode(), result.err());
+        assertTrue(result.out().startsWith("wrote " + file), result.out());
+        assertFalse(result.out().contains("Open device"), "nothing ran");
+        String program = Files.readString(file);
+        assertTrue(program.contains("attr.path_mtu = IBV_MTU_1024;"), program);
+        assertTrue(program.contains("config.gid_idx = 3;"), program);
+        assertTrue(program.contains("the seed's write-only flow as one C program, from a client session"), program);
+    }
+
+    @Test
+    void exportCIntoAMissingFolderOrOfPingpongIsAUsageError(@TempDir Path dir) {
+        Path missing = dir.resolve("no-such-folder");
+        CliRunner.Result result = CliRunner.run("demo", "127.0.0.1", "soft0", "--export-c",
+                missing.resolve("x.c").toString());
+        assertEquals(2, result.exitCode());
+        assertTrue(result.err().contains("--export-c: the folder " + missing + " does not exist"), result.err());
+        assertFalse(Files.exists(missing), "never created");
+        CliRunner.Result pingpong = CliRunner.run("demo", "127.0.0.1", "soft0", "--protocol", "pingpong",
+                "--export-c", dir.resolve("p.c").toString());
+        assertEquals(2, pingpong.exitCode());
+        assertTrue(pingpong.err().contains("ibv_rc_pingpong"), pingpong.err());
+        assertEquals(1, pingpong.err().strip().lines().count(), pingpong.err());
     }
 }

@@ -109,6 +109,10 @@ class DemoIT {
         assertEquals(1, await(server));
         assertTrue(output("client.out").contains("Modify QP to RTR failed: ibv_modify_qp failed: EINVAL"), outputs());
         assertTrue(output("client.out").contains("is_global"), outputs());
+        // The failure line ends with the diagnosis: the field to change and its recommended value.
+        assertTrue(output("client.out").matches("(?s).*rdma-lab demo: Modify QP to RTR failed: [^\n]* — query-port.gid_idx: "
+                + "EINVAL \\(Invalid argument\\): gid_idx -1 sends no GRH[^\n]* — fix: gid_idx = 3 \\(use GID 3 [^\n]*\\)\n.*"),
+                outputs());
     }
 
     @Test

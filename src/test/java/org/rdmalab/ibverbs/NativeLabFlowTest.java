@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import jnr.ffi.LibraryLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rdmalab.lab.Diagnosis;
 import org.rdmalab.lab.Flows;
 import org.rdmalab.lab.LabEvent;
 import org.rdmalab.lab.LabSession;
@@ -20,7 +21,9 @@ import org.rdmalab.lab.PeerLink;
 import org.rdmalab.lab.PeerLinks;
 import org.rdmalab.lab.Role;
 import org.rdmalab.lab.Step;
+import org.rdmalab.lab.StepResult;
 import org.rdmalab.testing.StandInVerbs;
+import org.rdmalab.verbs.Errno;
 import org.rdmalab.verbs.WcOpcode;
 import org.rdmalab.verbs.WcStatus;
 import org.rdmalab.verbs.spi.Backends;
@@ -66,6 +69,36 @@ class NativeLabFlowTest {
             assertTrue(completions.stream().allMatch(c -> c.completion().status() == WcStatus.SUCCESS));
         }
         assertEquals(0, standIn.standin_live_objects(), "both sessions freed every native object");
+    }
+
+    @Test
+    void theSeedsGidIndexMinusOneIsDiagnosedOnANativeDeviceAsOnSoft0(@TempDir Path dir) throws Exception {
+        Path library = StandInVerbs.build(dir);
+        Backends backends = new Backends(List.of(new NativeProvider(library.toString())));
+        PeerLink[] links = PeerLinks.memoryPair(Duration.ofSeconds(10));
+        try (LabSession server = new LabSession(Role.SERVER, backends, DeviceOptions.defaults(), links[0],
+                     Flows.seed(Role.SERVER, Flows.SeedFlow.WRITE_ONLY, Flows.Settings.seed("rxe0")));
+             LabSession client = new LabSession(Role.CLIENT, backends, DeviceOptions.defaults(), links[1],
+                     Flows.seed(Role.CLIENT, Flows.SeedFlow.WRITE_ONLY, Flows.Settings.seed("rxe0")))) {
+            for (LabSession session : List.of(server, client)) {
+                session.steps().stream().filter(step -> step.id().equals("query-port")).findFirst().orElseThrow()
+                        .parameter("gid_idx").set("-1");
+            }
+            CompletableFuture<?> serverRun = CompletableFuture.runAsync(server::runToEnd);
+            StepResult last = client.runToEnd().orElseThrow();
+            serverRun.get(30, TimeUnit.SECONDS);
+
+            assertTrue(last.summary().startsWith("ibv_modify_qp failed: EINVAL (22, Invalid argument)"), last.summary());
+            Diagnosis diagnosis = last.diagnosis().orElseThrow(() -> new AssertionError(last.toString()));
+            assertEquals("query-port", diagnosis.stepId());
+            assertEquals("gid_idx", diagnosis.parameter());
+            assertEquals(Errno.EINVAL, diagnosis.errno());
+            assertTrue(diagnosis.explanation().contains("RoCE carries every packet in UDP/IP"), diagnosis.explanation());
+            // The stand-in's table: 0 link-local v1, 1 link-local v2, 2 empty, 3 ::ffff:192.168.1.100 v2.
+            assertEquals("3", diagnosis.fix().orElseThrow().value());
+            assertTrue(diagnosis.fix().orElseThrow().label().startsWith("use GID 3 (::ffff:192.168.1.100, RoCE v2"),
+                    diagnosis.fix().orElseThrow().label());
+        }
     }
 
     private static String failure(LabSession session) {
