@@ -161,16 +161,36 @@ public final class LabViewModel implements AutoCloseable {
      * (a new GID must be exchanged again) and runs back to where it was, so the flow goes on.
      */
     public void useRecommendedGidAndReplay() {
-        setup.useRecommendedGid();
-        String index = setup.gidIndexProperty().get();
-        for (SideViewModel side : sides) {
-            int failed = side.failedIndex();
-            int target = failed >= 0 ? failed : side.nextIndexProperty().get() - 1;
-            side.resetAndRunTo(target, session -> session.steps().stream()
-                    .filter(step -> step.id().equals("query-port")).findFirst()
-                    .ifPresent(step -> step.parameter("gid_idx").set(index)));
+        setup.recommended().ifPresent(entry -> applyFix(null, new org.rdmalab.lab.Diagnosis.Fix("query-port",
+                "gid_idx", Integer.toString(entry.index()), "use GID " + entry.index())));
+    }
+
+    /**
+     * Applies a diagnosis's fix. A new GID changes what was exchanged, so every side takes it, resets
+     * and runs back to where it was; any other fix sets the parameter on {@code side} and runs the
+     * failed step again.
+     */
+    public void applyFix(SideViewModel side, org.rdmalab.lab.Diagnosis.Fix fix) {
+        if (fix.parameter().equals("gid_idx")) {
+            setup.gidIndexProperty().set(fix.value());
+            for (SideViewModel each : sides) {
+                int failed = each.failedIndex();
+                int target = failed >= 0 ? failed : each.nextIndexProperty().get() - 1;
+                each.resetAndRunTo(target, session -> session.steps().stream()
+                        .filter(step -> step.id().equals(fix.stepId())).findFirst()
+                        .ifPresent(step -> step.parameter(fix.parameter()).set(fix.value())));
+            }
+            status.set(fix.parameter() + " is now " + fix.value() + "; every side starts over and runs back to"
+                    + " where it was");
+            return;
         }
-        status.set("gid_idx is now " + index + "; both sides start over and run back to where they were");
+        side.steps().stream().filter(row -> row.step().id().equals(fix.stepId())).findFirst()
+                .ifPresent(row -> row.step().parameter(fix.parameter()).set(fix.value()));
+        int failed = side.failedIndex();
+        if (failed >= 0) {
+            side.runTo(failed);
+        }
+        status.set(side.name() + ": " + fix.parameter() + " = " + fix.value() + "; running the failed step again");
     }
 
     /** Resets every side. */

@@ -48,6 +48,18 @@ public final class StepView {
     @FXML
     private Label resultLabel;
 
+    @FXML
+    private VBox causeBox;
+
+    @FXML
+    private Label causeLabel;
+
+    @FXML
+    private javafx.scene.control.Button showCauseButton;
+
+    @FXML
+    private javafx.scene.control.Button fixButton;
+
     StepView(StepViewModel viewModel) {
         this.viewModel = viewModel;
     }
@@ -58,7 +70,14 @@ public final class StepView {
         sheet.setSearchBoxVisible(false);
         sheet.setMode(PropertySheet.Mode.NAME);
         sheet.setId("parameterSheet");
-        sheet.setPropertyEditorFactory(item -> new ParameterEditor((SheetItem) item));
+        sheet.setPropertyEditorFactory(item -> {
+            ParameterEditor editor = new ParameterEditor((SheetItem) item);
+            String diagnosed = viewModel.fieldMessages().get(item.getName());
+            if (diagnosed != null) {
+                editor.show(diagnosed);
+            }
+            return editor;
+        });
         sheetHolder.getChildren().add(sheet);
         stepTitle.textProperty().bind(viewModel.titleProperty());
         codeArea.textProperty().bind(viewModel.codeProperty());
@@ -67,7 +86,24 @@ public final class StepView {
         viewModel.failedProperty().addListener((observable, before, failed) -> style(resultLabel, "result-failed", failed));
         sheet.disableProperty().bind(viewModel.editableProperty().not());
         viewModel.items().addListener((ListChangeListener<StepViewModel.ParameterItem>) change -> rebuild());
+        viewModel.fieldMessages().addListener((javafx.collections.MapChangeListener<String, String>) change -> rebuild());
+        causeLabel.textProperty().bind(viewModel.causeProperty());
+        causeBox.visibleProperty().bind(viewModel.causeProperty().isNotEmpty());
+        causeBox.managedProperty().bind(causeBox.visibleProperty());
+        fixButton.textProperty().bind(viewModel.fixLabelProperty());
+        fixButton.visibleProperty().bind(viewModel.fixLabelProperty().isNotEmpty());
+        fixButton.managedProperty().bind(fixButton.visibleProperty());
         rebuild();
+    }
+
+    @FXML
+    private void onShowCause() {
+        viewModel.showCause();
+    }
+
+    @FXML
+    private void onFix() {
+        viewModel.applyFix();
     }
 
     private void rebuild() {

@@ -1,13 +1,16 @@
 package org.rdmalab.app;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
+import org.rdmalab.lab.Diagnosis;
 import org.rdmalab.lab.Parameter;
 import org.rdmalab.lab.Step;
 import org.rdmalab.lab.StepResult;
@@ -39,6 +42,11 @@ public final class StepViewModel {
     private final ReadOnlyStringWrapper result = new ReadOnlyStringWrapper("");
     private final ReadOnlyBooleanWrapper failed = new ReadOnlyBooleanWrapper();
     private final ReadOnlyBooleanWrapper editable = new ReadOnlyBooleanWrapper(true);
+    private final ReadOnlyStringWrapper cause = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper fixLabel = new ReadOnlyStringWrapper("");
+    private final javafx.collections.ObservableMap<String, String> fieldMessages =
+            javafx.collections.FXCollections.observableHashMap();
+    private Diagnosis diagnosis;
     private StepRow shown;
 
     StepViewModel(LabViewModel lab) {
@@ -124,9 +132,82 @@ public final class StepViewModel {
         }
         StepResult stepResult = row.resultProperty().get();
         failed.set(stepResult != null && !stepResult.ok());
+        diagnosis = stepResult == null || stepResult.ok() ? null : stepResult.diagnosis().orElse(null);
+        cause.set(diagnosis == null ? "" : describeCause(diagnosis, side));
+        fixLabel.set(diagnosis == null ? "" : diagnosis.fix().map(Diagnosis.Fix::label).orElse(""));
+        Map<String, String> messages = new HashMap<>();
+        if (side != null) {
+            for (StepRow other : side.steps()) {
+                StepResult otherResult = other.resultProperty().get();
+                if (otherResult != null && !otherResult.ok() && otherResult.diagnosis().isPresent()
+                        && otherResult.diagnosis().get().stepId().equals(row.step().id())) {
+                    Diagnosis found = otherResult.diagnosis().get();
+                    messages.put(found.parameter(), fieldText(found, other));
+                }
+            }
+        }
+        if (!fieldMessages.equals(messages)) {
+            fieldMessages.clear();
+            fieldMessages.putAll(messages);
+        }
         result.set(stepResult == null ? (row.statusProperty().get() == StepRow.Status.RUNNING ? "running..." : "not run yet")
                 : (stepResult.ok() ? "ok: " : "failed: ") + stepResult.summary()
                 + (stepResult.details().isEmpty() ? "" : "\n" + String.join("\n", stepResult.details())));
+    }
+
+    private static String errnoText(Diagnosis found) {
+        return found.errnoValue().map(errno -> errno.name() + " (" + errno.value() + ", " + errno.text() + "): ")
+                .orElse("");
+    }
+
+    /** The line under the blamed field: the errno, its text and why. */
+    private static String fieldText(Diagnosis found, StepRow failedRow) {
+        return errnoText(found) + found.explanation() + "  (" + failedRow.step().title() + " failed)";
+    }
+
+    private static String describeCause(Diagnosis found, SideViewModel side) {
+        String where = side.steps().stream().filter(other -> other.step().id().equals(found.stepId())).findFirst()
+                .map(other -> "'" + other.step().title() + "'").orElse(found.stepId());
+        return "Caused by " + found.parameter() + " of " + where + ": " + errnoText(found) + found.explanation();
+    }
+
+    /** Shows the step that holds the blamed field (its field then carries the explanation). */
+    public void showCause() {
+        SideViewModel side = lab.selectedSideProperty().get();
+        if (diagnosis == null || side == null) {
+            return;
+        }
+        side.steps().stream().filter(other -> other.step().id().equals(diagnosis.stepId())).findFirst()
+                .ifPresent(lab.selectedStepProperty()::set);
+    }
+
+    /** Applies the diagnosis's fix in one click; the flow goes on from where it failed. */
+    public void applyFix() {
+        SideViewModel side = lab.selectedSideProperty().get();
+        if (diagnosis == null || side == null || diagnosis.fix().isEmpty()) {
+            return;
+        }
+        lab.applyFix(side, diagnosis.fix().get());
+    }
+
+    /** The failure's cause with its errno, or empty. */
+    public ReadOnlyStringProperty causeProperty() {
+        return cause.getReadOnlyProperty();
+    }
+
+    /** The one-click fix's label, or empty when there is none. */
+    public ReadOnlyStringProperty fixLabelProperty() {
+        return fixLabel.getReadOnlyProperty();
+    }
+
+    /** Explanations to show under this step's fields, by parameter name. */
+    public javafx.collections.ObservableMap<String, String> fieldMessages() {
+        return fieldMessages;
+    }
+
+    /** The diagnosis of the shown step's failure, if any. */
+    public Optional<Diagnosis> diagnosis() {
+        return Optional.ofNullable(diagnosis);
     }
 
     private static String capitalized(String text) {
