@@ -78,6 +78,7 @@ class HexBufferViewTest {
         Scene scene = new Scene(root, 600, 300);
         scene.getStylesheets().add(getClass().getResource("/styles/rdma-lab.css").toExternalForm());
         stage.setScene(scene);
+        stage.sizeToScene();
         stage.show();
     }
 

@@ -11,12 +11,22 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import javafx.css.PseudoClass;
+import javafx.geometry.BoundingBox;
+import javafx.geometry.Bounds;
+import javafx.geometry.Point2D;
+import javafx.scene.Group;
 import javafx.scene.Node;
 import javafx.scene.Scene;
 import javafx.scene.control.Label;
 import javafx.scene.layout.Region;
 import javafx.scene.layout.StackPane;
 import javafx.scene.paint.Color;
+import javafx.scene.shape.LineTo;
+import javafx.scene.shape.MoveTo;
+import javafx.scene.shape.Path;
+import javafx.scene.shape.PathElement;
+import javafx.scene.shape.Polygon;
+import javafx.scene.shape.QuadCurveTo;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -46,6 +56,7 @@ class QpStateDiagramTest {
         Scene scene = new Scene(root, 320, 240);
         scene.getStylesheets().add(getClass().getResource("/styles/rdma-lab.css").toExternalForm());
         stage.setScene(scene);
+        stage.sizeToScene();
         stage.show();
     }
 
@@ -94,7 +105,7 @@ class QpStateDiagramTest {
         for (int i = 0; i < boxes.size(); i++) {
             assertTrue(boxes.get(i).getWidth() >= 40, "box " + i + " is readable: " + boxes.get(i).getWidth());
             for (int j = i + 1; j < boxes.size(); j++) {
-                assertFalse(boxes.get(i).getBoundsInParent().intersects(boxes.get(j).getBoundsInParent()),
+                assertFalse(bounds(boxes.get(i)).intersects(bounds(boxes.get(j))),
                         boxes.get(i).getId() + " overlaps " + boxes.get(j).getId());
             }
         }
@@ -106,6 +117,78 @@ class QpStateDiagramTest {
         assertTrue(x(QpState.RESET) < x(QpState.INIT) && x(QpState.INIT) < x(QpState.RTR)
                 && x(QpState.RTR) < x(QpState.RTS));
         assertTrue(diagram.stateNode(QpState.ERR).orElseThrow().getLayoutY() > y, "ERR sits below the chain");
+
+        for (double[] size : new double[][] {{320, 240}, {320, 220}, {680, 460}}) {
+            robot.interact(() -> {
+                diagram.getScene().getWindow().setWidth(size[0]);
+                diagram.getScene().getWindow().setHeight(size[1]);
+            });
+            for (QpType type : List.of(QpType.RC, QpType.UC, QpType.UD)) {
+                robot.interact(() -> diagram.setQpType(type));
+                assertArrowsRunBetweenTheirBoxesOnly(type);
+            }
+        }
+    }
+
+    private void assertArrowsRunBetweenTheirBoxesOnly(QpType type) {
+        for (String id : tableArrows(type)) {
+            String[] parts = id.split("-");
+            QpState from = QpState.valueOf(parts[1]);
+            QpState to = QpState.valueOf(parts[2]);
+            Group arrow = (Group) diagram.arrowNode(from, to).orElseThrow();
+            List<Point2D> points = points((Path) arrow.getChildren().get(0));
+            Polygon head = (Polygon) arrow.getChildren().get(1);
+            Point2D tip = new Point2D(head.getPoints().get(0), head.getPoints().get(1));
+            assertOnBorder(points.get(0), box(from), id + " starts at " + from);
+            assertOnBorder(tip, box(to), id + " ends at " + to);
+            points.add(tip);
+            for (QpState other : DiagramLayout.STATES) {
+                if (other == from || other == to) {
+                    continue;
+                }
+                Bounds inner = shrink(bounds(box(other)), 1);
+                for (int i = 1; i < points.size(); i++) {
+                    for (double f = 0; f <= 1; f += 0.02) {
+                        Point2D p = points.get(i - 1).interpolate(points.get(i), f);
+                        assertFalse(inner.contains(p), id + " runs through " + other + " at " + p);
+                    }
+                }
+            }
+        }
+    }
+
+    private Region box(QpState state) {
+        return (Region) diagram.stateNode(state).orElseThrow();
+    }
+
+    /** A box's rectangle (bounds in parent would include the current state's shadow). */
+    private static Bounds bounds(Region box) {
+        return new BoundingBox(box.getLayoutX(), box.getLayoutY(), box.getWidth(), box.getHeight());
+    }
+
+    private static Bounds shrink(Bounds b, double by) {
+        return new BoundingBox(b.getMinX() + by, b.getMinY() + by, b.getWidth() - 2 * by, b.getHeight() - 2 * by);
+    }
+
+    private static void assertOnBorder(Point2D p, Region box, String what) {
+        Bounds b = bounds(box);
+        Bounds outer = new BoundingBox(b.getMinX() - 1.5, b.getMinY() - 1.5, b.getWidth() + 3, b.getHeight() + 3);
+        assertTrue(outer.contains(p) && !shrink(b, 1.5).contains(p), what + ": " + p + " vs " + b);
+    }
+
+    /** The end points of a path's elements (corner curves reduced to their ends). */
+    private static List<Point2D> points(Path path) {
+        List<Point2D> points = new ArrayList<>();
+        for (PathElement element : path.getElements()) {
+            if (element instanceof MoveTo move) {
+                points.add(new Point2D(move.getX(), move.getY()));
+            } else if (element instanceof LineTo line) {
+                points.add(new Point2D(line.getX(), line.getY()));
+            } else if (element instanceof QuadCurveTo curve) {
+                points.add(new Point2D(curve.getX(), curve.getY()));
+            }
+        }
+        return points;
     }
 
     private double x(QpState state) {
@@ -222,6 +305,11 @@ class QpStateDiagramTest {
             diagram.refuse(QpState.INIT, QpState.RTR, "missing: AV, DEST_QPN");
         });
         robot.interact(() -> ControlSnapshots.write(diagram, "qp-diagram-refused"));
+        robot.interact(() -> {
+            diagram.getScene().getWindow().setWidth(300 + 20);
+            diagram.getScene().getWindow().setHeight(200 + 20);
+        });
+        robot.interact(() -> ControlSnapshots.write(diagram, "qp-diagram-300x200"));
         robot.interact(() -> {
             diagram.getScene().getWindow().setWidth(640);
             diagram.getScene().getWindow().setHeight(420);
