@@ -119,6 +119,21 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
         public int size() {
             return size;
         }
+
+        @Override
+        public int indexOf(Object o) {
+            return o instanceof Integer row && row >= 0 && row < size ? row : -1;
+        }
+
+        @Override
+        public int lastIndexOf(Object o) {
+            return indexOf(o);
+        }
+
+        @Override
+        public boolean contains(Object o) {
+            return indexOf(o) >= 0;
+        }
     }
 
     /** A list cell showing one row; reads the row's bytes when it is given a row. */
@@ -140,11 +155,11 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
             HexBufferView view = getSkinnable();
             ByteSource source = view.getSource();
             long offset = (long) index * HexBufferView.BYTES_PER_ROW;
-            setGraphic(row);
             if (source == null) {
                 setGraphic(null);
                 return;
             }
+            setGraphic(row);
             try {
                 long length = source.length();
                 int count = (int) Math.min(HexBufferView.BYTES_PER_ROW, Math.max(0, length - offset));

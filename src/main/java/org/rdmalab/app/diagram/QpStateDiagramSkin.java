@@ -459,7 +459,12 @@ public class QpStateDiagramSkin extends SkinBase<QpStateDiagram> {
         private void phantomCurve(Arrow arrow, double w, double h, double headLength) {
             Point2D from = centres.get(arrow.from);
             Point2D to = centres.get(arrow.to);
-            if (from.equals(to)) {
+            if (arrow.from == arrow.to) {
+                // A refused self-loop: a small loop over the box.
+                double top = from.getY() - nodeH / 2;
+                arrow.curve(new Point2D(from.getX() - nodeW * 0.22, top),
+                        new Point2D(from.getX(), top - nodeH * 1.6),
+                        new Point2D(from.getX() + nodeW * 0.22, top), headLength);
                 return;
             }
             Point2D d = to.subtract(from);

@@ -16,6 +16,7 @@ import javafx.scene.control.Label;
 import javafx.scene.control.ListView;
 import javafx.scene.layout.StackPane;
 import javafx.stage.Stage;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.rdmalab.app.ControlSnapshots;
@@ -67,8 +68,12 @@ class HexBufferViewTest {
     private HexBufferView view;
     private final CountingSource source = new CountingSource();
 
+    private Stage stage;
+
     @Start
-    void start(Stage stage) {
+    void start(Stage primary) {
+        // An own window: resizing it here must not change the primary stage other test classes reuse.
+        stage = new Stage();
         view = new HexBufferView();
         view.setCaption("remote buffer · RDMA READ at 12:03:04.512");
         view.setBaseAddress(0x7f3a2c001000L);
@@ -78,8 +83,12 @@ class HexBufferViewTest {
         Scene scene = new Scene(root, 600, 300);
         scene.getStylesheets().add(getClass().getResource("/styles/rdma-lab.css").toExternalForm());
         stage.setScene(scene);
-        stage.sizeToScene();
         stage.show();
+    }
+
+    @AfterEach
+    void closeWindow(FxRobot robot) {
+        robot.interact(stage::close);
     }
 
     private List<Node> visibleRows(FxRobot robot) {

@@ -28,6 +28,7 @@ import javafx.scene.shape.PathElement;
 import javafx.scene.shape.Polygon;
 import javafx.scene.shape.QuadCurveTo;
 import javafx.stage.Stage;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.rdmalab.app.ControlSnapshots;
@@ -47,8 +48,12 @@ class QpStateDiagramTest {
 
     private QpStateDiagram diagram;
 
+    private Stage stage;
+
     @Start
-    void start(Stage stage) {
+    void start(Stage primary) {
+        // An own window: resizing it here must not change the primary stage other test classes reuse.
+        stage = new Stage();
         diagram = new QpStateDiagram();
         diagram.setTitle("Local QP 0x11");
         StackPane root = new StackPane(diagram);
@@ -56,8 +61,12 @@ class QpStateDiagramTest {
         Scene scene = new Scene(root, 320, 240);
         scene.getStylesheets().add(getClass().getResource("/styles/rdma-lab.css").toExternalForm());
         stage.setScene(scene);
-        stage.sizeToScene();
         stage.show();
+    }
+
+    @AfterEach
+    void closeWindow(FxRobot robot) {
+        robot.interact(stage::close);
     }
 
     /** The arrows the table has, written out by iterating it here: every from ≠ to with a rule. */
@@ -266,15 +275,30 @@ class QpStateDiagramTest {
         assertEquals(QpState.INIT, diagram.getState());
         waitUntil(() -> !arrow.getStyleClass().contains(QpStateDiagram.REFUSED_CLASS));
         assertEquals("missing: AV, PATH_MTU, DEST_QPN, RQ_PSN", diagram.getReason());
+
+        // Self-loops are not drawn; a refused one gets a temporary loop over its box.
+        assertTrue(diagram.arrowNode(QpState.INIT, QpState.INIT).isEmpty());
+        robot.interact(() -> diagram.refuse(QpState.INIT, QpState.INIT, "not allowed: QKEY"));
+        Node loop = diagram.arrowNode(QpState.INIT, QpState.INIT).orElseThrow();
+        assertTrue(loop.getStyleClass().contains(QpStateDiagram.PHANTOM_CLASS));
+        double boxTop = diagram.stateNode(QpState.INIT).orElseThrow().getLayoutY();
+        assertTrue(loop.getBoundsInParent().getMaxY() <= boxTop + 2 && loop.getBoundsInParent().getHeight() > 10,
+                "the loop sits over the box: " + loop.getBoundsInParent());
+        assertEquals("not allowed: QKEY", diagram.getReason());
     }
 
     @Test
     void animatingATransitionSetsTheStateAndRunsAPulseAlongTheArrow(FxRobot robot) {
-        robot.interact(() -> diagram.animateTransition(QpState.RTR, QpState.RTS));
-        assertEquals(QpState.RTS, diagram.getState());
         Node arrow = diagram.arrowNode(QpState.RTR, QpState.RTS).orElseThrow();
-        assertTrue(arrow.getStyleClass().contains(QpStateDiagram.ANIMATING_CLASS));
-        assertEquals(1, robot.from(diagram).lookup("." + QpStateDiagram.PULSE_CLASS).queryAll().size());
+        List<Object> seen = new ArrayList<>();
+        robot.interact(() -> {
+            // Checked on the FX thread right away: on a loaded machine 400 ms may pass before the test thread looks.
+            diagram.animateTransition(QpState.RTR, QpState.RTS);
+            seen.add(arrow.getStyleClass().contains(QpStateDiagram.ANIMATING_CLASS));
+            seen.add(diagram.lookupAll("." + QpStateDiagram.PULSE_CLASS).size());
+        });
+        assertEquals(QpState.RTS, diagram.getState());
+        assertEquals(List.of(true, 1), seen, "the arrow is lit and one pulse runs along it");
         waitUntil(() -> !arrow.getStyleClass().contains(QpStateDiagram.ANIMATING_CLASS));
         assertTrue(robot.from(diagram).lookup("." + QpStateDiagram.PULSE_CLASS).queryAll().isEmpty());
     }
@@ -303,6 +327,7 @@ class QpStateDiagramTest {
             diagram.refuse(QpState.INIT, QpState.RTS,
                     "INIT → RTS is not a transition of a RC QP (from INIT a QP can go to INIT, RTR, RESET, ERR)");
             diagram.refuse(QpState.INIT, QpState.RTR, "missing: AV, DEST_QPN");
+            diagram.refuse(QpState.SQE, QpState.SQE, "not allowed: QKEY");
         });
         robot.interact(() -> ControlSnapshots.write(diagram, "qp-diagram-refused"));
         robot.interact(() -> {
