@@ -233,11 +233,23 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
                 mark(hex[i], HexBufferView.QUIET_CLASS, present && value == 0);
                 mark(ascii[i], HexBufferView.QUIET_CLASS, present && !printable);
             }
+            setAccessibleText(addressText + ": " + hexText() + " | " + asciiText());
+        }
+
+        private String hexText() {
+            StringBuilder text = new StringBuilder();
+            for (Label label : hex) {
+                if (!label.getText().isBlank()) {
+                    text.append(text.length() == 0 ? "" : " ").append(label.getText());
+                }
+            }
+            return text.toString();
         }
 
         void showError(String addressText, String message) {
             address.setText(addressText);
             setError(message);
+            setAccessibleText(addressText + ": " + message);
         }
 
         private void setError(String message) {
@@ -251,7 +263,7 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
             asciiBox.setManaged(!failed);
         }
 
-        /** The ASCII column's text (for tests and accessibility). */
+        /** The ASCII column's text. */
         String asciiText() {
             StringBuilder text = new StringBuilder();
             for (Label label : ascii) {

@@ -120,6 +120,8 @@ class HexBufferViewTest {
         assertTrue(text(row, HexBufferView.ASCII_CLASS, robot).startsWith("HelloWorld......"),
                 text(row, HexBufferView.ASCII_CLASS, robot));
         assertEquals("48656c6c6f576f726c64" + "000000000000", text(row, HexBufferView.BYTE_CLASS, robot));
+        assertEquals("7f3a2c001020: 48 65 6c 6c 6f 57 6f 72 6c 64 00 00 00 00 00 00 | HelloWorld......",
+                row.getAccessibleText(), "a screen reader reads the whole row");
         assertTrue(rowAt(robot, "7f3a2c001000").isPresent());
         assertTrue(visibleRows(robot).size() >= 8, "a 300 px view shows at least 8 rows");
         assertTrue(source.bytesRead.get() < 4096, "first layout read " + source.bytesRead.get() + " bytes");
