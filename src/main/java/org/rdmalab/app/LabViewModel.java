@@ -51,6 +51,7 @@ public final class LabViewModel implements AutoCloseable {
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper("");
     private final ReadOnlyObjectWrapper<LabSetup> current = new ReadOnlyObjectWrapper<>();
     private final List<Runnable> afterEvents = new ArrayList<>();
+    private final List<java.util.function.Consumer<SideViewModel.SideEvent>> eventListeners = new ArrayList<>();
     private LabSetup defaults;
 
     /**
@@ -148,7 +149,13 @@ public final class LabViewModel implements AutoCloseable {
         } else if (event instanceof LabEvent.StepFinished finished && !finished.result().ok()) {
             status.set(side + ": " + finished.step().title() + " failed: " + finished.result().summary());
         }
+        eventListeners.forEach(listener -> listener.accept(sideEvent));
         afterEvents.forEach(Runnable::run);
+    }
+
+    /** Hands every event to {@code listener} on the UI thread, after the tables took it. */
+    public void afterEvent(java.util.function.Consumer<SideViewModel.SideEvent> listener) {
+        eventListeners.add(listener);
     }
 
     /** Runs {@code action} on the UI thread after each event is applied (views refresh from it). */

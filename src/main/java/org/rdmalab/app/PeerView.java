@@ -77,11 +77,9 @@ public final class PeerView {
         runNextButton.disableProperty().bind(side.busyProperty());
         runToButton.disableProperty().bind(side.busyProperty());
         side.nextIndexProperty().addListener((observable, before, next) -> {
-            if (next.intValue() < side.steps().size()) {
-                stepList.scrollTo(Math.max(0, next.intValue() - 3));
-            }
+            stepList.scrollTo(Math.max(0, Math.min(next.intValue(), side.steps().size() - 1) - 3));
         });
-        // QP diagrams: installed once the diagram control lands.
+        new QpDiagrams(side).install(diagrams);
     }
 
     private String title(String role) {

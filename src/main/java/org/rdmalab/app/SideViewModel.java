@@ -54,14 +54,16 @@ public final class SideViewModel {
      * @param side the side it came from
      * @param event the event
      * @param at when it arrived
+     * @param buffer the leading bytes of this side's buffer when the event happened (steps,
+     *     completions, buffer changes), or null
      */
-    public record SideEvent(SideViewModel side, LabEvent event, Instant at) {
+    public record SideEvent(SideViewModel side, LabEvent event, Instant at, byte[] buffer) {
     }
 
     private sealed interface Item {
     }
 
-    private record EventItem(LabEvent event, Instant at) implements Item {
+    private record EventItem(LabEvent event, Instant at, byte[] buffer) implements Item {
     }
 
     private record Started(int index) implements Item {
@@ -121,12 +123,31 @@ public final class SideViewModel {
         }
         steps.setAll(rows);
         markNext(0);
-        session.addListener(event -> queue.offer(new EventItem(event, Instant.now())));
+        session.addListener(event -> queue.offer(new EventItem(event, Instant.now(), snapshot(event))));
     }
 
     /** "server", "client" or "local". */
     public String name() {
         return name;
+    }
+
+    /** Bytes of this side's buffer compared to find what an operation changed. */
+    static final int SNAPSHOT_LIMIT = 1 << 20;
+
+    /**
+     * A copy of the buffer's leading bytes as the event happens (on the thread that emits it), so
+     * the window can tell which bytes the next operation changed even when it draws later.
+     */
+    private byte[] snapshot(LabEvent event) {
+        if (!(event instanceof LabEvent.StepFinished || event instanceof LabEvent.Completion
+                || event instanceof LabEvent.BufferChanged)) {
+            return null;
+        }
+        try {
+            return session.memoryRegion().map(mr -> mr.read(0, Math.min(mr.length(), SNAPSHOT_LIMIT))).orElse(null);
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /** This peer's IPv4 address. */
@@ -256,6 +277,20 @@ public final class SideViewModel {
         return true;
     }
 
+    /**
+     * Asks the session to move the local QP to {@code target} by hand (ibv_modify_qp with only the
+     * state); a refusal comes back as a refused transition with the kernel's reason.
+     */
+    public void requestState(QpState target) {
+        if (session.queuePair().isEmpty() || localState.get() == null) {
+            announceLocal(new Transition(QpState.RESET, target, true,
+                    "there is no QP yet: run the steps up to Create QP first"));
+            return;
+        }
+        perform("ibv_modify_qp to " + target.name(), each -> each.requestState(target)
+                ? "QP moved to " + target.name() : "refused", outcome -> { });
+    }
+
     /** Runs every remaining step. */
     public void runToEnd() {
         runTo(steps.size() - 1);
@@ -376,7 +411,7 @@ public final class SideViewModel {
                 markNext(0);
             } else if (item instanceof EventItem eventItem) {
                 applyEvent(eventItem.event());
-                out.accept(new SideEvent(this, eventItem.event(), eventItem.at()));
+                out.accept(new SideEvent(this, eventItem.event(), eventItem.at(), eventItem.buffer()));
             }
         }
     }
@@ -397,10 +432,13 @@ public final class SideViewModel {
             if (change.side() == LabEvent.Side.LOCAL) {
                 localQpn.set(change.qpNum());
                 localState.set(change.to());
-                lastLocalTransition.set(new Transition(change.from(), change.to(), false, ""));
+                announceLocal(new Transition(change.from(), change.to(), false, ""));
             } else {
                 movePeer(change.qpNum(), change.to());
             }
+        } else if (event instanceof LabEvent.TransitionRefused refused && refused.side() == LabEvent.Side.LOCAL) {
+            announceLocal(new Transition(refused.from(), refused.to(), true,
+                    (refused.errno() == null ? "" : refused.errno().name() + ": ") + refused.reason()));
         } else if (event instanceof LabEvent.ControlMessage message && !peerStateIsLive()) {
             LabSetup.impliedPeerState(protocol, session.role(), event).ifPresent(state -> {
                 int qpn = session.remoteData().map(data -> data.qpn()).orElse(-1);
@@ -416,7 +454,18 @@ public final class SideViewModel {
         QpState from = peerState.get();
         peerQpn.set(qpn);
         peerState.set(to);
-        lastPeerTransition.set(new Transition(from == null ? QpState.RESET : from, to, false, ""));
+        announcePeer(new Transition(from == null ? QpState.RESET : from, to, false, ""));
+    }
+
+    /** Sets the last transition even when it equals the one before (a refusal tried twice flashes twice). */
+    private void announceLocal(Transition transition) {
+        lastLocalTransition.set(null);
+        lastLocalTransition.set(transition);
+    }
+
+    private void announcePeer(Transition transition) {
+        lastPeerTransition.set(null);
+        lastPeerTransition.set(transition);
     }
 
     private void markNext(int index) {

@@ -119,6 +119,7 @@ class LabViewModelTest {
 
     @Test
     void theLoopbackLabRunsTheSeedToHelloWorldWithTheRecommendedGid() {
+        BuffersViewModel buffers = onUi(() -> new BuffersViewModel(lab));
         onUi(() -> {
             lab.apply(lab.defaultSetup().withGidIndex("3"));
             lab.runAllToEnd();
@@ -137,6 +138,13 @@ class LabViewModelTest {
                     && row.completion().status() == WcStatus.SUCCESS), lab.completions().toString());
             assertTrue(lab.verbLog().rows().stream().anyMatch(row -> row.verb().equals("ibv_modify_qp")));
             assertTrue(lab.controlLog().rows().size() >= 2, "the exchange is in the TCP log");
+            BuffersViewModel.Pane serverBuffer = buffers.panes().get(0);
+            assertEquals("server", serverBuffer.key());
+            assertTrue(serverBuffer.caption().contains("the client's remote buffer"), serverBuffer.caption());
+            assertEquals("HelloWorld", new String(serverBuffer.source().read(0, 10), java.nio.charset.StandardCharsets.US_ASCII));
+            assertEquals(1, serverBuffer.changed().size(), "the bytes the WRITE changed are highlighted");
+            assertEquals(0, serverBuffer.changed().get(0)[0]);
+            assertEquals(10, serverBuffer.changed().get(0)[1], "HelloWorld's NUL was already 0");
             return null;
         });
     }

@@ -68,6 +68,9 @@ public class HexBufferView extends Control {
     /** An empty view. */
     public HexBufferView() {
         getStyleClass().add(STYLE_CLASS);
+        // An author style sheet of this subtree: a user-agent one would replace modena's looked-up
+        // colours for everything inside the control (a ListView's cells, for one).
+        getStylesheets().add(STYLESHEET.toExternalForm());
     }
 
     /** The bytes shown; null shows a placeholder. */
@@ -173,10 +176,5 @@ public class HexBufferView extends Control {
     @Override
     protected Skin<?> createDefaultSkin() {
         return new HexBufferViewSkin(this);
-    }
-
-    @Override
-    public String getUserAgentStylesheet() {
-        return STYLESHEET.toExternalForm();
     }
 }

@@ -104,6 +104,9 @@ public class QpStateDiagram extends Control {
     /** An RC diagram with no QP yet. */
     public QpStateDiagram() {
         getStyleClass().add(STYLE_CLASS);
+        // An author style sheet of this subtree: a user-agent one would replace modena's looked-up
+        // colours for everything inside the control (a ListView's cells, for one).
+        getStylesheets().add(STYLESHEET.toExternalForm());
         pseudoClassStateChanged(NO_QP, true);
         state.addListener((observable, before, after) -> {
             pseudoClassStateChanged(NO_QP, after == null);
@@ -271,10 +274,5 @@ public class QpStateDiagram extends Control {
     @Override
     protected Skin<?> createDefaultSkin() {
         return new QpStateDiagramSkin(this);
-    }
-
-    @Override
-    public String getUserAgentStylesheet() {
-        return STYLESHEET.toExternalForm();
     }
 }

@@ -1,0 +1,84 @@
+package org.rdmalab.app;
+
+import javafx.beans.value.ChangeListener;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.VBox;
+import org.rdmalab.app.diagram.QpStateDiagram;
+import org.rdmalab.verbs.QpState;
+
+/**
+ * A side's QP state diagrams: the local QP (clicking a state asks the session for that transition)
+ * and, with two machines, the peer's QP as the control plane reports or implies it.
+ */
+final class QpDiagrams {
+
+    private final SideViewModel side;
+    private final QpStateDiagram local = new QpStateDiagram();
+    private final QpStateDiagram peer = new QpStateDiagram();
+
+    QpDiagrams(SideViewModel side) {
+        this.side = side;
+    }
+
+    void install(VBox box) {
+        local.setId(side.name() + "LocalQp");
+        String owner = side.name().equals("local") ? "Local" : Character.toUpperCase(side.name().charAt(0))
+                + side.name().substring(1);
+        follow(local, owner + " QP", side.localQpnProperty().get(), side.localStateProperty().get());
+        side.localQpnProperty().addListener((observable, before, qpn) -> local.setTitle(title(owner + " QP", qpn.intValue())));
+        side.localStateProperty().addListener(stateFollower(local));
+        side.lastLocalTransitionProperty().addListener(transitionFollower(local));
+        local.setOnStateRequested(this::request);
+        local.setNote("click a state to ask ibv_modify_qp for it");
+        VBox.setVgrow(local, Priority.ALWAYS);
+        box.getChildren().add(local);
+        if (side.name().equals("local")) {
+            peer.setId("peerQp");
+            follow(peer, "Peer QP", side.peerQpnProperty().get(), side.peerStateProperty().get());
+            side.peerQpnProperty().addListener((observable, before, qpn) -> peer.setTitle(title("Peer QP", qpn.intValue())));
+            side.peerStateProperty().addListener(stateFollower(peer));
+            side.lastPeerTransitionProperty().addListener(transitionFollower(peer));
+            peer.setNote(side.peerStateNote());
+            VBox.setVgrow(peer, Priority.ALWAYS);
+            box.getChildren().add(peer);
+        }
+    }
+
+    private static void follow(QpStateDiagram diagram, String name, int qpn, QpState state) {
+        diagram.setTitle(title(name, qpn));
+        diagram.setState(state);
+    }
+
+    private static String title(String name, int qpn) {
+        return qpn < 0 ? name + " (not created yet)" : String.format("%s 0x%x", name, qpn);
+    }
+
+    private static ChangeListener<QpState> stateFollower(QpStateDiagram diagram) {
+        return (observable, before, state) -> {
+            if (diagram.getState() != state) {
+                diagram.setState(state);
+            }
+        };
+    }
+
+    private static ChangeListener<SideViewModel.Transition> transitionFollower(QpStateDiagram diagram) {
+        return (observable, before, transition) -> {
+            if (transition == null) {
+                return;
+            }
+            if (transition.refused()) {
+                diagram.refuse(transition.from(), transition.to(), transition.reason());
+            } else {
+                diagram.animateTransition(transition.from(), transition.to());
+            }
+        };
+    }
+
+    private void request(QpState target) {
+        side.requestState(target);
+    }
+
+    QpStateDiagram local() {
+        return local;
+    }
+}
