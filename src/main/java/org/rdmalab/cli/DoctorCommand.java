@@ -77,7 +77,7 @@ final class DoctorCommand implements Callable<Integer> {
             description = "Seconds to wait for the peer to connect or answer (default ${DEFAULT-VALUE}).")
     int timeoutSeconds;
 
-    @Option(names = "--poll-timeout", defaultValue = "2000", paramLabel = "MS",
+    @Option(names = "--poll-timeout", defaultValue = "5000", paramLabel = "MS",
             description = "How long each probe write's completion is waited for, in ms (default ${DEFAULT-VALUE}).")
     long pollTimeout;
 

@@ -47,8 +47,8 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * acknowledgement returned), an MTU problem (only full size fails), or a remote access error.
  *
  * <p>Both sides run the same code and reach the same verdicts from the same facts. Every wait has
- * a timeout: the TCP reads, and each write's completion (QP timeout 14 = 67 ms, 3 retries, then a
- * poll of at most {@code pollTimeout}).
+ * a timeout: the TCP reads, and each write's completion (QP timeout 17 = 537 ms, 3 retries, so a
+ * black hole shows after about 2.1 s, then a poll of at most {@code pollTimeout}).
  *
  * <p>Threads: one run on the calling thread. The device, its resources and the connection are
  * released on every path.
@@ -58,8 +58,11 @@ public final class PeerDoctor {
     /** The probe's small message. */
     public static final int SMALL_BYTES = 16;
 
-    /** QP local ACK timeout: 4.096 us x 2^14 = 67 ms. */
-    public static final int QP_TIMEOUT = 14;
+    /**
+     * QP local ACK timeout: 4.096 us x 2^17 = 537 ms. Shorter timeouts (67 ms was tried) gave false
+     * black holes on a loaded machine, where a cold JVM answered too late.
+     */
+    public static final int QP_TIMEOUT = 17;
 
     /** Transport retries before IBV_WC_RETRY_EXC_ERR. */
     public static final int RETRY_COUNT = 3;
@@ -223,7 +226,7 @@ public final class PeerDoctor {
         CommandRunner.Result route = host.commands().run(List.of("ip", "route", "get", peer.ip()));
         if (route.ok()) {
             checks.add(Check.pass("compare subnet", peer.ip() + " is outside " + subnet + "; RoCE v2 is routed: "
-                    + route.output().strip().lines().findFirst().orElse("")));
+                    + route.output().lines().findFirst().orElse("").strip()));
         } else {
             checks.add(Check.fail("compare subnet", peer.ip() + " is outside " + subnet + " and there is no route"
                     + " to it", "add one (sudo ip route add " + peer.ip() + " via <gateway>) or put both on one subnet"));
@@ -376,16 +379,20 @@ public final class PeerDoctor {
             connection.exchangeFacts(Facts.of(Map.of("stage", "ready " + step)));
             String status;
             String writerNote;
+            String answers = "";
             String seenPackets;
             boolean dataOk;
             if (writer == role) {
                 mr.write(0, pattern);
                 status = post(qp, cq, mr, remote, size);
-                writerNote = droppedNote(before, counters(), "this side");
+                Map<String, Long> after = counters();
+                writerNote = droppedNote(before, after, "this side");
+                answers = delta(before, after, "rcvd_pkts");
                 Map<String, String> report = new LinkedHashMap<>();
                 report.put("stage", "wrote " + step);
                 report.put("status", status);
                 report.put("note", writerNote);
+                report.put("answers", answers);
                 Facts seen = connection.exchangeFacts(Facts.of(report));
                 seenPackets = seen.get("rcvd_pkts", "");
                 writerNote += seen.get("note", "");
@@ -393,6 +400,7 @@ public final class PeerDoctor {
             } else {
                 Facts wrote = connection.awaitFacts("the peer's write result (step " + step + ")");
                 status = wrote.get("status", "?");
+                answers = wrote.get("answers", "");
                 writerNote = wrote.get("note", "").replace("this side", "the " + writer.text);
                 Map<String, Long> after = counters();
                 seenPackets = delta(before, after, "rcvd_pkts");
@@ -434,6 +442,12 @@ public final class PeerDoctor {
                 return Check.fail(name, found + ": a black hole; " + suspects(writerFacts, receiverFacts),
                         "check the firewall line of 'doctor' on both machines (allow UDP 4791), that " + toward
                                 + " is the peer's address on its RDMA netdev, and ip neigh / ip route get " + toward);
+            }
+            if (!answers.isEmpty() && !answers.equals("0")) {
+                return Check.fail(name, found + " and the " + writer.text + " received " + answers + " packet(s) back,"
+                        + " too late: acknowledgements took longer than the QP timeout (537 ms x " + (RETRY_COUNT + 1)
+                        + " tries)", "a machine is overloaded or the link is slow (tc netem delay?): check the load and"
+                        + " run doctor again");
             }
             return Check.fail(name, found + " but no acknowledgement came back: a black hole from " + receiverName
                     + " to the " + writer.text + "; " + suspects(receiverFacts, writerFacts), "check the firewall on"
