@@ -165,7 +165,7 @@ public final class LocalChecks {
                     + ", MTU " + netdevMtu));
         }
         int activeMtu = port.activeMtu().bytes();
-        checks.add(mtuCheck(device.name(), target, netdev, netdevMtu, activeMtu, true));
+        checks.add(mtuCheck(device.name(), target, netdev, netdevMtu, activeMtu, true, true));
         GidChoice choice = gidCheck(checks, device.name(), target.port(), gids, ip, netdev);
         return Optional.of(new SideFacts(device.name(), device.backend(), ip, netdev,
                 address.map(Address::prefixLength).orElse(-1), netdevMtu, activeMtu,
@@ -368,7 +368,7 @@ public final class LocalChecks {
                 ? rxeActiveMtu(netdevMtu).map(Mtu::bytes).orElse(-1) : -1);
         if (linkLayer.equals("Ethernet") && netdevMtu > 0) {
             checks.add(mtuCheck(device, target, netdev, netdevMtu, activeMtu,
-                    activeMtu(libibverbs, device, target.port()).isPresent()));
+                    activeMtu(libibverbs, device, target.port()).isPresent(), false));
         }
         List<GidEntry> gids = sysfsGids(portDir, target.port());
         GidChoice choice = gidCheck(checks, device, target.port(), gids, target.localIp(), netdev);
@@ -450,7 +450,7 @@ public final class LocalChecks {
     }
 
     private Check mtuCheck(String device, Target target, String netdev, int netdevMtu, int activeMtu,
-            boolean activeFromDevice) {
+            boolean activeFromDevice, boolean software) {
         if (activeMtu < 0) {
             return Check.skip("MTU", "the active MTU of " + device + " is unknown");
         }
@@ -465,9 +465,12 @@ public final class LocalChecks {
                     + rxeActiveMtu(netdevMtu).map(Mtu::bytes).map(String::valueOf).orElse("256") + " or less");
         }
         if (path != null && path.bytes() > activeMtu) {
+            String raise = software ? "or give " + device + " a jumbo link on both sides (--link-mtu 9000; its"
+                    + " active MTU follows that option as rxe's follows its netdev)"
+                    : "or raise the netdev MTU on both machines (sudo ip link set dev "
+                    + (netdev.isEmpty() ? "<netdev>" : netdev) + " mtu 9000)";
             return Check.fail("MTU", "path MTU " + path.bytes() + " is above the " + active + room,
-                    "use --mtu " + activeMtu + " or less, or raise the netdev MTU on both machines (sudo ip link set"
-                            + " dev " + (netdev.isEmpty() ? "<netdev>" : netdev) + " mtu 9000)");
+                    "use --mtu " + activeMtu + " or less, " + raise);
         }
         return Check.pass("MTU", (path == null ? "" : "path MTU " + path.bytes() + " fits the ") + active + room);
     }

@@ -103,10 +103,21 @@ class DoctorCommandTest {
         assertTrue(client.out().contains(caught), client.out());
         assertTrue(server.out().contains(caught), server.out());
         assertTrue(client.out().contains("✗ MTU: path MTU 4096 is above the active MTU 1024; lo's MTU 65536 leaves"
-                + " 65456 bytes for RoCE payload\n    fix: use --mtu 1024 or less, or raise the netdev MTU on both"
-                + " machines (sudo ip link set dev lo mtu 9000)\n"), client.out());
+                + " 65456 bytes for RoCE payload\n    fix: use --mtu 1024 or less, or give soft0 a jumbo link on both"
+                + " sides (--link-mtu 9000; its active MTU follows that option as rxe's follows its netdev)\n"), client.out());
         assertFalse(client.out().contains("probe:"), client.out());
         assertFalse(server.out().contains("probe:"), server.out());
+    }
+
+    @Test
+    void aJumboLinkOnBothSidesLetsTheFullSizeProbeRunAt4096() throws Exception {
+        String[] jumbo = {"--link-mtu", "9000", "--mtu", "4096"};
+        CliRunner.Result[] results = pair(new String[] {"--link-mtu", "9000"}, jumbo);
+        CliRunner.Result client = results[1];
+        assertEquals(0, client.exitCode(), client.out());
+        assertTrue(client.out().contains("✓ probe: full write server → client: 4096-byte RDMA WRITE server → client:"
+                + " IBV_WC_SUCCESS; the client received 1 packet(s) from 127.0.0.1, bytes arrived intact\n"),
+                client.out());
     }
 
     @Test
