@@ -64,6 +64,13 @@ public final class PeerDoctor {
      */
     public static final int QP_TIMEOUT = 17;
 
+    /** What a failed RTR means. */
+    static final String RTR_FAILED = "ibv_modify_qp to RTR failed: the GRH or GID is wrong";
+
+    /** What to do about it. */
+    static final String RTR_FIX = "use the recommended GID of the GID check on both sides; RoCE needs a GRH"
+            + " (is_global = 1, sgid_index, the peer's GID as dgid)";
+
     /** Transport retries before IBV_WC_RETRY_EXC_ERR. */
     public static final int RETRY_COUNT = 3;
 
@@ -170,7 +177,7 @@ public final class PeerDoctor {
     }
 
     /** The comparison; returns the path MTU for the probe, or empty when the probe cannot run. */
-    private Optional<Mtu> compare(List<Check> checks, SideFacts local, SideFacts peer, SideFacts server,
+    Optional<Mtu> compare(List<Check> checks, SideFacts local, SideFacts peer, SideFacts server,
             SideFacts client) {
         boolean probe = true;
         if (local.gidIndex() < 0 || peer.gidIndex() < 0) {
@@ -296,10 +303,8 @@ public final class PeerDoctor {
                     return;
                 }
                 failure = modify(qp, remote, true);
-                if (!stage("RTR", failure, "ibv_modify_qp to RTR failed: the GRH or GID is wrong ("
-                        + local.gidText() + " here, " + peer.gidText() + " on the peer)",
-                        "use the recommended GID of the GID check on both sides; RoCE needs a GRH (is_global = 1,"
-                                + " sgid_index, the peer's GID as dgid)")) {
+                if (!stage("RTR", failure, RTR_FAILED + " (" + local.gidText() + " here, " + peer.gidText()
+                        + " on the peer)", RTR_FIX)) {
                     return;
                 }
                 failure = modify(qp, remote, false);
@@ -336,10 +341,7 @@ public final class PeerDoctor {
             if (failure.isEmpty() && peerFailure.isEmpty()) {
                 return true;
             }
-            String found = explanation + ": " + (failure.isEmpty() ? "" : "here " + failure)
-                    + (failure.isEmpty() || peerFailure.isEmpty() ? "" : "; ")
-                    + (peerFailure.isEmpty() ? "" : "on the " + role.other().text + " " + peerFailure);
-            checks.add(Check.fail("probe: " + name, found, fix));
+            checks.add(stageFailure(name, failure, peerFailure, role.other().text, explanation, fix));
             return false;
         }
 
@@ -367,10 +369,6 @@ public final class PeerDoctor {
 
         private Check write(int step, Role writer, int size, boolean small, QueuePair qp,
                 MemoryRegion mr, CompletionQueue cq, ConnectionData remote) throws ControlException {
-            String direction = writer.text + " → " + writer.other().text;
-            String name = "probe: " + (small ? "small" : "full") + " write " + direction;
-            String writerIp = writer == role ? local.ip() : peer.ip();
-            String receiverName = "the " + writer.other().text;
             byte[] pattern = pattern(step, size);
             Map<String, Long> before = counters();
             if (writer != role) {
@@ -413,51 +411,10 @@ public final class PeerDoctor {
                 report.put("note", droppedNote(before, after, "the " + role.text));
                 connection.send(Facts.of(report));
             }
-            String view = seenPackets.isEmpty() ? receiverName + " has no packet counters"
-                    : seenPackets.equals("0") ? receiverName + " saw no packet from " + writerIp
-                    : receiverName + " received " + seenPackets + " packet(s) from " + writerIp;
-            String found = size + "-byte RDMA WRITE " + direction + ": " + status + "; " + view + writerNote;
-            if (status.equals(WcStatus.SUCCESS.cName()) && dataOk) {
-                return Check.pass(name, found + ", bytes arrived intact");
-            }
-            if (status.equals(WcStatus.SUCCESS.cName())) {
-                return Check.fail(name, found + ", but the bytes at " + receiverName + " differ",
-                        "the write landed elsewhere: check the address and rkey the peers exchanged");
-            }
-            String toward = writer.other() == role ? local.ip() : peer.ip();
-            if (status.equals(WcStatus.REM_ACCESS_ERR.cName()) || status.equals(WcStatus.REM_INV_REQ_ERR.cName())) {
-                return Check.fail(name, found + ": remote access error, " + receiverName + " refused the write",
-                        "check the rkey and address sent in the exchange and that the MR and the QP allow"
-                                + " IBV_ACCESS_REMOTE_WRITE");
-            }
-            if (!small) {
-                // The small writes each way passed before this one (a failure ends the probe).
-                return Check.fail(name, found + ": small writes pass but a full " + size + "-byte packet does not,"
-                        + " an MTU problem", "use --mtu " + Math.max(256, size / 2) + ", or give both netdevs the"
-                        + " same MTU large enough for " + (size + LocalChecks.ROCE_HEADER_ROOM) + " bytes");
-            }
             SideFacts writerFacts = writer == role ? local : peer;
             SideFacts receiverFacts = writer == role ? peer : local;
-            if (seenPackets.equals("0") || seenPackets.isEmpty()) {
-                return Check.fail(name, found + ": a black hole; " + suspects(writerFacts, receiverFacts),
-                        "check the firewall line of 'doctor' on both machines (allow UDP 4791), that " + toward
-                                + " is the peer's address on its RDMA netdev, and ip neigh / ip route get " + toward);
-            }
-            if (!answers.isEmpty() && !answers.equals("0")) {
-                return Check.fail(name, found + " and the " + writer.text + " received " + answers + " packet(s) back,"
-                        + " too late: acknowledgements took longer than the QP timeout (537 ms x " + (RETRY_COUNT + 1)
-                        + " tries)", "a machine is overloaded or the link is slow (tc netem delay?): check the load and"
-                        + " run doctor again");
-            }
-            return Check.fail(name, found + " but no acknowledgement came back: a black hole from " + receiverName
-                    + " to the " + writer.text + "; " + suspects(receiverFacts, writerFacts), "check the firewall on"
-                    + " the " + writer.text + " (UDP 4791 in) and the route from " + toward + " back to " + writerIp);
-        }
-
-        private String suspects(SideFacts from, SideFacts to) {
-            return "suspects: a firewall dropping UDP 4791 on either machine, the wrong GID or IP (" + from.ip() + " → "
-                    + to.ip() + ", " + from.gidText() + " → " + to.gidText() + "), or ARP or the route from " + from.ip()
-                    + " to " + to.ip();
+            return verdict(new WriteOutcome(writer.text, writer.other().text, writerFacts, receiverFacts, size, small,
+                    status, seenPackets, dataOk, answers, writerNote));
         }
 
         private String post(QueuePair qp, CompletionQueue cq, MemoryRegion mr, ConnectionData remote, int size) {
@@ -492,6 +449,84 @@ public final class PeerDoctor {
             }
             return values;
         }
+    }
+
+    /** A stage of the probe failed on one side or both. */
+    static Check stageFailure(String name, String here, String there, String peerRole, String explanation, String fix) {
+        String found = explanation + ": " + (here.isEmpty() ? "" : "here " + here)
+                + (here.isEmpty() || there.isEmpty() ? "" : "; ") + (there.isEmpty() ? "" : "on the " + peerRole + " "
+                + there);
+        return Check.fail("probe: " + name, found, fix);
+    }
+
+    /**
+     * What one probe write showed, from both sides.
+     *
+     * @param writerRole {@code client} or {@code server}
+     * @param receiverRole the other
+     * @param writer the writer's facts
+     * @param receiver the receiver's facts
+     * @param size bytes written
+     * @param small true for the small write, false for the full path-MTU one (which runs only after both small ones passed)
+     * @param status the writer's completion status ({@code IBV_WC_SUCCESS}) or what went wrong before one came
+     * @param seenPackets how many packets the receiver's counter rose by, empty when it has no counter
+     * @param dataOk whether the receiver found the written bytes
+     * @param answers how many packets the writer received meanwhile, empty when unknown
+     * @param notes fault-injection notes of both sides, each starting with " ("
+     */
+    record WriteOutcome(String writerRole, String receiverRole, SideFacts writer, SideFacts receiver, int size,
+            boolean small, String status, String seenPackets, boolean dataOk, String answers, String notes) {
+    }
+
+    /** The verdict on one write: passed, or the failure classified with its fix. */
+    static Check verdict(WriteOutcome o) {
+        String direction = o.writerRole() + " → " + o.receiverRole();
+        String name = "probe: " + (o.small() ? "small" : "full") + " write " + direction;
+        String receiverName = "the " + o.receiverRole();
+        String from = o.writer().ip();
+        String toward = o.receiver().ip();
+        String view = o.seenPackets().isEmpty() ? receiverName + " has no packet counters"
+                : o.seenPackets().equals("0") ? receiverName + " saw no packet from " + from
+                : receiverName + " received " + o.seenPackets() + " packet(s) from " + from;
+        String found = o.size() + "-byte RDMA WRITE " + direction + ": " + o.status() + "; " + view + o.notes();
+        boolean success = o.status().equals(WcStatus.SUCCESS.cName());
+        if (success && o.dataOk()) {
+            return Check.pass(name, found + ", bytes arrived intact");
+        }
+        if (success) {
+            return Check.fail(name, found + ", but the bytes at " + receiverName + " differ",
+                    "the write landed elsewhere: check the address and rkey the peers exchanged");
+        }
+        if (o.status().equals(WcStatus.REM_ACCESS_ERR.cName()) || o.status().equals(WcStatus.REM_INV_REQ_ERR.cName())) {
+            return Check.fail(name, found + ": remote access error, " + receiverName + " refused the write",
+                    "check the rkey and address sent in the exchange and that the MR and the QP allow"
+                            + " IBV_ACCESS_REMOTE_WRITE");
+        }
+        if (!o.small()) {
+            return Check.fail(name, found + ": small writes pass but a full " + o.size() + "-byte packet does not,"
+                    + " an MTU problem", "use --mtu " + Math.max(256, o.size() / 2) + ", or give both netdevs the"
+                    + " same MTU large enough for " + (o.size() + LocalChecks.ROCE_HEADER_ROOM) + " bytes");
+        }
+        if (o.seenPackets().equals("0") || o.seenPackets().isEmpty()) {
+            return Check.fail(name, found + ": a black hole; " + suspects(o.writer(), o.receiver()),
+                    "check the firewall line of 'doctor' on both machines (allow UDP 4791), that " + toward
+                            + " is the peer's address on its RDMA netdev, and ip neigh / ip route get " + toward);
+        }
+        if (!o.answers().isEmpty() && !o.answers().equals("0")) {
+            return Check.fail(name, found + " and the " + o.writerRole() + " received " + o.answers() + " packet(s)"
+                    + " back, too late: acknowledgements took longer than the QP timeout (537 ms x "
+                    + (RETRY_COUNT + 1) + " tries)", "a machine is overloaded or the link is slow (tc netem delay?):"
+                    + " check the load and run doctor again");
+        }
+        return Check.fail(name, found + " but no acknowledgement came back: a black hole from " + receiverName
+                + " to the " + o.writerRole() + "; " + suspects(o.receiver(), o.writer()), "check the firewall on"
+                + " the " + o.writerRole() + " (UDP 4791 in) and the route from " + toward + " back to " + from);
+    }
+
+    private static String suspects(SideFacts from, SideFacts to) {
+        return "suspects: a firewall dropping UDP 4791 on either machine, the wrong GID or IP (" + from.ip() + " → "
+                + to.ip() + ", " + from.gidText() + " → " + to.gidText() + "), or ARP or the route from " + from.ip()
+                + " to " + to.ip();
     }
 
     private static byte[] pattern(int step, int size) {
