@@ -198,6 +198,20 @@ class LocalChecksTest {
     }
 
     @Test
+    void anActiveMtuTheNetdevCannotCarry() {
+        // soft0 on a jumbo link (active MTU 4096) whose address sits on a 1500-byte netdev.
+        fake.commands.put("ip -o addr show", new CommandRunner.Result(true, 0,
+                "2: eth0    inet 127.0.0.1/8 scope global eth0\\       valid_lft forever\n"));
+        DeviceOptions options = DeviceOptions.defaults().withUdpPort(org.rdmalab.testing.Ports.freeUdpPort())
+                .withLinkMtu(9000);
+        LocalChecks.Result result = new LocalChecks(fake.host(), Backends.installed())
+                .run(new LocalChecks.Target("127.0.0.1", "soft0", options, null, 1));
+        assertCheck(only(result, "MTU"), "active MTU 4096; eth0's MTU 1500 leaves 1420 bytes for RoCE payload:"
+                + " full-size packets cannot leave", "raise the netdev MTU to at least 4176: sudo ip link set dev eth0"
+                + " mtu 4176 (on both machines), or keep --mtu at 1024 or less");
+    }
+
+    @Test
     void theRxeActiveMtuFollowsTheNetdevMtu() {
         assertEquals(Mtu.MTU_1024, LocalChecks.rxeActiveMtu(1500).orElseThrow());
         assertEquals(Mtu.MTU_4096, LocalChecks.rxeActiveMtu(9000).orElseThrow());
