@@ -58,4 +58,17 @@ class LayeringTest {
                 .should().dependOnClassesThat().resideInAnyPackage("org.rdmalab.app..", "org.rdmalab.cli..", "picocli..")
                 .check(classes);
     }
+
+    @Test
+    void doctorUsesOnlyTheCoreLayers() {
+        noClasses().that().resideInAPackage("org.rdmalab.doctor..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.rdmalab.softroce..", "org.rdmalab.ibverbs..",
+                        "org.rdmalab.app..", "org.rdmalab.cli..", "picocli..", "javafx..", "jnr..", "com.kenai..",
+                        "org.controlsfx..")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("org.rdmalab.verbs..", "org.rdmalab.control..", "org.rdmalab.lab..",
+                        "org.rdmalab.softroce..", "org.rdmalab.ibverbs..")
+                .should().dependOnClassesThat().resideInAPackage("org.rdmalab.doctor..")
+                .check(classes);
+    }
 }

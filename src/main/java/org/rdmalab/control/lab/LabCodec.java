@@ -96,5 +96,6 @@ public final class LabCodec {
             MessageType.BUFFER_REQUEST, BufferRequest::parseBody,
             MessageType.BUFFER_REPLY, BufferReply::parseBody,
             MessageType.ERROR, ErrorMessage::parseBody,
-            MessageType.BYE, buffer -> new Bye());
+            MessageType.BYE, buffer -> new Bye(),
+            MessageType.FACTS, Facts::parseBody);
 }

@@ -337,6 +337,17 @@ public final class LabConnection implements AutoCloseable {
         return ((ConnectionDataMessage) await(MessageType.CONNECTION_DATA, "the peer's connection data")).data();
     }
 
+    /** Sends this side's facts and waits for the peer's ({@code doctor}'s comparison). */
+    public Facts exchangeFacts(Facts local) throws ControlException {
+        send(local);
+        return awaitFacts("the peer's facts");
+    }
+
+    /** Waits for the peer's next facts message; {@code what} names it in a timeout's message. */
+    public Facts awaitFacts(String what) throws ControlException {
+        return (Facts) await(MessageType.FACTS, what);
+    }
+
     /** Sends sync {@code name} and waits for the peer's sync of the same name. */
     public void sync(String name) throws ControlException {
         send(new Sync(name));

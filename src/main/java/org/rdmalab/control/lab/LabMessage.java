@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
  * {@link LabCodec#decode} parses.
  */
 public sealed interface LabMessage permits Hello, ConnectionDataMessage, StepProgress, QpStateMessage, Sync,
-        BufferRequest, BufferReply, ErrorMessage, Bye, UnknownMessage {
+        BufferRequest, BufferReply, ErrorMessage, Bye, Facts, UnknownMessage {
 
     /** The message's type. */
     MessageType type();

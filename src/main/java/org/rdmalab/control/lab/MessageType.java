@@ -32,6 +32,8 @@ public final class MessageType extends OpenCode {
     public static final MessageType ERROR = known(8, "ERROR");
     /** The sender ends the session. */
     public static final MessageType BYE = known(9, "BYE");
+    /** A side's facts about its setup, or what it saw during a probe ({@code doctor}). */
+    public static final MessageType FACTS = known(10, "FACTS");
 
     private MessageType(int code, String name) {
         super(code, name, 4);

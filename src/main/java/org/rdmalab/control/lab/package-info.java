@@ -5,7 +5,8 @@
  * form an open value class ({@link org.rdmalab.control.lab.MessageType}), so a type from a newer
  * peer decodes to an {@link org.rdmalab.control.lab.UnknownMessage} that re-encodes unchanged.
  * {@link org.rdmalab.control.lab.LabConnection} runs a session: hello with magic and version,
- * connection data, step progress, QP states, named syncs, buffer snapshots, errors and bye.
+ * connection data, step progress, QP states, named syncs, buffer snapshots, errors and bye, and
+ * the facts {@code doctor} compares ({@link org.rdmalab.control.lab.Facts}).
  * Byte layouts: {@code docs/protocol.md}.
  *
  * <p>Threads: codecs are stateless. A connection is read by its own background reader thread

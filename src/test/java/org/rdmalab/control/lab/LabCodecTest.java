@@ -77,6 +77,31 @@ class LabCodecTest {
     }
 
     @Test
+    void factsKeepTheirOrder() throws ControlException {
+        java.util.Map<String, String> values = new java.util.LinkedHashMap<>();
+        values.put("mtu", "1024");
+        values.put("ip", "10.0.2.15");
+        assertFrame("00 00 00 1f  00 0a  01  00 02  00 03 6d 74 75  00 04 31 30 32 34"
+                + "  00 02 69 70  00 09 31 30 2e 30 2e 32 2e 31 35", Facts.of(values));
+        assertFrame("00 00 00 05  00 0a  01  00 00", Facts.of(java.util.Map.of()));
+        Facts decoded = (Facts) LabCodec.decode(hex("00 0a  01  00 02  00 03 6d 74 75  00 04 31 30 32 34"
+                + "  00 02 69 70  00 09 31 30 2e 30 2e 32 2e 31 35"));
+        assertEquals(java.util.List.of("mtu", "ip"), java.util.List.copyOf(decoded.values().keySet()));
+        assertEquals("none", decoded.get("gid", "none"));
+    }
+
+    @Test
+    void aFactTwiceOrAFactsCountPastTheEndIsMalformed() {
+        ControlException twice = assertThrows(ControlException.class,
+                () -> LabCodec.decode(hex("00 0a 01 00 02  00 01 61 00 01 31  00 01 61 00 01 32")));
+        assertTrue(twice.getMessage().startsWith("malformed FACTS message of 15 bytes: fact 'a' appears twice"),
+                twice.getMessage());
+        ControlException shortBody = assertThrows(ControlException.class,
+                () -> LabCodec.decode(hex("00 0a 01 00 02  00 01 61 00 01 31")));
+        assertTrue(shortBody.getMessage().contains("it ends too early"), shortBody.getMessage());
+    }
+
+    @Test
     void unknownTypeSurvivesARoundTrip() throws ControlException {
         byte[] payload = hex("77 77 01 02 03");
         LabMessage message = LabCodec.decode(payload);

@@ -1,0 +1,719 @@
+package org.rdmalab.doctor;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.rdmalab.verbs.Context;
+import org.rdmalab.verbs.Device;
+import org.rdmalab.verbs.Errno;
+import org.rdmalab.verbs.Gid;
+import org.rdmalab.verbs.GidEntry;
+import org.rdmalab.verbs.GidSelection;
+import org.rdmalab.verbs.GidType;
+import org.rdmalab.verbs.LinkLayer;
+import org.rdmalab.verbs.Mtu;
+import org.rdmalab.verbs.PortAttributes;
+import org.rdmalab.verbs.PortState;
+import org.rdmalab.verbs.VerbsException;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+
+/**
+ * The checks one machine can make alone: libibverbs and the provider of each device, the kernel
+ * modules, the device nodes, the memlock limit, the port, the netdev and its MTU, the GID table and
+ * the firewall. Files come from the {@link Host}'s root and tools from its runner, so each failure
+ * can be shown with a fake tree; devices come from the verbs backends.
+ *
+ * <p>Threads: one run on the calling thread; nothing is kept between runs.
+ */
+public final class LocalChecks {
+
+    /** The largest header rxe puts in front of a payload; the netdev MTU less this is the room for RoCE payload. */
+    public static final int ROCE_HEADER_ROOM = 80;
+
+    /** The lab's default bulk buffer (the bulk scenario's 64 KiB). */
+    public static final int LAB_BUFFER_BYTES = 64 * 1024;
+
+    /** The probe's buffer: room for a full 4096-byte packet and a small message. */
+    public static final int PROBE_BUFFER_BYTES = 2 * 4096;
+
+    /** What the memlock limit must allow for a user that is not root: both buffers above. */
+    public static final long MEMLOCK_NEEDED = LAB_BUFFER_BYTES + PROBE_BUFFER_BYTES;
+
+    /**
+     * What to check.
+     *
+     * @param localIp {@code <local_ip>}, or null for the host checks alone
+     * @param device {@code <device>}, or null for every device under /sys/class/infiniband
+     * @param options how to open the software device (its address, UDP port, link MTU)
+     * @param pathMtu the path MTU the user asks for, or null for the active MTU
+     * @param port the device port (1)
+     */
+    public record Target(String localIp, String device, DeviceOptions options, Mtu pathMtu, int port) {
+    }
+
+    /**
+     * The checks in order, and the facts for a peer when a device and address were given.
+     *
+     * @param checks what was checked
+     * @param facts this side's facts, empty without a device and an address
+     */
+    public record Result(List<Check> checks, Optional<SideFacts> facts) {
+
+        /** True when no check failed. */
+        public boolean passed() {
+            return checks.stream().noneMatch(Check::failed);
+        }
+    }
+
+    private final Host host;
+    private final Backends backends;
+
+    /** Checks {@code host} with the devices of {@code backends}. */
+    public LocalChecks(Host host, Backends backends) {
+        this.host = host;
+        this.backends = backends;
+    }
+
+    /** Runs the checks for {@code target}. */
+    public Result run(Target target) {
+        List<Check> checks = new ArrayList<>();
+        List<Backends.Listing> listings = backends.list(target.options());
+        Optional<Device> software = findIn(listings, "software", target.device());
+        if (software.isPresent()) {
+            Optional<SideFacts> facts = softwareDevice(checks, software.get(), target, listings);
+            firewall(checks);
+            return new Result(List.copyOf(checks), facts);
+        }
+        Optional<Backends.Listing> libibverbs = listings.stream()
+                .filter(listing -> listing.provider().name().equals("libibverbs")).findFirst();
+        libibverbsLibrary(checks);
+        kernel(checks, libibverbs, target);
+        List<String> devices = target.device() != null ? List.of(target.device()) : host.list("/sys/class/infiniband");
+        modules(checks, devices);
+        for (String device : devices) {
+            provider(checks, device);
+        }
+        deviceNodes(checks, devices);
+        memlock(checks);
+        Optional<SideFacts> facts = Optional.empty();
+        for (String device : devices) {
+            Optional<SideFacts> deviceFacts = nativeDevice(checks, device, libibverbs, target);
+            if (target.device() != null) {
+                facts = deviceFacts;
+            }
+        }
+        if (target.localIp() != null || !devices.isEmpty()) {
+            firewall(checks);
+        }
+        return new Result(List.copyOf(checks), target.localIp() == null ? Optional.empty() : facts);
+    }
+
+    private static Optional<Device> findIn(List<Backends.Listing> listings, String backend, String name) {
+        if (name == null) {
+            return Optional.empty();
+        }
+        return listings.stream().filter(listing -> listing.provider().name().equals(backend))
+                .flatMap(listing -> listing.devices().stream()).filter(device -> device.name().equals(name)).findFirst();
+    }
+
+    // ---- the software device -------------------------------------------------------------------
+
+    private Optional<SideFacts> softwareDevice(List<Check> checks, Device device, Target target,
+            List<Backends.Listing> listings) {
+        String nativeNote = listings.stream().filter(listing -> listing.failure() != null)
+                .map(listing -> " (" + listing.provider().name() + ": " + listing.failure().errno().name() + ")")
+                .findFirst().orElse("");
+        checks.add(Check.skip("libibverbs", device.name() + " is RDMA Lab's own software device and needs no"
+                + " libibverbs, kernel modules, device nodes or locked memory" + nativeNote));
+        DeviceOptions options = target.options();
+        String ip = options.address().getHostAddress();
+        PortAttributes port;
+        List<GidEntry> gids;
+        try (Context context = device.open()) {
+            port = context.queryPort(target.port());
+            gids = context.gidTable(target.port());
+        } catch (VerbsException e) {
+            checks.add(Check.fail("device", device.name() + " did not open: " + e.getMessage(),
+                    e.errno() == Errno.EADDRINUSE ? "another program holds UDP " + options.udpPort() + " on " + ip
+                            + " (a second soft0, or a kernel rxe device): stop it, or use another --udp-port on both sides"
+                            : "give an address of this machine as <local_ip>"));
+            return Optional.empty();
+        }
+        checks.add(Check.pass("device", device.name() + " opened: " + device.description()));
+        checks.add(portCheck(device.name(), target.port(), port.state().name(), port.physStateText(),
+                port.linkLayer().text(), null));
+        Optional<Address> address = addresses().stream().filter(a -> a.ip().equals(ip)).findFirst()
+                .or(() -> addresses().stream().filter(a -> a.netdev().equals("lo") && a.ipv4()
+                        && PeerDoctor.network(a.ip(), a.prefixLength()).equals(PeerDoctor.network(ip, a.prefixLength())))
+                        .map(a -> new Address(a.netdev(), ip, a.prefixLength(), true)).findFirst());
+        String netdev = address.map(Address::netdev).orElse("");
+        int netdevMtu = netdev.isEmpty() ? -1 : netdevMtu(netdev);
+        if (address.isEmpty()) {
+            checks.add(Check.fail("netdev", ip + " is on no network interface of this machine ("
+                    + describeAddresses() + ")", "use one of this machine's addresses as <local_ip>"));
+        } else {
+            checks.add(Check.pass("netdev", netdev + " holds " + ip + "/" + address.get().prefixLength()
+                    + ", state " + host.read("/sys/class/net/" + netdev + "/operstate").orElse("?")
+                    + ", MTU " + netdevMtu));
+        }
+        int activeMtu = port.activeMtu().bytes();
+        checks.add(mtuCheck(device.name(), target, netdev, netdevMtu, activeMtu, true, true));
+        GidChoice choice = gidCheck(checks, device.name(), target.port(), gids, ip, netdev);
+        return Optional.of(new SideFacts(device.name(), device.backend(), ip, netdev,
+                address.map(Address::prefixLength).orElse(-1), netdevMtu, activeMtu,
+                target.pathMtu() == null ? -1 : target.pathMtu().bytes(), port.linkLayer().text(), port.state().name(),
+                choice.index(), choice.gid(), choice.type()));
+    }
+
+    // ---- host checks ---------------------------------------------------------------------------
+
+    private void libibverbsLibrary(List<Check> checks) {
+        Optional<Path> library = findLibrary("libibverbs.so.1");
+        if (library.isPresent()) {
+            checks.add(Check.pass("libibverbs", "found " + shown(library.get())));
+        } else {
+            checks.add(Check.fail("libibverbs", "libibverbs.so.1 is in none of " + String.join(", ",
+                    host.libraryDirs()), "install it: apt-get install libibverbs1 ibverbs-providers (Debian, Ubuntu)"
+                    + " or dnf install libibverbs (Fedora, RHEL)"));
+        }
+    }
+
+    private void kernel(List<Check> checks, Optional<Backends.Listing> libibverbs, Target target) {
+        if (libibverbs.isEmpty()) {
+            checks.add(Check.skip("kernel RDMA", "this build has no libibverbs backend"));
+            return;
+        }
+        VerbsException failure = libibverbs.get().failure();
+        String offer = target.localIp() != null ? "doctor " + target.localIp() + " soft0" : "doctor <local_ip> soft0";
+        if (failure != null && failure.errno() == Errno.ENOSYS) {
+            checks.add(Check.fail("kernel RDMA", "ibv_get_device_list answers ENOSYS: this kernel offers no RDMA"
+                    + " to programs (no /sys/class/infiniband_verbs), so the libibverbs backend has no devices",
+                    "on a kernel with RDMA: modprobe ib_uverbs rdma_rxe and rdma link add rxe0 type rxe netdev"
+                            + " <netdev>; on this one use the software device: " + offer));
+        } else if (failure != null) {
+            checks.add(Check.fail("kernel RDMA", failure.getMessage(), "install rdma-core's libibverbs"
+                    + " (apt-get install libibverbs1 ibverbs-providers), or use the software device: " + offer));
+        } else if (libibverbs.get().devices().isEmpty()) {
+            checks.add(Check.fail("kernel RDMA", "libibverbs lists no devices", "create one: modprobe rdma_rxe;"
+                    + " rdma link add rxe0 type rxe netdev <netdev>; or use the software device: " + offer));
+        } else {
+            checks.add(Check.pass("kernel RDMA", "libibverbs lists " + libibverbs.get().devices().stream()
+                    .map(Device::name).collect(Collectors.joining(", "))));
+        }
+    }
+
+    private void modules(List<Check> checks, List<String> devices) {
+        List<String> needed = new ArrayList<>(List.of("ib_core", "ib_uverbs"));
+        for (String device : devices.isEmpty() ? List.of("rxe") : devices) {
+            Driver.of(device).map(Driver::module).filter(module -> !needed.contains(module)).ifPresent(needed::add);
+        }
+        List<String> missing = needed.stream().filter(module -> !moduleLoaded(module)).toList();
+        if (missing.isEmpty()) {
+            checks.add(Check.pass("kernel modules", String.join(", ", needed) + " are loaded"));
+            return;
+        }
+        String fix = "sudo modprobe " + String.join(" ", missing);
+        if (missing.contains("rdma_rxe")) {
+            fix += "; then sudo rdma link add rxe0 type rxe netdev <netdev>";
+        }
+        checks.add(Check.fail("kernel modules", "not loaded: " + String.join(", ", missing)
+                + " (neither in /proc/modules nor under /sys/module)", fix));
+    }
+
+    private boolean moduleLoaded(String module) {
+        if (host.exists("/sys/module/" + module)) {
+            return true;
+        }
+        return host.read("/proc/modules").orElse("").lines().anyMatch(line -> line.startsWith(module + " "));
+    }
+
+    private void provider(List<Check> checks, String device) {
+        Optional<Driver> driver = Driver.of(device);
+        if (driver.isEmpty()) {
+            checks.add(Check.skip("provider " + device, "RDMA Lab does not know which provider library serves "
+                    + device));
+            return;
+        }
+        String pattern = "lib" + driver.get().provider() + "-rdmav";
+        for (String dir : host.libraryDirs()) {
+            for (String name : host.list(dir + "/libibverbs")) {
+                if (name.startsWith(pattern) && name.endsWith(".so")) {
+                    checks.add(Check.pass("provider " + device, "found " + dir + "/libibverbs/" + name));
+                    return;
+                }
+            }
+        }
+        checks.add(Check.fail("provider " + device, "no " + pattern + "*.so in any libibverbs folder, so"
+                + " libibverbs skips " + device + " (\"couldn't load driver '" + driver.get().provider() + "'\")",
+                "install the providers: apt-get install ibverbs-providers (Debian, Ubuntu) or dnf install"
+                        + " libibverbs (Fedora, RHEL)"));
+    }
+
+    private void deviceNodes(List<Check> checks, List<String> devices) {
+        Host.Identity identity = host.identity();
+        for (String device : devices) {
+            Optional<String> uverbs = host.list("/sys/class/infiniband_verbs").stream()
+                    .filter(name -> host.read("/sys/class/infiniband_verbs/" + name + "/ibdev").orElse("").equals(device))
+                    .findFirst();
+            if (uverbs.isEmpty()) {
+                checks.add(Check.fail("device node " + device, "no /sys/class/infiniband_verbs/uverbs* belongs to "
+                        + device + ", so programs cannot reach it", "sudo modprobe ib_uverbs"));
+                continue;
+            }
+            String node = "/dev/infiniband/" + uverbs.get();
+            Path path = host.path(node);
+            if (!Files.exists(path)) {
+                checks.add(Check.fail("device node " + device, node + " is missing",
+                        "udev did not create it: install rdma-core (its udev rules create /dev/infiniband/uverbs*)"
+                                + " or run sudo udevadm trigger"));
+                continue;
+            }
+            try {
+                int mode = (Integer) Files.getAttribute(path, "unix:mode");
+                int owner = (Integer) Files.getAttribute(path, "unix:uid");
+                int group = (Integer) Files.getAttribute(path, "unix:gid");
+                String modeText = String.format("%03o", mode & 0777);
+                boolean usable = identity.isRoot() || (owner == identity.uid() ? (mode & 0600) == 0600
+                        : identity.groups().contains(group) ? (mode & 060) == 060 : (mode & 06) == 06);
+                String groupName = host.read("/etc/group").orElse("").lines().map(l -> l.split(":"))
+                        .filter(f -> f.length > 2 && f[2].equals(Integer.toString(group))).map(f -> f[0]).findFirst()
+                        .orElse(Integer.toString(group));
+                String who = "mode " + modeText + ", owner " + owner + ", group " + groupName;
+                if (usable) {
+                    checks.add(Check.pass("device node " + device, node + " (" + who + ") is readable and writable"
+                            + " by uid " + identity.uid()));
+                } else {
+                    checks.add(Check.fail("device node " + device, node + " (" + who + ") is not readable and"
+                            + " writable by uid " + identity.uid(), "add the user to group " + groupName
+                            + " (sudo usermod -aG " + groupName + " <user>, then log in again), or sudo chmod 666 " + node
+                            + " to try"));
+                }
+            } catch (IOException | UnsupportedOperationException e) {
+                checks.add(Check.skip("device node " + device, "could not read the mode of " + node));
+            }
+        }
+    }
+
+    private void memlock(List<Check> checks) {
+        Optional<String> line = host.read("/proc/self/limits").orElse("").lines()
+                .filter(l -> l.startsWith("Max locked memory")).findFirst();
+        if (line.isEmpty()) {
+            checks.add(Check.skip("memlock", "/proc/self/limits has no 'Max locked memory' line"));
+            return;
+        }
+        String soft = line.get().substring("Max locked memory".length()).trim().split("\\s+")[0];
+        Host.Identity identity = host.identity();
+        String needText = MEMLOCK_NEEDED / 1024 + " KiB (the lab's " + LAB_BUFFER_BYTES / 1024
+                + " KiB bulk buffer and the probe's " + PROBE_BUFFER_BYTES / 1024 + " KiB)";
+        if (soft.equals("unlimited")) {
+            checks.add(Check.pass("memlock", "ulimit -l is unlimited; the lab registers up to " + needText));
+            return;
+        }
+        long limit = Long.parseLong(soft);
+        String limitText = "ulimit -l is " + limit / 1024 + " KiB";
+        if (identity.isRoot()) {
+            checks.add(Check.pass("memlock", limitText + ", but root pins memory without limit (CAP_IPC_LOCK)"));
+        } else if (limit >= MEMLOCK_NEEDED) {
+            checks.add(Check.pass("memlock", limitText + ", enough for " + needText));
+        } else {
+            checks.add(Check.fail("memlock", limitText + " for uid " + identity.uid() + ", below the " + needText
+                    + " the lab registers: ibv_reg_mr fails with ENOMEM", "raise it: add '<user> - memlock unlimited'"
+                    + " to /etc/security/limits.conf and log in again (or ulimit -l unlimited in a root shell)"));
+        }
+    }
+
+    // ---- one native device ---------------------------------------------------------------------
+
+    private Optional<SideFacts> nativeDevice(List<Check> checks, String device, Optional<Backends.Listing> libibverbs,
+            Target target) {
+        String base = "/sys/class/infiniband/" + device;
+        if (!host.exists(base)) {
+            String known = String.join(", ", host.list("/sys/class/infiniband"));
+            checks.add(Check.fail("device", "no " + device + " under /sys/class/infiniband (there: "
+                    + (known.isEmpty() ? "none" : known) + ")", known.isEmpty()
+                    ? "create it: sudo rdma link add " + device + " type rxe netdev <netdev>, or use soft0"
+                    : "give one of " + known + " as <device>"));
+            return Optional.empty();
+        }
+        String portDir = base + "/ports/" + target.port();
+        String state = host.read(portDir + "/state").orElse("?");
+        String physState = host.read(portDir + "/phys_state").orElse("?");
+        String linkLayer = host.read(portDir + "/link_layer").orElse("?");
+        String netdev = host.read(base + "/parent")
+                .or(() -> host.list(portDir + "/gid_attrs/ndevs").stream()
+                        .map(i -> host.read(portDir + "/gid_attrs/ndevs/" + i).orElse("")).filter(s -> !s.isEmpty())
+                        .findFirst())
+                .orElse("");
+        checks.add(portCheck(device, target.port(), stateName(state), physState, linkLayer, netdev));
+        int netdevMtu = -1;
+        Optional<Address> address = Optional.empty();
+        if (linkLayer.equals("Ethernet")) {
+            if (netdev.isEmpty()) {
+                checks.add(Check.fail("netdev", device + " names no netdev", "recreate it on one: sudo rdma link"
+                        + " delete " + device + "; sudo rdma link add " + device + " type rxe netdev <netdev>"));
+            } else {
+                netdevMtu = netdevMtu(netdev);
+                address = netdevCheck(checks, netdev, netdevMtu, target.localIp());
+            }
+        }
+        int activeMtu = activeMtu(libibverbs, device, target.port()).orElse(netdevMtu > 0
+                ? rxeActiveMtu(netdevMtu).map(Mtu::bytes).orElse(-1) : -1);
+        if (linkLayer.equals("Ethernet") && netdevMtu > 0) {
+            checks.add(mtuCheck(device, target, netdev, netdevMtu, activeMtu,
+                    activeMtu(libibverbs, device, target.port()).isPresent(), false));
+        }
+        List<GidEntry> gids = sysfsGids(portDir, target.port());
+        GidChoice choice = gidCheck(checks, device, target.port(), gids, target.localIp(), netdev);
+        if (target.localIp() == null) {
+            return Optional.empty();
+        }
+        String backend = activeMtu(libibverbs, device, target.port()).isPresent() ? "libibverbs" : "sysfs";
+        return Optional.of(new SideFacts(device, backend, target.localIp(), netdev,
+                address.map(Address::prefixLength).orElse(-1), netdevMtu, activeMtu,
+                target.pathMtu() == null ? -1 : target.pathMtu().bytes(), linkLayer, stateName(state), choice.index(),
+                choice.gid(), choice.type()));
+    }
+
+    private static String stateName(String sysfs) {
+        int colon = sysfs.indexOf(':');
+        return colon < 0 ? sysfs : sysfs.substring(colon + 1).trim();
+    }
+
+    private Optional<Integer> activeMtu(Optional<Backends.Listing> libibverbs, String device, int port) {
+        if (libibverbs.isEmpty()) {
+            return Optional.empty();
+        }
+        for (Device candidate : libibverbs.get().devices()) {
+            if (candidate.name().equals(device)) {
+                try (Context context = candidate.open()) {
+                    return Optional.of(context.queryPort(port).activeMtu().bytes());
+                } catch (VerbsException e) {
+                    return Optional.empty();
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private Check portCheck(String device, int port, String state, String physState, String linkLayer, String netdev) {
+        String found = device + " port " + port + ": " + state + " (" + physState + "), link layer " + linkLayer;
+        if (!state.equals(PortState.ACTIVE.name()) && !state.equals("ACTIVE")) {
+            String fix = netdev != null && !netdev.isEmpty() && device.startsWith("rxe")
+                    ? "the port follows its netdev: sudo ip link set dev " + netdev + " up"
+                    : "bring the link up: check the cable and the switch port (ibstat shows the physical state)";
+            return Check.fail("port", found, fix);
+        }
+        if (!linkLayer.equals(LinkLayer.ETHERNET.text())) {
+            return Check.pass("port", found + " (InfiniBand: LIDs route, the GID and IP checks below do not apply)");
+        }
+        return Check.pass("port", found);
+    }
+
+    private Optional<Address> netdevCheck(List<Check> checks, String netdev, int mtu, String localIp) {
+        String operstate = host.read("/sys/class/net/" + netdev + "/operstate").orElse("missing");
+        List<Address> own = addresses().stream().filter(a -> a.netdev().equals(netdev)).toList();
+        String addressText = own.isEmpty() ? "no addresses"
+                : own.stream().map(a -> a.ip() + "/" + a.prefixLength()).collect(Collectors.joining(", "));
+        String found = netdev + " is " + operstate + ", MTU " + mtu + ", " + addressText;
+        Optional<Address> match = localIp == null ? Optional.empty()
+                : own.stream().filter(a -> a.ip().equals(localIp)).findFirst();
+        if (!addressesKnown && !operstate.equals("missing")) {
+            checks.add(operstate.equals("down") ? Check.fail("netdev", netdev + " is down, MTU " + mtu,
+                    "sudo ip link set dev " + netdev + " up") : Check.pass("netdev", netdev + " is " + operstate
+                    + ", MTU " + mtu + " (addresses unknown: 'ip -o addr show' did not run)"));
+            return Optional.empty();
+        }
+        if (operstate.equals("missing")) {
+            checks.add(Check.fail("netdev", "netdev " + netdev + " does not exist", "recreate the device on an"
+                    + " existing netdev: sudo rdma link add rxe0 type rxe netdev <netdev>"));
+        } else if (operstate.equals("down")) {
+            checks.add(Check.fail("netdev", found, "sudo ip link set dev " + netdev + " up"));
+        } else if (own.stream().noneMatch(Address::ipv4)) {
+            checks.add(Check.fail("netdev", found + ": no IPv4 address, so RoCE v2 has no IPv4 GID",
+                    "sudo ip addr add " + (localIp == null ? "<ip>/24" : localIp + "/24") + " dev " + netdev));
+        } else if (localIp != null && match.isEmpty()) {
+            checks.add(Check.fail("netdev", found + ": " + localIp + " is not one of its addresses",
+                    "use " + own.stream().filter(Address::ipv4).findFirst().orElseThrow().ip()
+                            + " as <local_ip>, or sudo ip addr add " + localIp + "/24 dev " + netdev));
+        } else {
+            checks.add(Check.pass("netdev", found));
+        }
+        return match;
+    }
+
+    private Check mtuCheck(String device, Target target, String netdev, int netdevMtu, int activeMtu,
+            boolean activeFromDevice, boolean software) {
+        if (activeMtu < 0) {
+            return Check.skip("MTU", "the active MTU of " + device + " is unknown");
+        }
+        Mtu path = target.pathMtu();
+        String room = netdevMtu > 0 ? "; " + netdev + "'s MTU " + netdevMtu + " leaves " + (netdevMtu - ROCE_HEADER_ROOM)
+                + " bytes for RoCE payload" : "";
+        String active = "active MTU " + activeMtu + (activeFromDevice ? "" : " (derived from the netdev MTU as rxe does)");
+        if (activeFromDevice && netdevMtu > 0 && activeMtu > netdevMtu - ROCE_HEADER_ROOM) {
+            return Check.fail("MTU", active + room + ": full-size packets cannot leave", "raise the netdev MTU to at"
+                    + " least " + (activeMtu + ROCE_HEADER_ROOM) + ": sudo ip link set dev " + netdev + " mtu "
+                    + (activeMtu + ROCE_HEADER_ROOM) + " (on both machines), or keep --mtu at "
+                    + rxeActiveMtu(netdevMtu).map(Mtu::bytes).map(String::valueOf).orElse("256") + " or less");
+        }
+        if (path != null && path.bytes() > activeMtu) {
+            String raise = software ? "or give " + device + " a jumbo link on both sides (--link-mtu 9000; its"
+                    + " active MTU follows that option as rxe's follows its netdev)"
+                    : "or raise the netdev MTU on both machines (sudo ip link set dev "
+                    + (netdev.isEmpty() ? "<netdev>" : netdev) + " mtu 9000)";
+            return Check.fail("MTU", "path MTU " + path.bytes() + " is above the " + active + room,
+                    "use --mtu " + activeMtu + " or less, " + raise);
+        }
+        return Check.pass("MTU", (path == null ? "" : "path MTU " + path.bytes() + " fits the ") + active + room);
+    }
+
+    /** rxe's active MTU for a netdev MTU: the largest IB MTU that fits after the largest RoCE header. */
+    public static Optional<Mtu> rxeActiveMtu(int netdevMtu) {
+        int room = netdevMtu - ROCE_HEADER_ROOM;
+        Mtu best = null;
+        for (Mtu mtu : Mtu.values()) {
+            if (mtu.bytes() <= room) {
+                best = mtu;
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
+    private List<GidEntry> sysfsGids(String portDir, int port) {
+        List<GidEntry> entries = new ArrayList<>();
+        for (String name : host.list(portDir + "/gids")) {
+            if (!name.matches("\\d+")) {
+                continue;
+            }
+            int index = Integer.parseInt(name);
+            Optional<String> text = host.read(portDir + "/gids/" + name);
+            Optional<String> type = host.read(portDir + "/gid_attrs/types/" + name);
+            if (text.isEmpty() || type.isEmpty()) {
+                continue;
+            }
+            Gid gid;
+            try {
+                gid = Gid.parse(text.get());
+            } catch (IllegalArgumentException e) {
+                continue;
+            }
+            if (gid.isZero()) {
+                continue;
+            }
+            GidType gidType = type.get().contains("v2") ? GidType.ROCE_V2
+                    : type.get().contains("RoCE") ? GidType.ROCE_V1 : GidType.IB;
+            String ndev = host.read(portDir + "/gid_attrs/ndevs/" + name).orElse("");
+            entries.add(new GidEntry(index, port, gid, gidType, ndev,
+                    gid.isIpv4Mapped() ? gid.ipv4().getHostAddress() : ""));
+        }
+        return entries;
+    }
+
+    /** The GID chosen for the facts. */
+    private record GidChoice(int index, String gid, String type) {
+        static final GidChoice NONE = new GidChoice(-1, "", "");
+    }
+
+    private GidChoice gidCheck(List<Check> checks, String device, int port, List<GidEntry> gids, String localIp,
+            String netdev) {
+        if (gids.isEmpty()) {
+            checks.add(Check.fail("GID", device + " port " + port + " has an empty GID table",
+                    "give " + (netdev.isEmpty() ? "its netdev" : netdev) + " an address: sudo ip addr add <ip>/24 dev "
+                            + (netdev.isEmpty() ? "<netdev>" : netdev) + " (the GIDs follow the addresses)"));
+            return GidChoice.NONE;
+        }
+        String table = gids.stream().map(LocalChecks::entryText).collect(Collectors.joining(", "));
+        if (localIp == null) {
+            GidEntry best = GidSelection.best(gids).orElseThrow();
+            checks.add(Check.pass("GID", "recommended " + entryText(best) + ": " + reason(best) + " (table: " + table
+                    + ")"));
+            return GidChoice.NONE;
+        }
+        Gid wanted = Gid.ipv4Mapped(org.rdmalab.verbs.spi.DeviceOptions.parseAddress(localIp));
+        List<GidEntry> carrying = gids.stream().filter(entry -> entry.gid().equals(wanted)).toList();
+        if (carrying.isEmpty()) {
+            checks.add(Check.fail("GID", "no GID of " + device + " port " + port + " carries " + localIp + " (table: "
+                    + table + ")", "the address is not on " + (netdev.isEmpty() ? "the netdev" : netdev)
+                    + " or its GID went with it: sudo ip addr add " + localIp + "/24 dev "
+                    + (netdev.isEmpty() ? "<netdev>" : netdev) + ", or use an address that has a GID"));
+            return GidChoice.NONE;
+        }
+        GidEntry best = GidSelection.best(carrying).orElseThrow();
+        String carried = carrying.stream().map(LocalChecks::entryText).collect(Collectors.joining(" and "));
+        if (best.type() != GidType.ROCE_V2) {
+            checks.add(Check.fail("GID", localIp + " is only in " + carried + ": RoCE v1 has no IP header and does"
+                    + " not cross a router, and a RoCE v2 peer cannot talk to it", "enable RoCE v2 on " + device
+                    + " (rxe makes a v2 entry for every address: recreate it with rdma link), or use RoCE v1 on"
+                    + " both sides with --gid-index " + best.index()));
+            return new GidChoice(best.index(), best.gid().toString(), best.type().text());
+        }
+        checks.add(Check.pass("GID", localIp + " is " + carried + "; recommended GID[" + best.index() + "]: "
+                + reason(best) + (best.index() == 0 ? "" : "; GID[0] is " + gids.get(0).gid() + ", which "
+                + (gids.get(0).gid().isLinkLocal() ? "is link-local and routes nowhere" : "is another address"))));
+        return new GidChoice(best.index(), best.gid().toString(), best.type().text());
+    }
+
+    private static String entryText(GidEntry entry) {
+        return "GID[" + entry.index() + "] " + entry.gid() + " " + entry.type().text();
+    }
+
+    private static String reason(GidEntry entry) {
+        List<String> parts = new ArrayList<>();
+        parts.add(entry.gid().isIpv4Mapped() ? "IPv4-mapped (+100)" : "not IPv4-mapped");
+        parts.add(entry.gid().isLinkLocal() ? "link-local" : "not link-local (+10)");
+        parts.add(entry.type() == GidType.ROCE_V2 ? "RoCE v2 (+2)" : entry.type() == GidType.ROCE_V1 ? "RoCE v1 (+1)"
+                : entry.type().text());
+        return String.join(", ", parts) + ", best by perftest's scoring";
+    }
+
+    // ---- netdevs and addresses -----------------------------------------------------------------
+
+    /** One address of a netdev, from {@code ip -o addr show}. */
+    record Address(String netdev, String ip, int prefixLength, boolean ipv4) {
+    }
+
+    private List<Address> cachedAddresses;
+    private boolean addressesKnown;
+
+    List<Address> addresses() {
+        if (cachedAddresses != null) {
+            return cachedAddresses;
+        }
+        List<Address> found = new ArrayList<>();
+        CommandRunner.Result result = host.commands().run(Host.ADDRESSES);
+        addressesKnown = result.ok();
+        if (result.ok()) {
+            for (String line : result.output().split("\n")) {
+                String[] parts = line.trim().split("\\s+");
+                if (parts.length < 4 || !(parts[2].equals("inet") || parts[2].equals("inet6"))) {
+                    continue;
+                }
+                String name = parts[1].contains("@") ? parts[1].substring(0, parts[1].indexOf('@')) : parts[1];
+                String[] address = parts[3].split("/");
+                int prefix = address.length > 1 && address[1].matches("\\d+") ? Integer.parseInt(address[1]) : -1;
+                found.add(new Address(name, address[0], prefix, parts[2].equals("inet")));
+            }
+        }
+        cachedAddresses = List.copyOf(found);
+        return cachedAddresses;
+    }
+
+    private String describeAddresses() {
+        List<Address> all = addresses();
+        return all.isEmpty() ? "ip -o addr show listed none" : "it has " + all.stream().filter(Address::ipv4)
+                .map(Address::ip).collect(Collectors.joining(", "));
+    }
+
+    private int netdevMtu(String netdev) {
+        try {
+            return Integer.parseInt(host.read("/sys/class/net/" + netdev + "/mtu").orElse("-1"));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    // ---- firewall ------------------------------------------------------------------------------
+
+    private void firewall(List<Check> checks) {
+        List<String> unread = new ArrayList<>();
+        List<String> dropping = new ArrayList<>();
+        boolean read = false;
+        boolean accepted = false;
+        String dropPolicy = null;
+        for (List<String> tool : List.of(List.of("nft", "list", "ruleset"), List.of("iptables-save"))) {
+            CommandRunner.Result result = host.commands().run(tool);
+            if (!result.ok()) {
+                unread.add(tool.get(0) + ": " + (result.found() ? "exit " + result.exitCode()
+                        + firstLine(result.output()) : "not installed"));
+                continue;
+            }
+            read = true;
+            for (String raw : result.output().split("\n")) {
+                String line = raw.trim();
+                String lower = line.toLowerCase(Locale.ROOT);
+                if (lower.contains("4791")) {
+                    if (lower.contains("drop") || lower.contains("reject")) {
+                        dropping.add(tool.get(0) + ": " + line);
+                    } else if (lower.contains("accept")) {
+                        accepted = true;
+                    }
+                } else if (lower.matches(".*hook input.*policy drop.*") || lower.startsWith(":input drop")) {
+                    dropPolicy = tool.get(0) + ": " + line;
+                }
+            }
+        }
+        String allow = "nft insert rule inet filter input udp dport 4791 accept, or iptables -I INPUT -p udp"
+                + " --dport 4791 -j ACCEPT (on both machines)";
+        if (!dropping.isEmpty()) {
+            checks.add(Check.fail("firewall", "a rule drops RoCE v2 (UDP 4791): " + String.join("; ", dropping),
+                    "delete that rule (nft -a list ruleset shows its handle; iptables -D ...), or allow it first: "
+                            + allow));
+        } else if (dropPolicy != null && !accepted) {
+            checks.add(Check.fail("firewall", "the input policy drops what no rule accepts, and no rule accepts UDP"
+                    + " 4791 (" + dropPolicy + ")", allow));
+        } else if (read) {
+            checks.add(Check.pass("firewall", "no rule drops UDP 4791" + (unread.isEmpty() ? ""
+                    : " (" + String.join("; ", unread) + ")")));
+        } else {
+            checks.add(Check.skip("firewall", "could not read the rules (" + String.join("; ", unread)
+                    + "); run as root to check UDP 4791"));
+        }
+    }
+
+    private static String firstLine(String output) {
+        String line = output.strip().lines().findFirst().orElse("");
+        return line.isEmpty() ? "" : " (" + line + ")";
+    }
+
+    private Optional<Path> findLibrary(String name) {
+        for (String dir : host.libraryDirs()) {
+            Path candidate = host.path(dir + "/" + name);
+            if (Files.exists(candidate)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private String shown(Path path) {
+        return "/" + host.root().relativize(path).toString();
+    }
+
+    /** The kernel module and provider library of a device, from its name (rxe0, mlx5_0, siw0 ...). */
+    record Driver(String module, String provider) {
+
+        private static final Map<String, Driver> BY_PREFIX = Map.ofEntries(
+                Map.entry("rxe", new Driver("rdma_rxe", "rxe")),
+                Map.entry("siw", new Driver("siw", "siw")),
+                Map.entry("mlx5_", new Driver("mlx5_ib", "mlx5")),
+                Map.entry("mlx4_", new Driver("mlx4_ib", "mlx4")),
+                Map.entry("bnxt_re", new Driver("bnxt_re", "bnxt_re")),
+                Map.entry("irdma", new Driver("irdma", "irdma")),
+                Map.entry("efa_", new Driver("efa", "efa")),
+                Map.entry("erdma_", new Driver("erdma", "erdma")),
+                Map.entry("qedr", new Driver("qedr", "qedr")),
+                Map.entry("hns_", new Driver("hns_roce_hw_v2", "hns")),
+                Map.entry("vmw_pvrdma", new Driver("vmw_pvrdma", "vmw_pvrdma")));
+
+        static Optional<Driver> of(String device) {
+            return BY_PREFIX.entrySet().stream().filter(entry -> device.startsWith(entry.getKey()))
+                    .map(Map.Entry::getValue).findFirst();
+        }
+    }
+
+    static boolean isIpv4(String text) {
+        try {
+            return DeviceOptions.parseAddress(text) instanceof Inet4Address;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+}
