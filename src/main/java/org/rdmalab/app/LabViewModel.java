@@ -51,6 +51,7 @@ public final class LabViewModel implements AutoCloseable {
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper("");
     private final ReadOnlyObjectWrapper<LabSetup> current = new ReadOnlyObjectWrapper<>();
     private final List<Runnable> afterEvents = new ArrayList<>();
+    private final java.util.Map<SideViewModel, List<org.rdmalab.lab.CExport.ExtraWork>> traffic = new java.util.HashMap<>();
     private final List<java.util.function.Consumer<SideViewModel.SideEvent>> eventListeners = new ArrayList<>();
     private LabSetup defaults;
 
@@ -108,6 +109,7 @@ public final class LabViewModel implements AutoCloseable {
             built.add(new SideViewModel(name, address, session, chosen.protocol(), chosen.mode(), workers.apply(name), ui,
                     this::onEvent));
         }
+        traffic.clear();
         completions.clear();
         verbs.clear();
         packets.clear();
@@ -198,6 +200,38 @@ public final class LabViewModel implements AutoCloseable {
             side.runTo(failed);
         }
         status.set(side.name() + ": " + fix.parameter() + " = " + fix.value() + "; running the failed step again");
+    }
+
+    /** Remembers a send request {@code side} posted from the traffic form, for Export as C. */
+    void posted(SideViewModel side, org.rdmalab.lab.TrafficRequest request) {
+        traffic.computeIfAbsent(side, key -> new ArrayList<>()).add(new org.rdmalab.lab.CExport.ExtraWork(
+                request.opcode(), request.localOffset(), request.length(), (int) request.remoteOffset(),
+                request.data(), request.imm(), request.signaled(), request.compareAdd(), request.swap()));
+    }
+
+    /**
+     * Export as C: the selected side's session, with the values chosen and the traffic posted from
+     * the form, as one C program for libibverbs, written to {@code file}.
+     *
+     * @return a line saying what was written
+     * @throws IllegalStateException when the side is running a step (its parameters are in use)
+     */
+    public String exportC(java.nio.file.Path file) throws java.io.IOException {
+        SideViewModel side = selectedSide.get();
+        if (side == null) {
+            throw new IllegalStateException("nothing to export: apply a setup first");
+        }
+        if (side.busyProperty().get()) {
+            throw new IllegalStateException(side.name() + " is running a step; export when it is idle");
+        }
+        List<org.rdmalab.lab.CExport.ExtraWork> extras = traffic.getOrDefault(side, List.of());
+        String program = org.rdmalab.lab.CExport.of(side.session(), extras);
+        java.nio.file.Files.writeString(file, program);
+        String line = "exported the " + side.role().name().toLowerCase(java.util.Locale.ROOT) + "'s program"
+                + (extras.isEmpty() ? "" : " with " + extras.size() + " posted request(s)") + " to " + file.getFileName()
+                + "; build it with gcc -o seed " + file.getFileName() + " -libverbs";
+        status.set(line);
+        return line;
     }
 
     /** Resets every side. */

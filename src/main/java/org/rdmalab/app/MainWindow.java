@@ -85,8 +85,9 @@ public final class MainWindow {
         controllers.put(VerbsLogView.class, new VerbsLogView(lab));
         controllers.put(PacketsView.class, new PacketsView(lab));
         controllers.put(CompletionsView.class, new CompletionsView(lab));
+        controllers.put(ConnectionDataView.class, new ConnectionDataView(new ConnectionDataViewModel(lab)));
         controllers.put(BuffersView.class, new BuffersView(new BuffersViewModel(lab)));
-        controllers.put(TrafficView.class, new TrafficView(new TrafficViewModel(lab), lab));
+        controllers.put(TrafficView.class, new TrafficView(new TrafficViewModel(lab, ui), lab));
         Views views = new Views(controllers);
         controllers.put(MainView.class, new MainView(lab, views));
         Parent root = views.load(Views.MAIN_VIEW);

@@ -252,6 +252,24 @@ public final class SetupView {
     }
 
     @FXML
+    private void onExport() {
+        javafx.stage.FileChooser chooser = new javafx.stage.FileChooser();
+        chooser.setTitle("Export the session as C");
+        chooser.setInitialFileName("rdma_lab_" + (lab.selectedSideProperty().get() == null ? "session"
+                : lab.selectedSideProperty().get().role().name().toLowerCase(java.util.Locale.ROOT)) + ".c");
+        chooser.getExtensionFilters().add(new javafx.stage.FileChooser.ExtensionFilter("C source", "*.c"));
+        java.io.File file = chooser.showSaveDialog(runAllButton.getScene().getWindow());
+        if (file == null) {
+            return;
+        }
+        try {
+            lab.exportC(file.toPath());
+        } catch (java.io.IOException | RuntimeException e) {
+            lab.status("Export as C failed: " + e.getMessage());
+        }
+    }
+
+    @FXML
     private void onRunAll() {
         lab.runAllToEnd();
     }

@@ -38,6 +38,7 @@ public final class TrafficViewModel {
     static final Duration PEER_POLL_TIMEOUT = Duration.ofMillis(500);
 
     private final LabViewModel lab;
+    private final java.util.concurrent.Executor ui;
     private final ObjectProperty<SideViewModel> side = new SimpleObjectProperty<>();
     private final ObjectProperty<WrOpcode> opcode = new SimpleObjectProperty<>(WrOpcode.RDMA_WRITE);
     private final StringProperty wrId = new SimpleStringProperty("1");
@@ -55,8 +56,9 @@ public final class TrafficViewModel {
     private final StringProperty receiveLength = new SimpleStringProperty("11");
     private final ReadOnlyStringWrapper outcome = new ReadOnlyStringWrapper("");
 
-    TrafficViewModel(LabViewModel lab) {
+    TrafficViewModel(LabViewModel lab, java.util.concurrent.Executor ui) {
         this.lab = lab;
+        this.ui = ui;
         lab.sides().addListener((javafx.collections.ListChangeListener<SideViewModel>) change ->
                 side.set(lab.sides().isEmpty() ? null : lab.sides().get(lab.sides().size() - 1)));
         if (!lab.sides().isEmpty()) {
@@ -119,6 +121,7 @@ public final class TrafficViewModel {
             if (!posted.ok()) {
                 return "not posted: " + posted.summary();
             }
+            ui.execute(() -> lab.posted(from, request));
             if (!request.signaled()) {
                 return posted.summary() + " (unsignaled: no completion expected)";
             }

@@ -150,6 +150,71 @@ class LabViewModelTest {
     }
 
     @Test
+    void trafficAfterTheSeedReachesThePeerAndExportAsCCarriesItAndCompiles(@org.junit.jupiter.api.io.TempDir
+                                                                              java.nio.file.Path dir) throws Exception {
+        onUi(() -> {
+            lab.apply(lab.defaultSetup().withGidIndex("3"));
+            lab.runAllToEnd();
+            return null;
+        });
+        await("the seed", () -> idle() && side("server").nextIndexProperty().get() == side("server").steps().size());
+        TrafficViewModel traffic = onUi(() -> new TrafficViewModel(lab, uiThread));
+        onUi(() -> {
+            traffic.sideProperty().set(side("server"));
+            traffic.receiveLengthProperty().set("11");
+            traffic.postReceive();
+            return null;
+        });
+        await("the receive", () -> idle() && traffic.outcomeProperty().get().contains("RECV"));
+        onUi(() -> {
+            traffic.sideProperty().set(side("client"));
+            traffic.opcodeProperty().set(org.rdmalab.verbs.WrOpcode.SEND_WITH_IMM);
+            traffic.dataProperty().set("Lab42\\0");
+            traffic.lengthProperty().set("6");
+            traffic.immProperty().set("0xbeef");
+            traffic.post();
+            return null;
+        });
+        await("the SEND and its receive", () -> idle() && lab.completions().stream()
+                .anyMatch(row -> row.side().equals("server") && row.completion().opcode() == org.rdmalab.verbs.WcOpcode.RECV));
+        onUi(() -> {
+            assertTrue(traffic.outcomeProperty().get().contains("IBV_WC_SUCCESS"), traffic.outcomeProperty().get());
+            CompletionRow received = lab.completions().stream().filter(row -> row.side().equals("server")).findFirst()
+                    .orElseThrow();
+            assertEquals(0xbeef, received.completion().immData());
+            assertEquals(6, received.completion().byteLength());
+            CompletionRow sent = lab.completions().stream().filter(row -> row.side().equals("client")
+                    && row.completion().opcode() == org.rdmalab.verbs.WcOpcode.SEND).findFirst().orElseThrow();
+            assertTrue(sent.sincePostNanos() > 0, "the SEND's completion says how long after its post");
+            traffic.opcodeProperty().set(org.rdmalab.verbs.WrOpcode.RDMA_WRITE);
+            traffic.dataProperty().set("zz");
+            traffic.lengthProperty().set("2");
+            traffic.remoteOffsetProperty().set("20");
+            traffic.post();
+            return null;
+        });
+        await("the refused WRITE", () -> idle() && traffic.outcomeProperty().get().startsWith("not posted")
+                || traffic.outcomeProperty().get().contains("REM_ACCESS"));
+        java.nio.file.Path file = dir.resolve("client.c");
+        String line = onUi(() -> {
+            lab.selectedSideProperty().set(side("client"));
+            return lab.exportC(file);
+        });
+        assertTrue(line.contains("2 posted request(s)"), line);
+        String program = java.nio.file.Files.readString(file);
+        assertTrue(program.contains("IBV_WR_SEND_WITH_IMM"), "the SEND the form posted is in the program");
+        java.nio.file.Path gcc = org.rdmalab.testing.Tools.require("gcc", "gcc");
+        if (!java.nio.file.Files.exists(java.nio.file.Path.of("/usr/include/infiniband/verbs.h"))) {
+            org.rdmalab.testing.Tools.unavailable("<infiniband/verbs.h> is missing (apt-get install libibverbs-dev)");
+        }
+        Process compile = new ProcessBuilder(gcc.toString(), "-Wall", "-Werror", "-o", dir.resolve("client").toString(),
+                file.toString(), "-libverbs").redirectErrorStream(true).start();
+        String output = new String(compile.getInputStream().readAllBytes());
+        assertTrue(compile.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, compile.exitValue(), output);
+    }
+
+    @Test
     void gidMinusOneFailsRtrAndTheOneClickFixLetsTheFlowGoOn() {
         await("the GID table", () -> !lab.setup().gids().isEmpty());
         onUi(() -> {
