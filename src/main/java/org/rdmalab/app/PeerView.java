@@ -80,6 +80,20 @@ public final class PeerView {
             stepList.scrollTo(Math.max(0, Math.min(next.intValue(), side.steps().size() - 1) - 3));
         });
         new QpDiagrams(side).install(diagrams);
+        lab.selectedStepProperty().addListener((observable, before, row) -> {
+            if (row != null && side.steps().contains(row) && stepList.getSelectionModel().getSelectedItem() != row) {
+                stepList.getSelectionModel().select(row);
+                stepList.scrollTo(Math.max(0, row.index() - 2));
+            }
+        });
+        side.lastFailureProperty().addListener((observable, before, failed) -> {
+            if (failed != null) {
+                stepList.getSelectionModel().select(failed);
+                stepList.scrollTo(Math.max(0, failed.index() - 2));
+                lab.selectedSideProperty().set(side);
+                lab.selectedStepProperty().set(failed);
+            }
+        });
     }
 
     private String title(String role) {

@@ -97,6 +97,7 @@ public final class SideViewModel {
     private final ObjectProperty<Transition> lastLocalTransition = new SimpleObjectProperty<>();
     private final ObjectProperty<Transition> lastPeerTransition = new SimpleObjectProperty<>();
     private final ReadOnlyIntegerWrapper nextIndex = new ReadOnlyIntegerWrapper(0);
+    private final ReadOnlyObjectWrapper<StepRow> lastFailure = new ReadOnlyObjectWrapper<>();
     private Future<?> running;
 
     /**
@@ -206,6 +207,11 @@ public final class SideViewModel {
     /** The last change of the peer's QP, as reported or implied. */
     public ObjectProperty<Transition> lastPeerTransitionProperty() {
         return lastPeerTransition;
+    }
+
+    /** The step that failed last (the window shows it at once). */
+    public ReadOnlyObjectProperty<StepRow> lastFailureProperty() {
+        return lastFailure.getReadOnlyProperty();
     }
 
     /** Index of the step that runs next (the list's size when all ran). */
@@ -421,6 +427,10 @@ public final class SideViewModel {
             int index = session.steps().indexOf(finished.step());
             if (index >= 0) {
                 steps.get(index).finished(finished.result());
+                if (!finished.result().ok()) {
+                    lastFailure.set(null);
+                    lastFailure.set(steps.get(index));
+                }
             }
             if (localState.get() == null) {
                 session.queuePair().ifPresent(qp -> {

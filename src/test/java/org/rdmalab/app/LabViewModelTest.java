@@ -228,6 +228,10 @@ class LabViewModelTest {
             StepRow failed = client.steps().get(client.failedIndex());
             assertEquals("modify-rtr", failed.step().id());
             assertTrue(failed.summaryProperty().get().contains("EINVAL"), failed.summaryProperty().get());
+            var diagnosis = failed.resultProperty().get().diagnosis().orElseThrow();
+            assertEquals("query-port", diagnosis.stepId());
+            assertEquals("gid_idx", diagnosis.parameter());
+            assertEquals("3", diagnosis.fix().orElseThrow().value(), diagnosis.toString());
             assertEquals(QpState.INIT, client.localStateProperty().get(), "a refused modify leaves the QP as it was");
             lab.useRecommendedGidAndReplay();
             return null;

@@ -57,8 +57,10 @@ class LabWindowTest {
 
     /** The cell that shows step {@code index} of a side's list (cells are reused, so found by index). */
     static javafx.scene.Node stepCell(FxRobot robot, String name, int index) {
+        ListView<?> list = robot.lookup("#" + name + "Steps").queryListView();
+        robot.interact(() -> list.scrollTo(Math.max(0, index - 1)));
         return robot.lookup("#" + name + "Steps .list-cell")
-                .match(node -> ((javafx.scene.control.ListCell<?>) node).getIndex() == index)
+                .match(node -> ((javafx.scene.control.ListCell<?>) node).getIndex() == index && node.isVisible())
                 .queryAs(javafx.scene.Node.class);
     }
 
@@ -123,6 +125,62 @@ class LabWindowTest {
         assertEquals(13, serverSteps.getSelectionModel().getSelectedIndex());
         Label result = robot.lookup("#stepResult").queryAs(Label.class);
         assertTrue(result.getText().contains("HelloWorld"), result.getText());
+    }
+
+    @Test
+    void gidMinusOneFailsRtrWithTheReasonAtTheFieldAndTheOneClickFixLetsTheFlowGoOn(FxRobot robot) {
+        waitFor("the devices", () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
+        assertEquals("-1", window.lab().setup().gidIndexProperty().get(), "the seed's default is kept");
+        robot.clickOn("#runAllButton");
+        waitFor("RTR to fail", () -> side("client").failedIndex() >= 0 && !side("client").busyProperty().get()
+                && !side("server").busyProperty().get());
+        StepRow failed = side("client").steps().get(side("client").failedIndex());
+        assertEquals("modify-rtr", failed.step().id());
+        Label cause = robot.lookup("#causeLabel").queryAs(Label.class);
+        waitFor("the cause", () -> cause.isVisible());
+        assertTrue(cause.getText().startsWith("Caused by gid_idx of 'Query port and GID': EINVAL (22"), cause.getText());
+        robot.clickOn("#showCauseButton");
+        waitFor("the field", () -> robot.lookup("#param-gid_idx").tryQuery().isPresent());
+        javafx.scene.Node field = robot.lookup("#param-gid_idx").query();
+        assertTrue(field.getStyleClass().contains(StepView.FIELD_ERROR), field.getStyleClass().toString());
+        Label message = robot.lookup("#message-gid_idx").queryAs(Label.class);
+        assertTrue(message.isVisible() && message.getText().contains("GRH"), message.getText());
+        robot.clickOn(stepCell(robot, "client", 9));
+        javafx.scene.control.Button fix = robot.lookup("#fixButton").queryButton();
+        assertTrue(fix.isVisible() && fix.getText().contains("GID 3"), fix.getText());
+        robot.clickOn(fix);
+        waitFor("the replay past RTR", () -> !side("client").busyProperty().get() && !side("server").busyProperty().get()
+                && side("client").nextIndexProperty().get() >= 10 && side("client").failedIndex() < 0);
+        assertEquals(QpState.RTR, side("client").localStateProperty().get());
+        robot.clickOn("#runAllButton");
+        waitFor("the end", () -> side("server").nextIndexProperty().get() == side("server").steps().size()
+                && !side("server").busyProperty().get() && !side("client").busyProperty().get());
+        assertEquals("\"HelloWorld\"", side("server").steps().get(side("server").steps().size() - 1)
+                .summaryProperty().get());
+    }
+
+    @Test
+    void anIllegalTransitionFlashesItsArrowRedAndLeavesTheState(FxRobot robot) {
+        waitFor("the steps", () -> !window.lab().sides().isEmpty() && !window.lab().setup().gids().isEmpty());
+        SideViewModel client = side("client");
+        robot.clickOn(stepCell(robot, "client", 5));
+        robot.clickOn("#clientRunTo");
+        waitFor("the QP", () -> client.nextIndexProperty().get() == 6 && !client.busyProperty().get());
+        org.rdmalab.app.diagram.QpStateDiagram diagram = robot.lookup("#clientLocalQp")
+                .queryAs(org.rdmalab.app.diagram.QpStateDiagram.class);
+        assertEquals(QpState.RESET, diagram.getState());
+        robot.clickOn(diagram.stateNode(QpState.RTS).orElseThrow());
+        waitFor("the refusal", () -> !diagram.getRefusedTransitions().isEmpty());
+        assertTrue(diagram.getRefusedTransitions().contains(
+                new org.rdmalab.app.diagram.QpStateDiagram.Transition(QpState.RESET, QpState.RTS)));
+        assertTrue(diagram.arrowNode(QpState.RESET, QpState.RTS).orElseThrow().getStyleClass().contains("refused"));
+        assertTrue(diagram.getReason().contains("EINVAL"), diagram.getReason());
+        assertEquals(QpState.RESET, diagram.getState());
+        assertEquals(QpState.RESET, client.localStateProperty().get());
+        robot.clickOn(diagram.stateNode(QpState.INIT).orElseThrow());
+        waitFor("the refusal of a bare INIT", () -> diagram.getReason().contains("missing"));
+        assertEquals(QpState.RESET, client.localStateProperty().get(), "RESET → INIT needs more than the state");
+        assertEquals(QpState.RESET, diagram.getState());
     }
 
     @Test

@@ -1,0 +1,83 @@
+package org.rdmalab.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import java.util.Map;
+import java.util.concurrent.Executors;
+import javafx.scene.Parent;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+
+/** Each FXML view loads on its own with its controller, its fx:ids bound, and the app's style class. */
+@ExtendWith(ApplicationExtension.class)
+class ViewsLoadTest {
+
+    private LabViewModel lab;
+    private Views views;
+
+    @Start
+    void start(Stage stage) {
+        lab = new LabViewModel(Backends.installed(), DeviceOptions.defaults().withUdpPort(org.rdmalab.testing.Ports
+                .freeUdpPort()), Runnable::run, Runnable::run, LabViewModel.daemonWorkers());
+        lab.apply(lab.defaultSetup());
+        views = new Views(Map.of(
+                SetupView.class, new SetupView(lab),
+                StepView.class, new StepView(new StepViewModel(lab)),
+                CompletionsView.class, new CompletionsView(lab),
+                BuffersView.class, new BuffersView(new BuffersViewModel(lab)),
+                TrafficView.class, new TrafficView(new TrafficViewModel(lab, Runnable::run), lab),
+                ConnectionDataView.class, new ConnectionDataView(new ConnectionDataViewModel(lab)),
+                ResourcesView.class, new ResourcesView(new ResourcesViewModel(lab, Executors.newSingleThreadExecutor(),
+                        Runnable::run)),
+                VerbsLogView.class, new VerbsLogView(lab),
+                PacketsView.class, new PacketsView(lab)));
+    }
+
+    @AfterEach
+    void close(FxRobot robot) {
+        robot.interact(lab::close);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"SetupView:setup-view", "StepView:step-view", "CompletionsView:completions-view",
+        "BuffersView:buffers-view", "TrafficView:traffic-view", "ConnectionDataView:connection-data-view",
+        "ResourcesView:resources-view", "VerbsLogView:verbs-log-view", "PacketsView:packets-view"})
+    void loads(String viewAndStyle, FxRobot robot) {
+        String[] parts = viewAndStyle.split(":");
+        Parent[] root = new Parent[1];
+        robot.interact(() -> {
+            try {
+                root[0] = views.load("/fxml/" + parts[0] + ".fxml");
+            } catch (java.io.IOException e) {
+                throw new AssertionError(e);
+            }
+        });
+        assertNotNull(root[0]);
+        assertEquals(true, root[0].getStyleClass().contains(parts[1]), root[0].getStyleClass().toString());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"server", "client"})
+    void thePeerViewLoadsOncePerSide(String name, FxRobot robot) {
+        SideViewModel side = lab.sides().stream().filter(each -> each.name().equals(name)).findFirst().orElseThrow();
+        Parent[] root = new Parent[1];
+        robot.interact(() -> {
+            try {
+                root[0] = views.load(Views.PEER_VIEW, new PeerView(side, lab));
+            } catch (java.io.IOException e) {
+                throw new AssertionError(e);
+            }
+        });
+        assertNotNull(root[0].lookup("#" + name + "Steps"));
+        assertNotNull(root[0].lookup("#" + name + "LocalQp"));
+    }
+}
