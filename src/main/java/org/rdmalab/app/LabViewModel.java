@@ -117,7 +117,7 @@ public final class LabViewModel implements AutoCloseable {
         current.set(chosen);
         sides.setAll(built);
         selectedSide.set(built.get(built.size() - 1));
-        selectedStep.set(null);
+        selectedStep.set(built.get(built.size() - 1).steps().isEmpty() ? null : built.get(built.size() - 1).steps().get(0));
         status.set(describe(chosen));
     }
 

@@ -55,18 +55,15 @@ public final class MainView {
     }
 
     private void layoutSides() {
-        labBand.getItems().setAll(inspector);
+        // The step pane stays where it is; only the side columns around it are replaced.
+        labBand.getItems().removeIf(node -> node != inspector);
         var sides = lab.sides();
         if (sides.isEmpty()) {
             return;
         }
         labBand.getItems().add(0, column(sides.get(0)));
-        if (sides.size() > 1) {
-            labBand.getItems().add(column(sides.get(1)));
-            labBand.setDividerPositions(0.3, 0.7);
-        } else {
-            labBand.setDividerPositions(0.36);
-        }
+        labBand.getItems().add(sides.size() > 1 ? column(sides.get(1)) : peerColumn(sides.get(0)));
+        labBand.setDividerPositions(0.3, 0.7);
     }
 
     private Node column(SideViewModel side) {
@@ -78,6 +75,21 @@ public final class MainView {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** With two machines: the peer's QP as the control plane reports or implies it. */
+    private Node peerColumn(SideViewModel side) {
+        javafx.scene.layout.VBox column = new javafx.scene.layout.VBox(6);
+        column.getStyleClass().addAll("panel", "peer-view");
+        column.setId("peerColumn");
+        String peerRole = side.role() == org.rdmalab.lab.Role.SERVER ? "client" : "server";
+        Label title = new Label("Peer (" + peerRole + ")" + (side.role() == org.rdmalab.lab.Role.CLIENT
+                ? " · " + lab.currentProperty().get().peerIp() : ""));
+        title.getStyleClass().add("panel-title");
+        column.getChildren().add(title);
+        new QpDiagrams(side).installPeer(column);
+        SplitPane.setResizableWithParent(column, false);
+        return column;
     }
 
     private void installKeys(javafx.scene.Scene scene) {

@@ -7,8 +7,9 @@ import org.rdmalab.app.diagram.QpStateDiagram;
 import org.rdmalab.verbs.QpState;
 
 /**
- * A side's QP state diagrams: the local QP (clicking a state asks the session for that transition)
- * and, with two machines, the peer's QP as the control plane reports or implies it.
+ * A side's QP state diagrams: the local QP (clicking a state asks the session for that transition),
+ * installed in the side's column, and, with two machines, the peer's QP as the control plane
+ * reports or implies it, installed in the column opposite.
  */
 final class QpDiagrams {
 
@@ -32,16 +33,18 @@ final class QpDiagrams {
         local.setNote("click a state to ask ibv_modify_qp for it");
         VBox.setVgrow(local, Priority.ALWAYS);
         box.getChildren().add(local);
-        if (side.name().equals("local")) {
-            peer.setId("peerQp");
-            follow(peer, "Peer QP", side.peerQpnProperty().get(), side.peerStateProperty().get());
-            side.peerQpnProperty().addListener((observable, before, qpn) -> peer.setTitle(title("Peer QP", qpn.intValue())));
-            side.peerStateProperty().addListener(stateFollower(peer));
-            side.lastPeerTransitionProperty().addListener(transitionFollower(peer));
-            peer.setNote(side.peerStateNote());
-            VBox.setVgrow(peer, Priority.ALWAYS);
-            box.getChildren().add(peer);
-        }
+    }
+
+    /** The peer's QP, for the column opposite this side's (two machines). */
+    void installPeer(VBox box) {
+        peer.setId("peerQp");
+        follow(peer, "Peer QP", side.peerQpnProperty().get(), side.peerStateProperty().get());
+        side.peerQpnProperty().addListener((observable, before, qpn) -> peer.setTitle(title("Peer QP", qpn.intValue())));
+        side.peerStateProperty().addListener(stateFollower(peer));
+        side.lastPeerTransitionProperty().addListener(transitionFollower(peer));
+        peer.setNote(side.peerStateNote());
+        VBox.setVgrow(peer, Priority.ALWAYS);
+        box.getChildren().add(peer);
     }
 
     private static void follow(QpStateDiagram diagram, String name, int qpn, QpState state) {

@@ -143,6 +143,13 @@ public final class StepViewModel {
                         && otherResult.diagnosis().get().stepId().equals(row.step().id())) {
                     Diagnosis found = otherResult.diagnosis().get();
                     messages.put(found.parameter(), fieldText(found, other));
+                    if (diagnosis == null && other != row) {
+                        // This step holds the field another step's failure blames: offer the fix here too.
+                        diagnosis = found;
+                        cause.set("'" + other.step().title() + "' failed because of " + found.parameter()
+                                + " here: " + errnoText(found) + found.explanation());
+                        fixLabel.set(found.fix().map(Diagnosis.Fix::label).orElse(""));
+                    }
                 }
             }
         }

@@ -36,7 +36,17 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                 new WindowScenario("rtr-no-grh", "the loopback lab with the seed's gid_idx -1: RTR fails on RoCE and"
                         + " the reason shows at the gid_idx field", lab -> {
                             lab.runAllToEnd();
-                        }, lab -> idleAndRan(lab) && lab.sides().stream().anyMatch(side -> side.failedIndex() >= 0)),
+                        }, lab -> {
+                            boolean failed = idleAndRan(lab) && lab.sides().stream().anyMatch(side -> side.failedIndex() >= 0);
+                            if (failed) {
+                                // Show the field the failure blames, with its explanation and the fix.
+                                SideViewModel client = lab.sides().get(lab.sides().size() - 1);
+                                lab.selectedSideProperty().set(client);
+                                client.steps().stream().filter(row -> row.step().id().equals("query-port")).findFirst()
+                                        .ifPresent(lab.selectedStepProperty()::set);
+                            }
+                            return failed;
+                        }),
                 new WindowScenario("two-machines", "the setup for one peer of two machines: this side is the client"
                         + " on 127.0.0.2, the server at 127.0.0.1 speaks the lab protocol", lab -> {
                             SetupViewModel setup = lab.setup();
