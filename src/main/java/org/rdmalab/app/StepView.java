@@ -90,7 +90,12 @@ public final class StepView {
         causeLabel.textProperty().bind(viewModel.causeProperty());
         causeBox.visibleProperty().bind(viewModel.causeProperty().isNotEmpty());
         causeBox.managedProperty().bind(causeBox.visibleProperty());
-        fixButton.textProperty().bind(viewModel.fixLabelProperty());
+        fixButton.textProperty().bind(viewModel.fixLabelProperty().map(StepViewModel::shortLabel));
+        fixButton.setId("fixButton");
+        viewModel.fixLabelProperty().addListener((observable, before, label) -> fixButton.setTooltip(
+                label.isEmpty() ? null : new javafx.scene.control.Tooltip(label)));
+        showCauseButton.visibleProperty().bind(viewModel.causeElsewhereProperty());
+        showCauseButton.managedProperty().bind(showCauseButton.visibleProperty());
         fixButton.visibleProperty().bind(viewModel.fixLabelProperty().isNotEmpty());
         fixButton.managedProperty().bind(fixButton.visibleProperty());
         rebuild();

@@ -44,6 +44,8 @@ public final class StepViewModel {
     private final ReadOnlyBooleanWrapper editable = new ReadOnlyBooleanWrapper(true);
     private final ReadOnlyStringWrapper cause = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper fixLabel = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper fixDetail = new ReadOnlyStringWrapper("");
+    private final ReadOnlyBooleanWrapper causeElsewhere = new ReadOnlyBooleanWrapper();
     private final javafx.collections.ObservableMap<String, String> fieldMessages =
             javafx.collections.FXCollections.observableHashMap();
     private Diagnosis diagnosis;
@@ -135,6 +137,7 @@ public final class StepViewModel {
         diagnosis = stepResult == null || stepResult.ok() ? null : stepResult.diagnosis().orElse(null);
         cause.set(diagnosis == null ? "" : describeCause(diagnosis, side));
         fixLabel.set(diagnosis == null ? "" : diagnosis.fix().map(Diagnosis.Fix::label).orElse(""));
+        causeElsewhere.set(diagnosis != null && !diagnosis.stepId().equals(row.step().id()));
         Map<String, String> messages = new HashMap<>();
         if (side != null) {
             for (StepRow other : side.steps()) {
@@ -149,6 +152,7 @@ public final class StepViewModel {
                         cause.set("'" + other.step().title() + "' failed because of " + found.parameter()
                                 + " here: " + errnoText(found) + found.explanation());
                         fixLabel.set(found.fix().map(Diagnosis.Fix::label).orElse(""));
+                        causeElsewhere.set(false);
                     }
                 }
             }
@@ -205,6 +209,18 @@ public final class StepViewModel {
     /** The one-click fix's label, or empty when there is none. */
     public ReadOnlyStringProperty fixLabelProperty() {
         return fixLabel.getReadOnlyProperty();
+    }
+
+    /** The button's short text: the fix's label up to its explanation in parentheses. */
+    static String shortLabel(String label) {
+        int cut = label.indexOf(" (");
+        String text = cut > 0 ? label.substring(0, cut) : label;
+        return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
+    }
+
+    /** True when the blamed field belongs to another step (the pane offers to show it). */
+    public ReadOnlyBooleanProperty causeElsewhereProperty() {
+        return causeElsewhere.getReadOnlyProperty();
     }
 
     /** Explanations to show under this step's fields, by parameter name. */

@@ -1,8 +1,18 @@
 /**
- * The JavaFX application. Each screen is {@code fxml/FooView.fxml} + {@code FooView} (controller:
- * binds and delegates) + {@code FooViewModel} (the only class that touches the lower layers).
- * The JavaFX thread only renders: work that waits runs on background threads and reaches the view
- * models in batches. {@link org.rdmalab.app.AppLauncher} starts JavaFX from the jar's main class,
- * with a window or headless (Monocle) for screenshots.
+ * The lab window. Each view is {@code fxml/FooView.fxml} + {@code FooView} (controller: binds and
+ * delegates) + a view model (the only kind of class that touches the lab and the verbs API):
+ * {@link org.rdmalab.app.SetupView} / {@link org.rdmalab.app.SetupViewModel},
+ * {@link org.rdmalab.app.PeerView} / {@link org.rdmalab.app.SideViewModel} (one per peer),
+ * {@link org.rdmalab.app.StepView}, {@link org.rdmalab.app.TrafficView},
+ * {@link org.rdmalab.app.ConnectionDataView}, {@link org.rdmalab.app.ResourcesView},
+ * {@link org.rdmalab.app.VerbsLogView}, {@link org.rdmalab.app.PacketsView},
+ * {@link org.rdmalab.app.CompletionsView} and {@link org.rdmalab.app.BuffersView}, all under
+ * {@link org.rdmalab.app.LabViewModel}, which builds the sessions.
+ *
+ * <p>Threads: controllers and view models live on the JavaFX thread, which only renders. Each
+ * peer's steps, posts and polls run on that peer's worker thread; devices are listed and queried
+ * on a background thread; session events reach the view models batched, at most once a frame
+ * ({@link org.rdmalab.app.FrameExecutor}). {@link org.rdmalab.app.AppLauncher} starts JavaFX from
+ * the jar's main class, with a window or headless (Monocle) for {@code gui --screenshot}.
  */
 package org.rdmalab.app;
