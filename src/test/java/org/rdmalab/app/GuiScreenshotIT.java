@@ -1,0 +1,65 @@
+package org.rdmalab.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.awt.image.BufferedImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code gui --scenario NAME --screenshot FILE} from the jar, without a display. */
+class GuiScreenshotIT {
+
+    private record Run(int exit, String output) {
+    }
+
+    private static Run gui(String... args) throws Exception {
+        Path jar = Path.of(System.getProperty("rdmalab.jar", "target/rdma-lab.jar"));
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-jar", jar.toString(), "gui"));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().remove("DISPLAY");
+        Process process = builder.start();
+        assertTrue(process.waitFor(120, TimeUnit.SECONDS), "gui ended");
+        return new Run(process.exitValue(), new String(process.getInputStream().readAllBytes()));
+    }
+
+    @Test
+    void theSeedScenarioRunsToTheEndAndTheWholeWindowIsWrittenWithoutATrace(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("seed.png");
+        Run run = gui("--scenario", "seed", "--screenshot", file.toString());
+        assertEquals(0, run.exit(), run.output());
+        assertFalse(run.output().contains("\tat "), run.output());
+        assertFalse(run.output().contains("WARNING"), "no CSS or toolkit warnings: " + run.output());
+        BufferedImage image = ImageIO.read(file.toFile());
+        assertEquals(MainWindow.WIDTH, image.getWidth());
+        assertEquals(MainWindow.HEIGHT, image.getHeight());
+    }
+
+    @Test
+    void anUnknownScenarioExits2AndListsTheValidOnes(@TempDir Path dir) throws Exception {
+        Run run = gui("--scenario", "nope", "--screenshot", dir.resolve("x.png").toString());
+        assertEquals(2, run.exit(), run.output());
+        assertTrue(run.output().contains("unknown scenario 'nope'; valid scenarios: seed, rtr-no-grh, two-machines"),
+                run.output());
+        assertFalse(Files.exists(dir.resolve("x.png")));
+    }
+
+    @Test
+    void aFolderThatDoesNotExistIsAnErrorAndIsNotCreated(@TempDir Path dir) throws Exception {
+        Path missing = dir.resolve("missing");
+        Run run = gui("--scenario", "two-machines", "--screenshot", missing.resolve("x.png").toString());
+        assertEquals(2, run.exit(), run.output());
+        assertTrue(run.output().contains("does not exist"), run.output());
+        assertFalse(run.output().contains("\tat "), run.output());
+        assertFalse(Files.exists(missing), "the folder is never created");
+    }
+}
