@@ -32,9 +32,12 @@ class DoctorViewTest {
 
     private LabViewModel lab;
     private int calls;
+    private Stage stage;
 
+    /** Its own window, so its size cannot change the primary stage other TestFX classes share. */
     @Start
-    void start(Stage stage) throws Exception {
+    void start(Stage primary) throws Exception {
+        stage = new Stage();
         DeviceOptions base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
         lab = new LabViewModel(Backends.installed(), base, Runnable::run, Runnable::run, LabViewModel.daemonWorkers());
         lab.apply(lab.defaultSetup());
@@ -56,7 +59,10 @@ class DoctorViewTest {
 
     @AfterEach
     void close(FxRobot robot) {
-        robot.interact(lab::close);
+        robot.interact(() -> {
+            stage.close();
+            lab.close();
+        });
     }
 
     private static String text(FxRobot robot, String query) {
