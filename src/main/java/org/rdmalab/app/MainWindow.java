@@ -88,6 +88,7 @@ public final class MainWindow {
         controllers.put(ConnectionDataView.class, new ConnectionDataView(new ConnectionDataViewModel(lab)));
         controllers.put(BuffersView.class, new BuffersView(new BuffersViewModel(lab)));
         controllers.put(TrafficView.class, new TrafficView(new TrafficViewModel(lab, ui), lab));
+        controllers.put(DoctorView.class, new DoctorView(new DoctorViewModel(lab, backends, base, backgroundWork, ui)));
         Views views = new Views(controllers);
         controllers.put(MainView.class, new MainView(lab, views));
         Parent root = views.load(Views.MAIN_VIEW);

@@ -57,7 +57,30 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                             setup.protocolProperty().set(ControlProtocol.LAB);
                             setup.useRecommendedGid();
                             lab.apply();
-                        }, lab -> true));
+                        }, lab -> true),
+                new WindowScenario("doctor", "the Doctor tab on the loopback lab as it opens: soft0's checks for both"
+                        + " addresses, and the seed's gid_idx -1 caught with its one-click fix",
+                        lab -> selectInspectorTab("doctorTab"), lab -> inspectorShows("#doctorSummary", "\\d+ passed.*")));
+    }
+
+    /** The shown window's inspector tabs (the Doctor scenario clicks one, as a user would). */
+    private static java.util.Optional<javafx.scene.control.TabPane> inspector() {
+        return javafx.stage.Window.getWindows().stream().filter(javafx.stage.Window::isShowing)
+                .map(javafx.stage.Window::getScene).filter(java.util.Objects::nonNull)
+                .map(scene -> scene.lookup(".inspector")).filter(javafx.scene.control.TabPane.class::isInstance)
+                .map(javafx.scene.control.TabPane.class::cast).findFirst();
+    }
+
+    private static void selectInspectorTab(String id) {
+        inspector().ifPresent(pane -> pane.getTabs().stream().filter(tab -> id.equals(tab.getId())).findFirst()
+                .ifPresent(pane.getSelectionModel()::select));
+    }
+
+    /** True when the label {@code selector} in the inspector shows text matching {@code pattern}. */
+    private static boolean inspectorShows(String selector, String pattern) {
+        return inspector().map(pane -> pane.lookup(selector)).filter(javafx.scene.control.Label.class::isInstance)
+                .map(node -> ((javafx.scene.control.Label) node).getText()).filter(text -> text != null
+                        && text.matches(pattern)).isPresent();
     }
 
     /**

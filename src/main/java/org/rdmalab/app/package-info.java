@@ -13,6 +13,9 @@
  * peer's steps, posts and polls run on that peer's worker thread; devices are listed and queried
  * on a background thread; session events reach the view models batched, at most once a frame
  * ({@link org.rdmalab.app.FrameExecutor}). {@link org.rdmalab.app.AppLauncher} starts JavaFX from
- * the jar's main class, with a window or headless (Monocle) for {@code gui --screenshot}.
+ * the jar's main class, with a window or headless (Monocle) for {@code gui --screenshot}. The
+ * Doctor tab ({@link org.rdmalab.app.DoctorViewModel}) runs {@code doctor}'s local checks on the
+ * background thread and offers the fixes the lab can apply itself (the recommended GID, the RTR
+ * step's path MTU).
  */
 package org.rdmalab.app;

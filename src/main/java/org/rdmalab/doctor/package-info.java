@@ -6,7 +6,9 @@
  * tools through its {@link org.rdmalab.doctor.CommandRunner}, so tests give it fake sysfs trees.
  * {@link org.rdmalab.doctor.PeerDoctor} swaps {@link org.rdmalab.doctor.SideFacts} with a peer over
  * RDMA Lab's protocol, compares them and runs the active probe (RC QP to RTS, RDMA WRITEs each way),
- * classifying each failure with both sides' views. Every result is a {@link org.rdmalab.doctor.Check}:
+ * classifying each failure with both sides' views. {@link org.rdmalab.doctor.LabChecks} judges a value
+ * only the window's setup has (its gid_idx) against what the local checks found. Every result is a
+ * {@link org.rdmalab.doctor.Check}:
  * passed, failed with a one-line fix, or skipped.
  *
  * <p>It uses the verbs API, {@code verbs.spi} and {@code control}; never a backend, JavaFX or the

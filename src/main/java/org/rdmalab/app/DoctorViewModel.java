@@ -1,0 +1,291 @@
+package org.rdmalab.app;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+import org.rdmalab.doctor.Check;
+import org.rdmalab.doctor.Host;
+import org.rdmalab.doctor.LabChecks;
+import org.rdmalab.doctor.LocalChecks;
+import org.rdmalab.doctor.SideFacts;
+import org.rdmalab.lab.Diagnosis;
+import org.rdmalab.lab.LabSetup;
+import org.rdmalab.verbs.Mtu;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+
+/**
+ * The Doctor view: runs {@code doctor}'s local checks ({@link LocalChecks}) for the setup's device
+ * and addresses (both loopback addresses in the loopback lab, the local IP with two machines),
+ * adds the lab's own check of {@code gid_idx} ({@link LabChecks}), and shows the report, failures
+ * first and otherwise in the doctor's order. Each
+ * failed row names the setup field or step parameter to change; where the lab can apply the fix
+ * itself (the recommended GID, a path MTU the port can carry) the row carries a one-click action.
+ *
+ * <p>Threads: called on the UI thread; the checks run on the background executor (they run tools
+ * and open the device) and the rows are published on the UI executor. A run that finishes after a
+ * newer one started is dropped.
+ */
+public final class DoctorViewModel {
+
+    private static final Logger LOG = Logger.getLogger(DoctorViewModel.class.getName());
+
+    /** The checks whose result depends on the address: repeated for the loopback lab's second address. */
+    private static final Set<String> PER_ADDRESS = Set.of("device", "netdev", "GID", LabChecks.GID_INDEX);
+
+    /** The step and parameter a path MTU fix changes. */
+    static final String RTR_STEP = "modify-rtr";
+    static final String PATH_MTU = "path_mtu";
+
+    /** Runs the doctor's local checks for one target; tests give a fake. */
+    @FunctionalInterface
+    public interface Checks {
+        /** The checks for {@code target}, on the calling (background) thread. */
+        LocalChecks.Result run(LocalChecks.Target target);
+    }
+
+    /**
+     * A one-click fix in the lab.
+     *
+     * @param label what the button says
+     * @param apply what the click does (on the UI thread)
+     */
+    public record Action(String label, Runnable apply) {
+    }
+
+    /**
+     * One line of the report.
+     *
+     * @param check what the doctor found
+     * @param where the address it was checked for ("client 127.0.0.2"), or empty when there is one
+     * @param field the setup field or step parameter to change, or what outside the lab; empty unless failed
+     * @param action the one-click fix, when the lab can apply it
+     */
+    public record Row(Check check, String where, String field, Optional<Action> action) {
+
+        /** ✓, ✗ or -. */
+        public String symbol() {
+            return check.status().symbol();
+        }
+
+        /** The check's name, with the address when the report covers two. */
+        public String title() {
+            return check.name() + (where.isEmpty() ? "" : " · " + where);
+        }
+    }
+
+    /** One address to check and how it is labelled in the report. */
+    private record Address(String ip, String where) {
+    }
+
+    private final LabViewModel lab;
+    private final Checks checks;
+    private final DeviceOptions base;
+    private final Executor background;
+    private final Executor ui;
+    private final ObservableList<Row> rows = FXCollections.observableArrayList();
+    private final ReadOnlyStringWrapper summary = new ReadOnlyStringWrapper("not run yet");
+    private final ReadOnlyStringWrapper subject = new ReadOnlyStringWrapper("");
+    private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper();
+    private long generation;
+    private boolean waitingForDevice;
+    private boolean ranOnce;
+
+    /**
+     * The doctor over this machine ({@link Host#system()}) and {@code backends}.
+     *
+     * @param base device options of software devices (their address is replaced per address checked)
+     */
+    public DoctorViewModel(LabViewModel lab, Backends backends, DeviceOptions base, Executor background, Executor ui) {
+        this(lab, target -> new LocalChecks(Host.system(), backends).run(target), base, background, ui);
+    }
+
+    /** The doctor with its own checks (tests). */
+    DoctorViewModel(LabViewModel lab, Checks checks, DeviceOptions base, Executor background, Executor ui) {
+        this.lab = lab;
+        this.checks = checks;
+        this.base = base;
+        this.background = background;
+        this.ui = ui;
+        lab.setup().deviceProperty().addListener((observable, before, device) -> {
+            if (device != null && waitingForDevice) {
+                waitingForDevice = false;
+                run();
+            }
+        });
+    }
+
+    /** Runs the checks the first time only (the tab was shown); later runs are the user's. */
+    public void runOnce() {
+        if (!ranOnce) {
+            run();
+        }
+    }
+
+    /** Runs the checks for the setup as it is now. */
+    public void run() {
+        ranOnce = true;
+        SetupViewModel setup = lab.setup();
+        if (setup.deviceProperty().get() == null) {
+            waitingForDevice = true;
+            summary.set("waiting for the device list; the checks run once a device is chosen");
+            return;
+        }
+        String device = setup.deviceProperty().get().name();
+        boolean loopback = setup.modeProperty().get() == LabSetup.Mode.LOOPBACK;
+        int port = setup.portProperty().get() == null ? 1 : setup.portProperty().get().number();
+        String gidIndex = setup.gidIndexProperty().get() == null ? "" : setup.gidIndexProperty().get();
+        Mtu pathMtu = largestPathMtu();
+        List<Address> addresses = loopback
+                ? List.of(new Address(LabSetup.LOOPBACK_SERVER_IP, "server " + LabSetup.LOOPBACK_SERVER_IP),
+                        new Address(LabSetup.LOOPBACK_CLIENT_IP, "client " + LabSetup.LOOPBACK_CLIENT_IP))
+                : List.of(new Address(setup.localIpProperty().get().trim(), ""));
+        subject.set(device + " port " + port + (loopback ? " for the loopback lab (" + LabSetup.LOOPBACK_SERVER_IP
+                + " and " + LabSetup.LOOPBACK_CLIENT_IP + ")" : " on " + addresses.get(0).ip()) + ", gid_idx "
+                + gidIndex.trim() + (pathMtu == null ? "" : ", path_mtu " + pathMtu.bytes()));
+        long run = ++generation;
+        running.set(true);
+        summary.set("running the checks...");
+        background.execute(() -> {
+            List<Row> found = check(device, port, gidIndex, pathMtu, addresses, loopback);
+            ui.execute(() -> publish(run, found));
+        });
+    }
+
+    /** The largest path_mtu of the sides' RTR steps, or null without sides. */
+    private Mtu largestPathMtu() {
+        int largest = -1;
+        for (SideViewModel side : lab.sides()) {
+            largest = Math.max(largest, pathMtu(side));
+        }
+        return largest < 0 ? null : Mtu.ofBytes(largest);
+    }
+
+    private static int pathMtu(SideViewModel side) {
+        return side.session().steps().stream().filter(step -> step.id().equals(RTR_STEP)).findFirst()
+                .map(step -> Integer.parseInt(step.parameter(PATH_MTU).value())).orElse(-1);
+    }
+
+    /** On the background thread: the checks for every address, as rows. */
+    private List<Row> check(String device, int port, String gidIndex, Mtu pathMtu, List<Address> addresses,
+            boolean loopback) {
+        List<Row> found = new ArrayList<>();
+        try {
+            for (int i = 0; i < addresses.size(); i++) {
+                Address address = addresses.get(i);
+                DeviceOptions options;
+                try {
+                    options = base.withAddress(DeviceOptions.parseAddress(address.ip()));
+                } catch (IllegalArgumentException e) {
+                    found.add(new Row(Check.fail("local IP", "'" + address.ip() + "' is not an IPv4 address: "
+                            + e.getMessage(), "type one of this machine's IPv4 addresses"), address.where(),
+                            "Setup › local IP", Optional.empty()));
+                    continue;
+                }
+                LocalChecks.Result result = checks.run(new LocalChecks.Target(address.ip(), device, options,
+                        pathMtu, port));
+                List<Check> all = new ArrayList<>(result.checks());
+                all.add(LabChecks.gidIndex(gidIndex, result.facts()));
+                for (Check check : all) {
+                    if (i == 0 || PER_ADDRESS.contains(check.name())) {
+                        found.add(row(check, address.where(), result.facts(), pathMtu, loopback));
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "the doctor's checks stopped", e);
+            found.add(new Row(Check.fail("doctor", "the checks stopped: " + e, "run 'doctor --verbose <local_ip> "
+                    + device + "' from a terminal to see where"), "", "", Optional.empty()));
+        }
+        return found;
+    }
+
+    /** The row for a check: for a failure, the field to change and, where the lab can, the one-click fix. */
+    private Row row(Check check, String where, Optional<SideFacts> facts, Mtu pathMtu, boolean loopback) {
+        if (!check.failed()) {
+            return new Row(check, where, "", Optional.empty());
+        }
+        String localIp = loopback ? "this machine's loopback addresses" : "Setup › local IP";
+        return switch (check.name()) {
+            case LabChecks.GID_INDEX -> new Row(check, where, "Setup › gid_idx", facts
+                    .filter(side -> side.gidIndex() >= 0)
+                    .map(side -> new Action("Use GID " + side.gidIndex(), () -> useGid(side.gidIndex()))));
+            case "MTU" -> {
+                Optional<Integer> active = facts.map(SideFacts::activeMtu).filter(mtu -> mtu > 0);
+                if (pathMtu != null && active.isPresent() && pathMtu.bytes() > active.get()) {
+                    yield new Row(check, where, "Step 'Modify QP to RTR' › path_mtu (every side)",
+                            Optional.of(new Action("Use path_mtu " + active.get(), () -> usePathMtu(active.get()))));
+                }
+                yield new Row(check, where, "This machine › the netdev's MTU (outside the lab)", Optional.empty());
+            }
+            case "GID", "netdev" -> new Row(check, where, loopback ? "This machine › the addresses of lo (outside the lab)"
+                    : "Setup › local IP, or this machine's addresses", Optional.empty());
+            case "device" -> new Row(check, where, "Setup › device, or " + localIp, Optional.empty());
+            case "port" -> new Row(check, where, "This machine › the link (outside the lab)", Optional.empty());
+            default -> new Row(check, where, "This machine (outside the lab): run the fix in a terminal",
+                    Optional.empty());
+        };
+    }
+
+    private void publish(long run, List<Row> found) {
+        if (run != generation) {
+            return;
+        }
+        // Failures first: the inspector is narrow, and what needs a change should be seen without scrolling.
+        List<Row> ordered = new ArrayList<>(found.stream().filter(row -> row.check().failed()).toList());
+        ordered.addAll(found.stream().filter(row -> !row.check().failed()).toList());
+        rows.setAll(ordered);
+        running.set(false);
+        long passed = found.stream().filter(row -> row.check().status() == Check.Status.PASS).count();
+        long failed = found.stream().filter(row -> row.check().failed()).count();
+        long skipped = found.size() - passed - failed;
+        summary.set(passed + " passed, " + failed + " failed" + (skipped == 0 ? "" : ", " + skipped + " not applicable"));
+    }
+
+    /** Every side takes GID {@code index}, starts over and runs back to where it was; then the checks run again. */
+    void useGid(int index) {
+        lab.applyFix(null, new Diagnosis.Fix("query-port", "gid_idx", Integer.toString(index), "use GID " + index));
+        run();
+    }
+
+    /** Every side whose RTR step asks for more than {@code bytes} takes {@code bytes}; then the checks run again. */
+    void usePathMtu(int bytes) {
+        for (SideViewModel side : List.copyOf(lab.sides())) {
+            if (pathMtu(side) > bytes) {
+                lab.applyFix(side, new Diagnosis.Fix(RTR_STEP, PATH_MTU, Integer.toString(bytes),
+                        "use the active MTU " + bytes));
+            }
+        }
+        run();
+    }
+
+    /** The report, one row per check. */
+    public ObservableList<Row> rows() {
+        return rows;
+    }
+
+    /** "14 passed, 1 failed", or what the doctor is doing. */
+    public ReadOnlyStringProperty summaryProperty() {
+        return summary.getReadOnlyProperty();
+    }
+
+    /** What was checked: the device, port, addresses, gid_idx and path MTU. */
+    public ReadOnlyStringProperty subjectProperty() {
+        return subject.getReadOnlyProperty();
+    }
+
+    /** True while the checks run. */
+    public ReadOnlyBooleanProperty runningProperty() {
+        return running.getReadOnlyProperty();
+    }
+}

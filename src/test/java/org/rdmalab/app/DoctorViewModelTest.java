@@ -1,0 +1,267 @@
+package org.rdmalab.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rdmalab.doctor.Check;
+import org.rdmalab.doctor.LocalChecks;
+import org.rdmalab.doctor.SideFacts;
+import org.rdmalab.testing.Ports;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+
+/**
+ * The Doctor view's model without the toolkit: the lab on a single "UI" thread standing in for the
+ * JavaFX thread, the doctor with same-thread executors (or queues, to see which runs where).
+ */
+class DoctorViewModelTest {
+
+    private ExecutorService uiThread;
+    private DeviceOptions base;
+    private LabViewModel lab;
+
+    @BeforeEach
+    void start() {
+        uiThread = Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "test ui"));
+        base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
+        lab = onUi(() -> {
+            LabViewModel made = new LabViewModel(Backends.installed(), base, Runnable::run, uiThread,
+                    LabViewModel.daemonWorkers());
+            made.apply(made.defaultSetup());
+            return made;
+        });
+        await("the device and its GID table", () -> lab.setup().deviceProperty().get() != null
+                && !lab.setup().gids().isEmpty());
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        onUi(() -> {
+            lab.close();
+            return null;
+        });
+        uiThread.shutdown();
+        assertTrue(uiThread.awaitTermination(5, TimeUnit.SECONDS));
+    }
+
+    private <T> T onUi(Callable<T> action) {
+        try {
+            return uiThread.submit(action).get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!onUi(condition::getAsBoolean)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    /** A soft0-like report for one address: everything passes, GID[3] carries the address. */
+    private static LocalChecks.Result healthy(LocalChecks.Target target) {
+        String ip = target.localIp();
+        return new LocalChecks.Result(List.of(
+                Check.pass("device", "soft0 opened on " + ip),
+                Check.pass("port", "soft0 port 1: ACTIVE"),
+                Check.pass("MTU", "active MTU 1024"),
+                Check.pass("GID", ip + " is GID[3] ::ffff:" + ip + " RoCE v2")),
+                Optional.of(new SideFacts("soft0", "software", ip, "lo", 8, 65536, 1024, -1, "Ethernet", "ACTIVE", 3,
+                        "::ffff:" + ip, "RoCE v2")));
+    }
+
+    private static List<String> lines(DoctorViewModel doctor) {
+        return doctor.rows().stream().map(row -> row.symbol() + " " + row.title()).toList();
+    }
+
+    private static DoctorViewModel.Row row(DoctorViewModel doctor, String title) {
+        return doctor.rows().stream().filter(row -> row.title().equals(title)).findFirst()
+                .orElseThrow(() -> new AssertionError("no row '" + title + "' in " + lines(doctor)));
+    }
+
+    private boolean idle() {
+        return lab.sides().stream().noneMatch(side -> side.busyProperty().get());
+    }
+
+    @Test
+    void checksBothLoopbackAddressesAndTheSeedsGidIndexFailsWithAOneClickFixThatReplaysTheLab() {
+        List<LocalChecks.Target> targets = new ArrayList<>();
+        DoctorViewModel doctor = onUi(() -> new DoctorViewModel(lab, target -> {
+            targets.add(target);
+            return healthy(target);
+        }, base, Runnable::run, Runnable::run));
+        onUi(() -> {
+            doctor.run();
+            return null;
+        });
+        assertEquals(List.of("127.0.0.1", "127.0.0.2"), targets.stream().map(LocalChecks.Target::localIp).toList());
+        assertEquals("soft0", targets.get(0).device());
+        assertEquals(256, targets.get(0).pathMtu().bytes(), "the RTR step's path_mtu is checked");
+        assertEquals(base.udpPort(), targets.get(1).options().udpPort());
+        assertEquals("127.0.0.2", targets.get(1).options().address().getHostAddress());
+        onUi(() -> {
+            assertEquals(List.of("✗ gid_idx · server 127.0.0.1", "✗ gid_idx · client 127.0.0.2",
+                    "✓ device · server 127.0.0.1", "✓ port · server 127.0.0.1", "✓ MTU · server 127.0.0.1",
+                    "✓ GID · server 127.0.0.1", "✓ device · client 127.0.0.2", "✓ GID · client 127.0.0.2"),
+                    lines(doctor), "failures first, then the doctor's order");
+            assertEquals("6 passed, 2 failed", doctor.summaryProperty().get());
+            assertTrue(doctor.subjectProperty().get().startsWith("soft0 port 1 for the loopback lab"),
+                    doctor.subjectProperty().get());
+            DoctorViewModel.Row gid = row(doctor, "gid_idx · client 127.0.0.2");
+            assertEquals("Setup › gid_idx", gid.field());
+            assertTrue(gid.check().fix().startsWith("use gid_idx 3, the recommended GID[3] ::ffff:127.0.0.2"),
+                    gid.check().fix());
+            assertEquals("Use GID 3", gid.action().orElseThrow().label());
+            assertTrue(row(doctor, "GID · client 127.0.0.2").action().isEmpty());
+            gid.action().get().apply().run();
+            assertEquals("3", lab.setup().gidIndexProperty().get());
+            assertEquals(List.of("✓ gid_idx · server 127.0.0.1", "✓ gid_idx · client 127.0.0.2"), lines(doctor)
+                    .stream().filter(line -> line.contains("gid_idx")).toList());
+            assertEquals("8 passed, 0 failed", doctor.summaryProperty().get());
+            return null;
+        });
+        await("both sides replayed", this::idle);
+        onUi(() -> {
+            for (SideViewModel side : lab.sides()) {
+                assertEquals("3", side.session().steps().stream().filter(step -> step.id().equals("query-port"))
+                        .findFirst().orElseThrow().parameter("gid_idx").value(), side.name());
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void soft0sRealReportShowsPassedChecksAndTheRecommendedGidFixesGidIdx() {
+        DoctorViewModel doctor = onUi(() -> new DoctorViewModel(lab, Backends.installed(), base, Runnable::run,
+                Runnable::run));
+        onUi(() -> {
+            doctor.run();
+            for (String title : List.of("device · server 127.0.0.1", "port · server 127.0.0.1", "MTU · server 127.0.0.1",
+                    "GID · server 127.0.0.1", "device · client 127.0.0.2", "GID · client 127.0.0.2")) {
+                assertEquals(Check.Status.PASS, row(doctor, title).check().status(), () -> title + ": "
+                        + row(doctor, title).check().found());
+            }
+            assertTrue(row(doctor, "GID · client 127.0.0.2").check().found().contains("recommended GID[3]"));
+            assertEquals(Check.Status.SKIP, row(doctor, "libibverbs · server 127.0.0.1").check().status());
+            DoctorViewModel.Row gid = row(doctor, "gid_idx · server 127.0.0.1");
+            assertTrue(gid.check().failed());
+            assertTrue(gid.check().found().contains("ibv_modify_qp to RTR fails with EINVAL"), gid.check().found());
+            long failed = doctor.rows().stream().filter(row -> row.check().failed()).count();
+            long passed = doctor.rows().stream().filter(row -> row.check().status() == Check.Status.PASS).count();
+            assertTrue(doctor.summaryProperty().get().startsWith(passed + " passed, " + failed + " failed"),
+                    doctor.summaryProperty().get());
+            gid.action().orElseThrow().apply().run();
+            assertFalse(row(doctor, "gid_idx · server 127.0.0.1").check().failed());
+            assertTrue(row(doctor, "gid_idx · client 127.0.0.2").check().found()
+                    .startsWith("gid_idx 3 is the recommended GID[3] ::ffff:127.0.0.2 (RoCE v2)"));
+            return null;
+        });
+        await("both sides replayed", this::idle);
+    }
+
+    @Test
+    void aPathMtuAboveTheActiveMtuNamesTheRtrParameterAndTheButtonSetsItOnEverySide() {
+        DoctorViewModel doctor = onUi(() -> new DoctorViewModel(lab, Backends.installed(), base, Runnable::run,
+                Runnable::run));
+        onUi(() -> {
+            for (SideViewModel side : lab.sides()) {
+                rtr(side).parameter("path_mtu").set("4096");
+            }
+            doctor.run();
+            DoctorViewModel.Row mtu = row(doctor, "MTU · server 127.0.0.1");
+            assertTrue(mtu.check().failed());
+            assertTrue(mtu.check().found().startsWith("path MTU 4096 is above the active MTU 1024"),
+                    mtu.check().found());
+            assertEquals("Step 'Modify QP to RTR' › path_mtu (every side)", mtu.field());
+            assertEquals("Use path_mtu 1024", mtu.action().orElseThrow().label());
+            mtu.action().get().apply().run();
+            for (SideViewModel side : lab.sides()) {
+                assertEquals("1024", rtr(side).parameter("path_mtu").value(), side.name());
+            }
+            assertEquals(Check.Status.PASS, row(doctor, "MTU · server 127.0.0.1").check().status());
+            assertTrue(doctor.subjectProperty().get().endsWith("path_mtu 1024"), doctor.subjectProperty().get());
+            return null;
+        });
+    }
+
+    private static org.rdmalab.lab.Step rtr(SideViewModel side) {
+        return side.session().steps().stream().filter(step -> step.id().equals("modify-rtr")).findFirst().orElseThrow();
+    }
+
+    @Test
+    void theChecksRunOnTheBackgroundExecutorAndOnlyTheNewestRunIsPublished() {
+        List<Runnable> background = new ArrayList<>();
+        List<Runnable> ui = new ArrayList<>();
+        List<String> ranOn = new ArrayList<>();
+        int[] runs = new int[1];
+        DoctorViewModel doctor = onUi(() -> new DoctorViewModel(lab, target -> {
+            ranOn.add(Thread.currentThread().getName());
+            LocalChecks.Result result = healthy(target);
+            List<Check> checks = new ArrayList<>(result.checks());
+            checks.add(Check.pass("call", "call " + ++runs[0]));
+            return new LocalChecks.Result(checks, result.facts());
+        }, base, background::add, ui::add));
+        onUi(() -> {
+            doctor.run();
+            assertTrue(doctor.runningProperty().get());
+            assertEquals("running the checks...", doctor.summaryProperty().get());
+            doctor.run();
+            return null;
+        });
+        assertTrue(ranOn.isEmpty(), "nothing ran on the calling thread");
+        assertEquals(2, background.size());
+        background.forEach(Runnable::run);
+        assertEquals(4, ranOn.size(), "two runs, two addresses each, on the background executor");
+        assertEquals(2, ui.size());
+        onUi(() -> {
+            assertTrue(doctor.rows().isEmpty(), "rows are published on the UI executor only");
+            ui.forEach(Runnable::run);
+            assertFalse(doctor.runningProperty().get());
+            assertEquals("call 3", row(doctor, "call · server 127.0.0.1").check().found(), "the older run was dropped");
+            assertEquals("7 passed, 2 failed", doctor.summaryProperty().get());
+            return null;
+        });
+    }
+
+    @Test
+    void withoutADeviceTheDoctorWaitsAndRunsOnceOneIsChosen() {
+        List<LocalChecks.Target> targets = new ArrayList<>();
+        onUi(() -> {
+            SetupViewModel.DeviceChoice chosen = lab.setup().deviceProperty().get();
+            lab.setup().deviceProperty().set(null);
+            DoctorViewModel doctor = new DoctorViewModel(lab, target -> {
+                targets.add(target);
+                return healthy(target);
+            }, base, Runnable::run, Runnable::run);
+            doctor.runOnce();
+            assertTrue(targets.isEmpty());
+            assertTrue(doctor.summaryProperty().get().startsWith("waiting for the device list"));
+            lab.setup().deviceProperty().set(chosen);
+            assertEquals(2, targets.size());
+            doctor.runOnce();
+            assertEquals(2, targets.size(), "runOnce runs the first time only");
+            return null;
+        });
+    }
+}
