@@ -94,14 +94,21 @@ public final class BuffersViewModel {
     }
 
     private final LabViewModel lab;
+    private final java.util.concurrent.Executor ui;
+    private boolean refreshPending;
     private final ObservableList<Pane> panes = FXCollections.observableArrayList();
     private final ReadOnlyIntegerWrapper version = new ReadOnlyIntegerWrapper();
     private byte[] remoteBytes;
     private long remoteOffset;
     private String remoteLabel = "";
 
-    BuffersViewModel(LabViewModel lab) {
+    /**
+     * @param ui where a refresh runs after events asked for one (the next frame, once however many
+     *     events asked; tests pass a same-thread executor)
+     */
+    BuffersViewModel(LabViewModel lab, java.util.concurrent.Executor ui) {
         this.lab = lab;
+        this.ui = ui;
         lab.sides().addListener((javafx.collections.ListChangeListener<SideViewModel>) change -> rebuild());
         lab.afterEvent(this::onEvent);
         rebuild();
@@ -136,7 +143,13 @@ public final class BuffersViewModel {
         if (sideEvent.event() instanceof LabEvent.StepFinished || sideEvent.event() instanceof LabEvent.Completion
                 || sideEvent.event() instanceof LabEvent.BufferChanged
                 || sideEvent.event() instanceof LabEvent.RemoteBuffer) {
-            refresh();
+            if (!refreshPending) {
+                refreshPending = true;
+                ui.execute(() -> {
+                    refreshPending = false;
+                    refresh();
+                });
+            }
         }
     }
 

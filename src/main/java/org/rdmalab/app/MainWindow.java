@@ -86,7 +86,7 @@ public final class MainWindow {
         controllers.put(PacketsView.class, new PacketsView(lab));
         controllers.put(CompletionsView.class, new CompletionsView(lab));
         controllers.put(ConnectionDataView.class, new ConnectionDataView(new ConnectionDataViewModel(lab)));
-        controllers.put(BuffersView.class, new BuffersView(new BuffersViewModel(lab)));
+        controllers.put(BuffersView.class, new BuffersView(new BuffersViewModel(lab, ui)));
         controllers.put(TrafficView.class, new TrafficView(new TrafficViewModel(lab, ui), lab));
         controllers.put(DoctorView.class, new DoctorView(new DoctorViewModel(lab, backends, base, backgroundWork, ui)));
         Views views = new Views(controllers);

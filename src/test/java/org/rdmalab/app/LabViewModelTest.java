@@ -119,7 +119,7 @@ class LabViewModelTest {
 
     @Test
     void theLoopbackLabRunsTheSeedToHelloWorldWithTheRecommendedGid() {
-        BuffersViewModel buffers = onUi(() -> new BuffersViewModel(lab));
+        BuffersViewModel buffers = onUi(() -> new BuffersViewModel(lab, uiThread));
         onUi(() -> {
             lab.apply(lab.defaultSetup().withGidIndex("3"));
             lab.runAllToEnd();

@@ -33,7 +33,7 @@ class ViewsLoadTest {
                 SetupView.class, new SetupView(lab),
                 StepView.class, new StepView(new StepViewModel(lab)),
                 CompletionsView.class, new CompletionsView(lab),
-                BuffersView.class, new BuffersView(new BuffersViewModel(lab)),
+                BuffersView.class, new BuffersView(new BuffersViewModel(lab, Runnable::run)),
                 TrafficView.class, new TrafficView(new TrafficViewModel(lab, Runnable::run), lab),
                 ConnectionDataView.class, new ConnectionDataView(new ConnectionDataViewModel(lab)),
                 ResourcesView.class, new ResourcesView(new ResourcesViewModel(lab, Executors.newSingleThreadExecutor(),
