@@ -90,9 +90,13 @@ final class DeviceSteps {
                     + ", lid " + attributes.lid(), true));
             String choice = parameter("gid_idx").value().trim();
             GidEntry entry;
+            String why = "";
             if (choice.equalsIgnoreCase("auto")) {
+                // The GID that carries <local_ip>, as soft0's table (derived from that address) gives it.
                 List<GidEntry> table = context.gidTable(port);
-                entry = GidSelection.best(table).orElse(null);
+                Optional<GidSelection.Choice> chosen = GidSelection.forAddress(table, session.deviceOptions().address());
+                entry = chosen.map(GidSelection.Choice::entry).orElse(null);
+                why = chosen.map(c -> " (gid_idx auto: " + c.reason() + ")").orElse("");
             } else {
                 int index;
                 try {
@@ -106,7 +110,7 @@ final class DeviceSteps {
             String gidLine = entry == null
                     ? "no GID (gid_idx -1: no GRH" + (attributes.linkLayer() == LinkLayer.ETHERNET
                     ? "; RoCE needs one, RTR will fail)" : ")")
-                    : "GID[" + entry.index() + "] " + entry.gid() + " " + entry.type().text();
+                    : "GID[" + entry.index() + "] " + entry.gid() + " " + entry.type().text() + why;
             session.emit(new LabEvent.VerbCall("ibv_query_gid", gidLine, true));
             return StepResult.ok("port " + port + " " + attributes.state().name() + ", " + gidLine);
         }
