@@ -80,7 +80,7 @@ static int sock_connect(void)
     struct addrinfo *res;
     char port[8];
     int fd = -1, one = 1;
-    struct timeval tv = { .tv_sec = 60, .tv_usec = 0 };
+    struct timeval tv = { .tv_sec = 600, .tv_usec = 0 }; /* a JVM peer in an emulated VM starts slowly */
 
     snprintf(port, sizeof port, "%d", config.port);
     if (getaddrinfo(config.server_name ? config.server_name : config.local_addr, port, &hints, &res) != 0) {

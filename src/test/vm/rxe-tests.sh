@@ -19,6 +19,9 @@ IP1=$RXE_IP IP2=$RXE_IP2
 # C1 only and the serial collector: emulated CPUs spend less time compiling and collecting.
 JAVA_OPTS=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss1m)
 lab() { java "${JAVA_OPTS[@]}" -jar "$JAR" "$@"; }
+# demo's accept and connect wait: a JVM start in the emulated VM can take a minute, longer than
+# the default 30 s a server waits for its client.
+WAIT=(--timeout 600)
 
 passed=0 failed=0 failures=""
 now() { date +%s.%N; }
@@ -72,13 +75,15 @@ test_devices() {
     expect devices.out "link_layer:   Ethernet"
     # Every GID the kernel lists in sysfs (one grep: the table has hundreds of empty slots), as
     # the table shows it: its index and the type rxe gives it.
-    local sys=/sys/class/infiniband/rxe0/ports/1 idx gid type
+    local sys=/sys/class/infiniband/rxe0/ports/1 idx gid type seen=0
     while IFS=: read -r idx gid; do
+        seen=$((seen + 1))
         type=$(cat "$sys/gid_attrs/types/$idx" 2>/dev/null)
         [ "$type" = "RoCE v2" ] || problems="$problems\n    GID $idx has type '$type'"
         grep -Eq "GID\[ *$idx\]: +[0-9a-f:.]+ +RoCE v2 +eth0" "$LOGS/devices.out" \
             || problems="$problems\n    devices does not list GID $idx ($gid, $type)"
     done < <(cd "$sys/gids" && grep -v -H '^0000:0000:0000:0000:0000:0000:0000:0000$' -- * 2>/dev/null)
+    [ "$seen" -ge 3 ] || problems="$problems\n    sysfs showed $seen GIDs for rxe0, expected at least 3"
     expect devices.out "::ffff:$IP1"
     expect devices.out "::ffff:$IP2"
 }
@@ -86,7 +91,8 @@ test_devices() {
 demo_pair() { # demo_pair NAME PROTOCOL [extra options]
     local name=$1 protocol=$2; shift 2
     PORT=$([ "$protocol" = pingpong ] && echo 18515 || echo 12025)
-    peers "$name" lab demo "$IP1" rxe0 --protocol "$protocol" "$@" -- lab demo "$IP2" rxe0 "$IP1" --protocol "$protocol" "$@"
+    peers "$name" lab demo "$IP1" rxe0 --protocol "$protocol" "${WAIT[@]}" "$@" \
+        -- lab demo "$IP2" rxe0 "$IP1" --protocol "$protocol" "${WAIT[@]}" "$@"
     expect_status "$name server" "$server_status" 0
     expect_status "$name client" "$client_status" 0
     # <local_ip> chose the GID carrying it (rxe0 lists 10.0.2.15 at 1 and 10.0.2.16 at 2).
@@ -118,7 +124,7 @@ test_demo_pingpong() {
 test_pingpong_vs_ibv_rc_pingpong() {
     PORT=18515
     # RDMA Lab serves, ibv_rc_pingpong connects from 10.0.2.16 (GID 2) ...
-    peers pingpong_lab_server lab demo "$IP1" rxe0 --protocol pingpong --iters 200 \
+    peers pingpong_lab_server lab demo "$IP1" rxe0 --protocol pingpong --iters 200 "${WAIT[@]}" \
         -- ibv_rc_pingpong -d rxe0 -g 2 -n 200 "$IP1"
     expect_status "RDMA Lab server" "$server_status" 0
     expect_status "ibv_rc_pingpong client" "$client_status" 0
@@ -126,7 +132,7 @@ test_pingpong_vs_ibv_rc_pingpong() {
     expect pingpong_lab_server.server "200 iters in"
     # ... and the other way round.
     peers pingpong_lab_client ibv_rc_pingpong -d rxe0 -g 1 -n 200 \
-        -- lab demo "$IP2" rxe0 "$IP1" --protocol pingpong --iters 200
+        -- lab demo "$IP2" rxe0 "$IP1" --protocol pingpong --iters 200 "${WAIT[@]}"
     expect_status "ibv_rc_pingpong server" "$server_status" 0
     expect_status "RDMA Lab client" "$client_status" 0
     expect pingpong_lab_client.server "200 iters in"
@@ -136,13 +142,13 @@ test_pingpong_vs_ibv_rc_pingpong() {
 test_seed_c_vs_demo() {
     PORT=12025
     # The seed's C program serves, RDMA Lab's demo is the client ...
-    peers seed_c_server "$SEED" -g 1 "$IP1" rxe0 -- lab demo "$IP2" rxe0 "$IP1"
+    peers seed_c_server "$SEED" -g 1 "$IP1" rxe0 -- lab demo "$IP2" rxe0 "$IP1" "${WAIT[@]}"
     expect_status "seed_demo server" "$server_status" 0
     expect_status "demo client" "$client_status" 0
     expect seed_c_server.server "Contents of server buffer: 'HelloWorld'"
     expect seed_c_server.client "Message is: 'ServerSend'"
     # ... and RDMA Lab's demo serves the seed's C client.
-    peers seed_c_client lab demo "$IP1" rxe0 -- "$SEED" -g 2 "$IP2" rxe0 "$IP1"
+    peers seed_c_client lab demo "$IP1" rxe0 "${WAIT[@]}" -- "$SEED" -g 2 "$IP2" rxe0 "$IP1"
     expect_status "demo server" "$server_status" 0
     expect_status "seed_demo client" "$client_status" 0
     expect seed_c_client.server "Contents of server buffer: 'HelloWorld'"
@@ -154,6 +160,7 @@ test_seed_c_vs_demo() {
 # opcode of every completion; the QP states queried; the result.
 outcome() {
     sed -n -E \
+        -e 's/^(server|client) +ibv_poll_cq +(wr_id [0-9]+) +(IBV_WC_[A-Z_]+) +(opcode [A-Z_]+ +byte_len [0-9]+).*/\1 \2 \3 \4/p; t' \
         -e 's/^(server|client) +ibv_poll_cq +(wr_id [0-9]+) +(IBV_WC_[A-Z_]+).*/\1 \2 \3/p' \
         -e 's/^(server|client) +ibv_query_qp +qp_num 0x[0-9a-f]+ is in (IBV_QPS_[A-Z]+).*/\1 \2/p' \
         -e 's/^scenario ([a-z-]+):.*/== \1/p' \
@@ -182,13 +189,66 @@ test_loopback_all() {
     most=$(sed -n 's/.* qp \([0-9]*\) .*/\1/p' "$LOGS/loopback_all.samples" | sort -n | tail -1)
     [ -n "$most" ] && [ "$most" -le $((BASE_QP + 2)) ] \
         || problems="$problems\n    QPs alive during the run reached ${most:-?} (rxe's own: $BASE_QP): objects leaked"
-    # The same scenarios on soft0 in this VM (rxe owns UDP 4791, so soft0 takes another port).
-    lab loopback --scenario all --udp-port 4792 >"$LOGS/loopback_all.soft0" 2>&1
-    expect_status "loopback --scenario all (soft0)" $? 0
+    # The same scenarios on soft0, run by run-rxe-tests on the host (faster than here).
+    cp target/vm/soft0-loopback-all.out "$LOGS/loopback_all.soft0" 2>/dev/null \
+        || problems="$problems\n    target/vm/soft0-loopback-all.out is missing (run-rxe-tests writes it)"
     outcome "$LOGS/loopback_all.rxe0" >"$LOGS/loopback_all.rxe0.outcome"
     outcome "$LOGS/loopback_all.soft0" >"$LOGS/loopback_all.soft0.outcome"
     if ! diff -u "$LOGS/loopback_all.soft0.outcome" "$LOGS/loopback_all.rxe0.outcome" >"$LOGS/loopback_all.diff"; then
         problems="$problems\n    completions or QP states differ between soft0 and rxe0 (- soft0, + rxe0):\n$(sed 's/^/      /' "$LOGS/loopback_all.diff")"
+    fi
+}
+
+# Two more rxe devices on the two ends of a veth pair, so that packets really cross an interface
+# and tcpdump sees them: rxeA on vethA (10.2.0.1), rxeB on vethB (10.3.0.1). Both addresses are
+# local, so the kernel must accept packets from a local source (accept_local) and not filter them
+# by reverse path (rp_filter), or RTR fails and nothing crosses.
+veth_up() {
+    [ -e /sys/class/infiniband/rxeB ] && return 0
+    ip link add vethA type veth peer name vethB && ip addr add 10.2.0.1/24 dev vethA \
+        && ip addr add 10.3.0.1/24 dev vethB && ip link set vethA up && ip link set vethB up || return 1
+    local c
+    for c in all default vethA vethB; do
+        echo 1 >/proc/sys/net/ipv4/conf/$c/accept_local; echo 0 >/proc/sys/net/ipv4/conf/$c/rp_filter
+    done
+    rdma link add rxeA type rxe netdev vethA && rdma link add rxeB type rxe netdev vethB
+}
+
+# The packets of a capture, as `pcap inspect` lists them, with what differs by nature between two
+# runs taken out: addresses and ports become S (the server) and C (the client); QPNs, virtual
+# addresses and rkeys become their field names.
+packets() { # packets FILE SERVER_IP
+    sed -E -n '/ICRC/ {
+        s/^[0-9]+ //
+        s/'"$2"':[0-9]+/S/g; s/[0-9]+(\.[0-9]+){3}:[0-9]+/C/g
+        s/qp 0x[0-9a-f]+/qp/; s/va 0x[0-9a-f]+/va/; s/rkey 0x[0-9a-f]+/rkey/
+        p }' "$1"
+}
+
+test_wire_seed() {
+    local soft=target/vm/soft0-seed.pcap
+    [ -s "$soft" ] || { problems="$problems\n    $soft is missing (run-rxe-tests captures it on this machine)"; return; }
+    veth_up || { problems="$problems\n    could not set up rxeA / rxeB on a veth pair"; return; }
+    tcpdump -i vethA -U -w "$LOGS/wire_seed.rxe.pcap" udp port 4791 2>"$LOGS/wire_seed.tcpdump" &
+    local dump=$! n=0
+    while ! grep -q "listening on" "$LOGS/wire_seed.tcpdump" && [ $n -lt 100 ]; do sleep 0.2; n=$((n + 1)); done
+    PORT=12025
+    peers wire_seed lab demo 10.2.0.1 rxeA "${WAIT[@]}" -- lab demo 10.3.0.1 rxeB 10.2.0.1 "${WAIT[@]}"
+    sleep 1; kill -INT "$dump"; wait "$dump"
+    expect_status "demo server on rxeA" "$server_status" 0
+    expect_status "demo client on rxeB" "$client_status" 0
+    expect wire_seed.server "Contents of server buffer: 'HelloWorld'"
+    # Every ICRC the kernel wrote verifies, and the packets are those soft0 sends for the same run.
+    lab pcap inspect "$LOGS/wire_seed.rxe.pcap" >"$LOGS/wire_seed.inspect.rxe" 2>&1
+    expect_status "pcap inspect of rxe's frames" $? 0
+    expect wire_seed.inspect.rxe "0 ICRC bad, 0 malformed"
+    lab pcap inspect "$soft" >"$LOGS/wire_seed.inspect.soft0" 2>&1
+    expect_status "pcap inspect of soft0's frames" $? 0
+    packets "$LOGS/wire_seed.inspect.rxe" 10.2.0.1 >"$LOGS/wire_seed.rxe.packets"
+    packets "$LOGS/wire_seed.inspect.soft0" 127.0.0.41 >"$LOGS/wire_seed.soft0.packets"
+    [ -s "$LOGS/wire_seed.rxe.packets" ] || problems="$problems\n    tcpdump caught no RoCE v2 frame on vethA"
+    if ! diff -u "$LOGS/wire_seed.soft0.packets" "$LOGS/wire_seed.rxe.packets" >"$LOGS/wire_seed.diff"; then
+        problems="$problems\n    the packets differ (- soft0, + rxe):\n$(sed 's/^/      /' "$LOGS/wire_seed.diff")"
     fi
 }
 
@@ -199,7 +259,7 @@ test_no_leftovers() {
 }
 
 # ------------------------------------------------------------------------------------------ main
-ALL="devices demo_seed demo_lab demo_pingpong pingpong_vs_ibv_rc_pingpong seed_c_vs_demo loopback_all no_leftovers"
+ALL="devices demo_seed demo_lab demo_pingpong pingpong_vs_ibv_rc_pingpong seed_c_vs_demo loopback_all wire_seed no_leftovers"
 TESTS=${*:-$ALL}
 echo "kernel $(uname -r), $(nproc) CPUs; rxe0 on eth0 with $IP1 and $IP2; $(java -version 2>&1 | head -1)"
 # What rxe holds before any test: its own PD, CQ and QP1. Every run must leave exactly this.

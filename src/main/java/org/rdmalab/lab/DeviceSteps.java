@@ -55,7 +55,8 @@ final class DeviceSteps {
         QueryPort(int ibPort, String gidIndex) {
             super("query-port", "Query port and GID",
                     Parameter.integer("ib_port", "the device port", ibPort, 1, 255),
-                    Parameter.text("gid_idx", "GID index; auto = best by perftest's scoring; -1 = no GRH (the seed)",
+                    Parameter.text("gid_idx", "GID index; auto = the GID carrying the local address, else the best by perftest's scoring;"
+                            + " -1 = no GRH (the seed)",
                             gidIndex));
         }
 
