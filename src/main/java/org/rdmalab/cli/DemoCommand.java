@@ -65,7 +65,8 @@ final class DemoCommand implements Callable<Integer> {
     int ibPort;
 
     @Option(names = "--gid-index", defaultValue = "auto",
-            description = "GID index; auto = best by perftest's scoring; -1 = the seed's no-GRH (fails RTR on RoCE).")
+            description = "GID index; auto = the GID carrying <local_ip>, else the best by perftest's scoring;"
+                    + " -1 = the seed's no-GRH (fails RTR on RoCE).")
     String gidIndex;
 
     @Option(names = "--size", description = "Buffer bytes (seed 11 = \"HelloWorld\" + NUL; pingpong 4096).")

@@ -4,7 +4,10 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.rdmalab.lab.scenario.LoopbackLab;
 import org.rdmalab.lab.scenario.LoopbackSettings;
@@ -21,11 +24,17 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code loopback}: a server and a client soft0 in one process, over real UDP on loopback. */
+/**
+ * {@code loopback}: a server and a client in one process. On soft0 each is its own software device
+ * over real UDP on loopback; on any other device (rxe0, a NIC) both open that device and use two
+ * QPs on it, each sending from the GID of its own address.
+ */
 @Command(name = "loopback", mixinStandardHelpOptions = true,
         description = {
-            "Runs a scenario between two software RoCE v2 devices in this process (server on 127.0.0.1,"
-                    + " client on 127.0.0.2, real UDP sockets) and prints every verb and completion.",
+            "Runs a scenario between a server and a client in this process and prints every verb and completion."
+                    + " On soft0 they are two software RoCE v2 devices (server on 127.0.0.1, client on 127.0.0.2,"
+                    + " real UDP sockets); on another device (--device rxe0) two QPs on that device, each using"
+                    + " the GID of --server-address / --client-address.",
             "Exit 0 when the device did what the scenario teaches, 1 when not, 2 on a usage error."
         })
 final class LoopbackCommand implements Callable<Integer> {
@@ -39,9 +48,20 @@ final class LoopbackCommand implements Callable<Integer> {
     /** A jumbo-frame link: the active MTU becomes 4096, so every path MTU fits. */
     static final int JUMBO_MTU = 9000;
 
+    /** The software device; only it takes --fault, --pcap, --udp-port and --link-mtu. */
+    static final String SOFT_DEVICE = "soft0";
+
+    /** {@code --scenario all}: every scenario in turn. */
+    static final String ALL = "all";
+
     @Option(names = "--scenario", defaultValue = Scenarios.DEFAULT, paramLabel = "NAME",
-            description = "Scenario to run (default ${DEFAULT-VALUE}); --list shows them all.")
+            description = "Scenario to run (default ${DEFAULT-VALUE}), or all; --list shows them.")
     String scenarioName;
+
+    @Option(names = "--device", defaultValue = SOFT_DEVICE, paramLabel = "NAME",
+            description = "Device both peers use (default ${DEFAULT-VALUE}); on any other device, such as rxe0,"
+                    + " both QPs sit on it and send from the GIDs of --server-address and --client-address.")
+    String device;
 
     @Option(names = "--list", description = "List the scenarios and exit.")
     boolean list;
@@ -96,21 +116,38 @@ final class LoopbackCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
-        Scenario scenario = Scenarios.find(scenarioName).orElseThrow(() -> new IllegalArgumentException(
-                "unknown scenario '" + scenarioName + "'; valid scenarios: " + String.join(", ", Scenarios.names())));
+        List<Scenario> scenarios = ALL.equals(scenarioName) ? Scenarios.all()
+                : List.of(Scenarios.find(scenarioName).orElseThrow(() -> new IllegalArgumentException(
+                "unknown scenario '" + scenarioName + "'; valid scenarios: all, " + String.join(", ",
+                        Scenarios.names()))));
         LoopbackSettings settings = settings();
-
-        ScenarioPrinter printer = new ScenarioPrinter(out);
-        LoopbackLab lab = new LoopbackLab(Backends.installed(), settings, printer).reportPackets(packets);
-        lab.findDevices();
-        printer.header(scenario, settings);
-        ScenarioResult result = lab.run(scenario);
-        printer.result(result);
+        Backends backends = Backends.installed();
+        new LoopbackLab(backends, settings, new ScenarioPrinter(out)).findDevices();
+        Map<String, ScenarioResult> results = new LinkedHashMap<>();
+        for (Scenario scenario : scenarios) {
+            if (!results.isEmpty()) {
+                out.println();
+            }
+            ScenarioPrinter printer = new ScenarioPrinter(out);
+            LoopbackLab lab = new LoopbackLab(backends, settings, printer).reportPackets(packets);
+            printer.header(scenario, settings);
+            ScenarioResult result = lab.run(scenario);
+            printer.result(result);
+            results.put(scenario.name(), result);
+        }
         if (pcap != null) {
             out.println(captureLine(pcap, udpPort));
         }
+        if (scenarios.size() > 1) {
+            out.println();
+            out.println("summary on " + device + ":");
+            for (Map.Entry<String, ScenarioResult> entry : results.entrySet()) {
+                out.println(String.format("  %-20s %s", entry.getKey(),
+                        entry.getValue().asExpected() ? "as expected" : "NOT as expected: " + entry.getValue().summary()));
+            }
+        }
         out.flush();
-        return result.asExpected() ? 0 : 1;
+        return results.values().stream().allMatch(ScenarioResult::asExpected) ? 0 : 1;
     }
 
     private LoopbackSettings settings() {
@@ -118,6 +155,25 @@ final class LoopbackCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--udp-port " + udpPort + " is outside 1..65535");
         }
         boolean faulty = fault != null && !fault.isBlank();
+        if (!SOFT_DEVICE.equals(device)) {
+            List<String> softOnly = new java.util.ArrayList<>();
+            if (faulty) {
+                softOnly.add("--fault");
+            }
+            if (pcap != null) {
+                softOnly.add("--pcap");
+            }
+            if (linkMtu != null) {
+                softOnly.add("--link-mtu");
+            }
+            if (udpPort != DeviceOptions.ROCE_V2_PORT) {
+                softOnly.add("--udp-port");
+            }
+            if (!softOnly.isEmpty()) {
+                throw new IllegalArgumentException(String.join(", ", softOnly) + " only work on " + SOFT_DEVICE
+                        + ", the software device; on " + device + " capture with tcpdump -i <netdev> udp port 4791");
+            }
+        }
         long pollMillis = pollTimeoutMillis != null ? pollTimeoutMillis : faulty ? FAULT_POLL_TIMEOUT_MS
                 : LoopbackSettings.SEED_POLL_TIMEOUT.toMillis();
         if (pollMillis < 1) {
@@ -132,7 +188,7 @@ final class LoopbackCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--server-address and --client-address must differ: each device"
                     + " binds its own address on UDP port " + udpPort);
         }
-        LoopbackSettings settings = new LoopbackSettings("soft0", server, client, pathMtu,
+        LoopbackSettings settings = new LoopbackSettings(device, server, client, pathMtu,
                 size == null ? 0 : parseSize(size), Duration.ofMillis(pollMillis));
         if (faulty) {
             settings = settings.withFaults(fault);

@@ -64,6 +64,44 @@ final class NativeContext extends ResourceNode implements Context {
         return context;
     }
 
+    /** Where the kernel lists a port's counters: {@code <this>/<device>/ports/<port>/hw_counters}. */
+    static final java.nio.file.Path SYSFS_INFINIBAND = java.nio.file.Path.of("/sys/class/infiniband");
+
+    /**
+     * The port's hardware counters as the kernel keeps them ({@code rdma statistic}, rxe's
+     * {@code hw_counters}: rcvd_pkts, sent_pkts, ack_deferred, ...), by name; empty when the
+     * device has none there. libibverbs has no verb for them.
+     */
+    @Override
+    public Map<String, Long> queryCounters() {
+        return readCounters(SYSFS_INFINIBAND.resolve(device.name()).resolve("ports").resolve("1")
+                .resolve("hw_counters"));
+    }
+
+    /** Every file in {@code folder} holding one number (but lifespan), by file name, in name order. */
+    static Map<String, Long> readCounters(java.nio.file.Path folder) {
+        Map<String, Long> counters = new java.util.TreeMap<>();
+        if (!java.nio.file.Files.isDirectory(folder)) {
+            return counters;
+        }
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(folder)) {
+            for (java.nio.file.Path file : (Iterable<java.nio.file.Path>) files::iterator) {
+                if (file.getFileName().toString().equals("lifespan")) {
+                    continue; // how often the kernel refreshes them (ms), not a counter
+                }
+                try {
+                    String text = java.nio.file.Files.readString(file, StandardCharsets.US_ASCII).trim();
+                    counters.put(file.getFileName().toString(), Long.parseLong(text));
+                } catch (java.io.IOException | NumberFormatException e) {
+                    // not a counter (lifespan is writable, a folder, an unreadable file): skip it
+                }
+            }
+        } catch (java.io.IOException e) {
+            LOG.log(Level.FINE, "cannot list " + folder, e);
+        }
+        return counters;
+    }
+
     @Override
     public Device device() {
         return device;

@@ -57,7 +57,8 @@ final class DeviceSteps {
         QueryPort(int ibPort, String gidIndex) {
             super("query-port", "Query port and GID",
                     Parameter.integer("ib_port", "the device port", ibPort, 1, 255),
-                    Parameter.text("gid_idx", "GID index; auto = best by perftest's scoring; -1 = no GRH (the seed)",
+                    Parameter.text("gid_idx", "GID index; auto = the GID carrying the local address, else the best by perftest's scoring;"
+                            + " -1 = no GRH (the seed)",
                             gidIndex));
         }
 
@@ -108,9 +109,13 @@ final class DeviceSteps {
                     + ", lid " + attributes.lid()));
             String choice = parameter("gid_idx").value().trim();
             GidEntry entry;
+            String why = "";
             if (choice.equalsIgnoreCase("auto")) {
+                // The GID that carries <local_ip>, as soft0's table (derived from that address) gives it.
                 List<GidEntry> table = context.gidTable(port);
-                entry = GidSelection.best(table).orElse(null);
+                Optional<GidSelection.Choice> chosen = GidSelection.forAddress(table, session.deviceOptions().address());
+                entry = chosen.map(GidSelection.Choice::entry).orElse(null);
+                why = chosen.map(c -> " (gid_idx auto: " + c.reason() + ")").orElse("");
             } else {
                 int index;
                 try {
@@ -124,7 +129,7 @@ final class DeviceSteps {
             String gidLine = entry == null
                     ? "no GID (gid_idx -1: no GRH" + (attributes.linkLayer() == LinkLayer.ETHERNET
                     ? "; RoCE needs one, RTR will fail)" : ")")
-                    : "GID[" + entry.index() + "] " + entry.gid() + " " + entry.type().text();
+                    : "GID[" + entry.index() + "] " + entry.gid() + " " + entry.type().text() + why;
             session.emit(LabEvent.VerbCall.ok("ibv_query_gid", "ctx " + context.device().name() + ", port_num " + port + ", index " + (entry == null ? choice : entry.index()), gidLine));
             return StepResult.ok("port " + port + " " + attributes.state().name() + ", " + gidLine);
         }

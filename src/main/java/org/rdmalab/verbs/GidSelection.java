@@ -1,11 +1,15 @@
 package org.rdmalab.verbs;
 
+import java.net.Inet4Address;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * Picks a GID index when the user does not: perftest's scoring (control-protocols.md): +100 for
- * an IPv4-mapped GID, +10 when not link-local, plus the RoCE version (v2 = 2, v1 = 1).
+ * an IPv4-mapped GID, +10 when not link-local, plus the RoCE version (v2 = 2, v1 = 1). When the
+ * user named a local address, the GID that carries it wins: a netdev with two addresses has two
+ * IPv4-mapped GIDs (rxe on eth0 with 10.0.2.15 and 10.0.2.16 lists them at indexes 1 and 2), and
+ * scoring alone would always pick the first.
  */
 public final class GidSelection {
 
@@ -38,5 +42,36 @@ public final class GidSelection {
             }
         }
         return Optional.ofNullable(best);
+    }
+
+    /**
+     * The best entry among those that carry {@code address} (its IPv4-mapped GID), if any does.
+     * RoCE v2 beats v1 as in {@link #score}.
+     */
+    public static Optional<GidEntry> carrying(List<GidEntry> table, Inet4Address address) {
+        Gid wanted = Gid.ipv4Mapped(address);
+        return best(table.stream().filter(entry -> entry.gid().equals(wanted)).toList());
+    }
+
+    /**
+     * What {@code gid_idx auto} picks for a peer on {@code address}: the GID carrying it, else the
+     * best by score; the reason says which rule chose, for the user to read.
+     */
+    public static Optional<Choice> forAddress(List<GidEntry> table, Inet4Address address) {
+        Optional<GidEntry> carrying = carrying(table, address);
+        if (carrying.isPresent()) {
+            return Optional.of(new Choice(carrying.get(), "the GID of " + address.getHostAddress()));
+        }
+        return best(table).map(entry -> new Choice(entry, "no GID carries " + address.getHostAddress()
+                + ", so the best by perftest's scoring"));
+    }
+
+    /**
+     * A chosen entry and why it was chosen.
+     *
+     * @param entry the GID table row
+     * @param reason "the GID of 10.0.2.16", or why another was taken
+     */
+    public record Choice(GidEntry entry, String reason) {
     }
 }

@@ -120,6 +120,45 @@ class LoopbackCommandTest {
     }
 
     @Test
+    void allRunsEveryScenarioAndSumsThemUp() {
+        int port = Ports.freeUdpPort();
+        Result result = execute("loopback", "--scenario", "all", "--udp-port", Integer.toString(port));
+        assertEquals(0, result.exitCode(), result.out() + result.err());
+        String summary = result.out().substring(result.out().indexOf("summary on soft0:"));
+        for (String name : List.of("seed", "bulk", "send", "atomic", "bad-rkey", "out-of-bounds",
+                "mr-no-remote-write", "qp-no-remote-write", "rnr", "retry-exceeded", "bad-transition")) {
+            assertTrue(result.out().contains("scenario " + name + ": "), name);
+            assertTrue(summary.lines().anyMatch(line -> line.matches("  " + name + " +as expected")), name + "\n" + summary);
+        }
+    }
+
+    @Test
+    void eachPeerSendsFromTheGidOfItsOwnAddress() {
+        int port = Ports.freeUdpPort();
+        Result result = execute("loopback", "--udp-port", Integer.toString(port));
+        assertEquals(0, result.exitCode(), result.out() + result.err());
+        assertTrue(result.out().contains("::ffff:127.0.0.1 RoCE v2 (the GID of 127.0.0.1"), result.out());
+        assertTrue(result.out().contains("::ffff:127.0.0.2 RoCE v2 (the GID of 127.0.0.2"), result.out());
+    }
+
+    @Test
+    void softwareOnlyOptionsOnAnotherDeviceAreAUsageError() {
+        Result result = execute("loopback", "--device", "rxe0", "--fault", "drop=0.1", "--udp-port", "5000");
+        assertEquals(2, result.exitCode(), result.out() + result.err());
+        assertEquals(1, result.err().lines().count(), result.err());
+        assertTrue(result.err().contains("--fault, --udp-port only work on soft0"), result.err());
+    }
+
+    @Test
+    void anUnknownDeviceSaysWhichExist() {
+        Result result = execute("loopback", "--device", "nosuch0");
+        assertEquals(1, result.err().lines().count(), result.err());
+        assertTrue(result.err().contains("no device named 'nosuch0'"), result.err());
+        assertTrue(result.err().contains("soft0"), result.err());
+        assertFalse(result.exitCode() == 0);
+    }
+
+    @Test
     void bulkWithFaultsStillVerifies() {
         int port = Ports.freeUdpPort();
         Result result = execute("loopback", "--scenario", "bulk", "--size", "32K", "--mtu", "1024",

@@ -3,11 +3,22 @@ package org.rdmalab.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** perftest's GID choice: IPv4-mapped beats global beats link-local; RoCE v2 beats v1. */
 class GidSelectionTest {
+
+    private static Inet4Address ip(String literal) {
+        try {
+            return (Inet4Address) InetAddress.getByName(literal);
+        } catch (UnknownHostException e) {
+            throw new AssertionError(e);
+        }
+    }
 
     private static GidEntry entry(int index, String gid, GidType type) {
         return new GidEntry(index, 1, Gid.parse(gid), type, "eth0", "");
@@ -25,6 +36,42 @@ class GidSelectionTest {
         assertEquals(112, GidSelection.score(table.get(3)));
         assertEquals(12, GidSelection.score(table.get(4)));
         assertEquals(1, GidSelection.score(table.get(0)));
+    }
+
+    /** rxe on eth0 with two addresses, as `rdma link add rxe0 type rxe netdev eth0` lists it. */
+    private static List<GidEntry> twoAddressTable() {
+        return List.of(
+                entry(0, "fe80::5054:ff:fe12:3456", GidType.ROCE_V2),
+                entry(1, "::ffff:10.0.2.15", GidType.ROCE_V2),
+                entry(2, "::ffff:10.0.2.16", GidType.ROCE_V2),
+                entry(3, "fec0::5054:ff:fe12:3456", GidType.ROCE_V2));
+    }
+
+    @Test
+    void theLocalAddressPicksTheGidThatCarriesIt() {
+        GidSelection.Choice choice = GidSelection.forAddress(twoAddressTable(),
+                ip("10.0.2.16")).orElseThrow();
+        assertEquals(2, choice.entry().index());
+        assertEquals("the GID of 10.0.2.16", choice.reason());
+        assertEquals(1, GidSelection.forAddress(twoAddressTable(),
+                ip("10.0.2.15")).orElseThrow().entry().index());
+    }
+
+    @Test
+    void anAddressNoGidCarriesFallsBackToScoringAndSaysSo() {
+        GidSelection.Choice choice = GidSelection.forAddress(twoAddressTable(),
+                ip("192.168.7.7")).orElseThrow();
+        assertEquals(1, choice.entry().index());
+        assertTrue(choice.reason().startsWith("no GID carries 192.168.7.7"), choice.reason());
+    }
+
+    @Test
+    void roceV2WinsAmongTheEntriesOfOneAddress() {
+        List<GidEntry> table = List.of(
+                entry(2, "::ffff:192.168.1.100", GidType.ROCE_V1),
+                entry(3, "::ffff:192.168.1.100", GidType.ROCE_V2));
+        assertEquals(3, GidSelection.carrying(table,
+                ip("192.168.1.100")).orElseThrow().index());
     }
 
     @Test

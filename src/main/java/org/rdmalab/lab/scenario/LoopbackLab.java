@@ -125,7 +125,7 @@ public final class LoopbackLab {
             throw e;
         }
         peers.add(peer);
-        peer.open(device);
+        peer.open(device, options.address());
         if (reportPackets) {
             peer.reportPackets();
         }

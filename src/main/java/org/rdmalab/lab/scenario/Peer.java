@@ -113,8 +113,12 @@ public final class Peer implements AutoCloseable {
         listener.onEvent(new ScenarioEvent.VerbFailed(role, e.verb(), e.getMessage()));
     }
 
-    /** {@code ibv_open_device}, {@code ibv_query_port} and the choice of a GID. */
-    void open(Device device) throws VerbsException {
+    /**
+     * {@code ibv_open_device}, {@code ibv_query_port} and the choice of a GID: the one that carries
+     * {@code address} (both peers may share one device with two addresses, as rxe0 on a netdev with
+     * two IPv4 addresses), else the best by perftest's scoring.
+     */
+    void open(Device device, java.net.Inet4Address address) throws VerbsException {
         try {
             context = device.open();
             step("ibv_open_device", device.name() + " (" + device.description() + ")");
@@ -123,9 +127,10 @@ public final class Peer implements AutoCloseable {
                     PORT, portAttributes.state().cName(), portAttributes.activeMtu().bytes(),
                     portAttributes.maxMtu().bytes(), portAttributes.linkLayer().text(), portAttributes.lid()));
             List<GidEntry> table = context.gidTable(PORT);
-            gid = bestGid(table);
-            step("ibv_query_gid_ex", String.format("gid_idx %d: %s %s (best of %d entries: IPv4-mapped RoCE v2,"
-                    + " as perftest picks)", gid.index(), gid.gid(), gid.type().text(), table.size()));
+            GidSelection.Choice choice = chooseGid(table, address);
+            gid = choice.entry();
+            step("ibv_query_gid_ex", String.format("gid_idx %d: %s %s (%s, of %d entries)", gid.index(), gid.gid(),
+                    gid.type().text(), choice.reason(), table.size()));
         } catch (VerbsException e) {
             failed(e);
             throw e;
@@ -133,11 +138,12 @@ public final class Peer implements AutoCloseable {
     }
 
     /**
-     * The GID perftest would pick: +100 for IPv4-mapped, +10 for not link-local, + the RoCE
-     * version; the seed's "no GID" (gid_idx -1) cannot work on RoCE, which needs a GRH.
+     * The GID carrying {@code address}, else the one perftest would pick (+100 for IPv4-mapped, +10
+     * for not link-local, + the RoCE version); the seed's "no GID" (gid_idx -1) cannot work on
+     * RoCE, which needs a GRH.
      */
-    static GidEntry bestGid(List<GidEntry> table) throws VerbsException {
-        return GidSelection.best(table).orElseThrow(() -> new VerbsException("ibv_query_gid_ex",
+    static GidSelection.Choice chooseGid(List<GidEntry> table, java.net.Inet4Address address) throws VerbsException {
+        return GidSelection.forAddress(table, address).orElseThrow(() -> new VerbsException("ibv_query_gid_ex",
                 org.rdmalab.verbs.Errno.ENODATA, "port " + PORT + " has no GID; RoCE needs one for the GRH"));
     }
 

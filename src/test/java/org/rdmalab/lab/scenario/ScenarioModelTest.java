@@ -1,6 +1,7 @@
 package org.rdmalab.lab.scenario;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -45,8 +46,23 @@ class ScenarioModelTest {
                 new GidEntry(1, 1, linkLocal, GidType.ROCE_V2, "lo", ""),
                 new GidEntry(2, 1, mapped, GidType.ROCE_V1, "lo", "127.0.0.1"),
                 new GidEntry(3, 1, mapped, GidType.ROCE_V2, "lo", "127.0.0.1"));
-        assertEquals(3, Peer.bestGid(table).index());
-        assertEquals(2, Peer.bestGid(table.subList(0, 3)).index());
+        java.net.Inet4Address local = org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.1");
+        assertEquals(3, Peer.chooseGid(table, local).entry().index());
+        assertEquals(2, Peer.chooseGid(table.subList(0, 3), local).entry().index());
+    }
+
+    @Test
+    void eachPeerTakesTheGidOfItsOwnAddressOnADeviceWithTwo() throws Exception {
+        List<GidEntry> table = List.of(
+                new GidEntry(0, 1, Gid.parse("fe80::5054:ff:fe12:3456"), GidType.ROCE_V2, "eth0", ""),
+                new GidEntry(1, 1, Gid.parse("::ffff:10.0.2.15"), GidType.ROCE_V2, "eth0", "10.0.2.15"),
+                new GidEntry(2, 1, Gid.parse("::ffff:10.0.2.16"), GidType.ROCE_V2, "eth0", "10.0.2.16"));
+        assertEquals(1, Peer.chooseGid(table, org.rdmalab.verbs.spi.DeviceOptions.parseAddress("10.0.2.15"))
+                .entry().index());
+        assertEquals(2, Peer.chooseGid(table, org.rdmalab.verbs.spi.DeviceOptions.parseAddress("10.0.2.16"))
+                .entry().index());
+        assertThrows(org.rdmalab.verbs.VerbsException.class,
+                () -> Peer.chooseGid(List.of(), org.rdmalab.verbs.spi.DeviceOptions.parseAddress("10.0.2.16")));
     }
 
     @Test

@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# rxe-tests.sh: RDMA Lab's native backend on the real kernel rxe driver. Runs inside the rxe VM
+# (src/test/vm/rxe-vm runs it; see README "Testing on real rxe without RDMA hardware"):
+#
+#   src/test/vm/rxe-vm src/test/vm/rxe-tests.sh [TEST...]     # all tests, or the named ones
+#
+# Needs target/rdma-lab.jar (mvn package) and target/vm/seed_demo (compiled by rxe-vm-tests, or by
+# hand: gcc -o target/vm/seed_demo src/test/c/seed_demo.c -libverbs). Each test prints PASS or FAIL
+# with its time; every program's output is kept in target/rxe-vm-tests/. Exit 0 when all pass.
+set -u
+
+[ "${RXE_VM:-}" = 1 ] || { echo "rxe-tests.sh: run me inside the VM: src/test/vm/rxe-vm $0" >&2; exit 2; }
+JAR=target/rdma-lab.jar
+SEED=target/vm/seed_demo
+LOGS=target/rxe-vm-tests
+[ -f "$JAR" ] || { echo "rxe-tests.sh: $JAR is missing: run mvn package first" >&2; exit 2; }
+rm -rf "$LOGS"; mkdir -p "$LOGS"
+IP1=$RXE_IP IP2=$RXE_IP2
+# C1 only and the serial collector: emulated CPUs spend less time compiling and collecting.
+JAVA_OPTS=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss1m)
+lab() { java "${JAVA_OPTS[@]}" -jar "$JAR" "$@"; }
+# demo's accept and connect wait: a JVM start in the emulated VM can take a minute, longer than
+# the default 30 s a server waits for its client.
+WAIT=(--timeout 600)
+
+passed=0 failed=0 failures=""
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+# check NAME CONDITION-TEXT: records one assertion of the current test.
+problems=""
+expect() { # expect FILE TEXT: FILE contains the literal TEXT
+    grep -qF -- "$2" "$LOGS/$1" || problems="$problems\n    $1 lacks: $2"
+}
+expect_status() { # expect_status WHAT ACTUAL EXPECTED
+    [ "$2" = "$3" ] || problems="$problems\n    $1 exited $2, expected $3"
+}
+run_test() {
+    local name=$1 start
+    start=$(now); problems=""
+    "test_$name"
+    if [ -z "$problems" ]; then
+        passed=$((passed + 1)); echo "PASS $name ($(since "$start") s)"
+    else
+        failed=$((failed + 1)); failures="$failures $name"
+        echo "FAIL $name ($(since "$start") s)"; printf "%b\n" "$problems" | sed '/^$/d'
+        for f in "$LOGS"/"$name"*; do [ -f "$f" ] && { echo "  --- $f (last lines)"; tail -15 "$f" | sed 's/^/  | /'; }; done
+    fi
+}
+# wait_listen PORT: until something listens on TCP PORT (clients of ibv_rc_pingpong do not retry).
+wait_listen() {
+    local n=0
+    while ! ss -ltn 2>/dev/null | grep -q ":$1 "; do
+        sleep 0.5; n=$((n + 1)); [ $n -lt 240 ] || return 1
+    done
+}
+# peers NAME SERVER-CMD -- CLIENT-CMD: server in the background, the client once it listens on $PORT.
+peers() {
+    local name=$1; shift
+    local server=() client=()
+    while [ "$1" != -- ]; do server+=("$1"); shift; done; shift
+    client=("$@")
+    "${server[@]}" >"$LOGS/$name.server" 2>&1 &
+    local spid=$!
+    wait_listen "$PORT" || problems="$problems\n    the server never listened on $PORT"
+    "${client[@]}" >"$LOGS/$name.client" 2>&1
+    client_status=$?
+    wait "$spid"; server_status=$?
+}
+
+# ------------------------------------------------------------------------------------------ tests
+
+test_devices() {
+    lab devices >"$LOGS/devices.out" 2>&1; expect_status devices $? 0
+    expect devices.out "hca_id: rxe0"
+    expect devices.out "link_layer:   Ethernet"
+    # Every GID the kernel lists in sysfs (one grep: the table has hundreds of empty slots), as
+    # the table shows it: its index and the type rxe gives it.
+    local sys=/sys/class/infiniband/rxe0/ports/1 idx gid type seen=0
+    while IFS=: read -r idx gid; do
+        seen=$((seen + 1))
+        type=$(cat "$sys/gid_attrs/types/$idx" 2>/dev/null)
+        [ "$type" = "RoCE v2" ] || problems="$problems\n    GID $idx has type '$type'"
+        grep -Eq "GID\[ *$idx\]: +[0-9a-f:.]+ +RoCE v2 +eth0" "$LOGS/devices.out" \
+            || problems="$problems\n    devices does not list GID $idx ($gid, $type)"
+    done < <(cd "$sys/gids" && grep -v -H '^0000:0000:0000:0000:0000:0000:0000:0000$' -- * 2>/dev/null)
+    [ "$seen" -ge 3 ] || problems="$problems\n    sysfs showed $seen GIDs for rxe0, expected at least 3"
+    expect devices.out "::ffff:$IP1"
+    expect devices.out "::ffff:$IP2"
+}
+
+demo_pair() { # demo_pair NAME PROTOCOL [extra options]
+    local name=$1 protocol=$2; shift 2
+    PORT=$([ "$protocol" = pingpong ] && echo 18515 || echo 12025)
+    peers "$name" lab demo "$IP1" rxe0 --protocol "$protocol" "${WAIT[@]}" "$@" \
+        -- lab demo "$IP2" rxe0 "$IP1" --protocol "$protocol" "${WAIT[@]}" "$@"
+    expect_status "$name server" "$server_status" 0
+    expect_status "$name client" "$client_status" 0
+    # <local_ip> chose the GID carrying it (rxe0 lists 10.0.2.15 at 1 and 10.0.2.16 at 2).
+    expect "$name.server" "GID[1] ::ffff:$IP1 RoCE v2 (gid_idx auto: the GID of $IP1)"
+    expect "$name.client" "GID[2] ::ffff:$IP2 RoCE v2 (gid_idx auto: the GID of $IP2)"
+}
+
+test_demo_seed() {
+    demo_pair demo_seed seed
+    expect demo_seed.server "Contents of server buffer: 'HelloWorld'"
+    expect demo_seed.client "Message is: 'ServerSend'"
+    expect demo_seed.client "IBV_WC_SUCCESS opcode IBV_WC_RDMA_WRITE byte_len 11"
+    expect demo_seed.server "gid ::ffff:$IP2 (34 bytes)"
+}
+
+test_demo_lab() {
+    demo_pair demo_lab lab
+    expect demo_lab.server "Contents of server buffer: 'HelloWorld'"
+    expect demo_lab.client "Contents of the peer's buffer: 'HelloWorld'"
+    expect demo_lab.server "peer QP 0x"
+}
+
+test_demo_pingpong() {
+    demo_pair demo_pingpong pingpong --iters 200
+    expect demo_pingpong.client "200 iters in"
+    expect demo_pingpong.server "Last message received: 'HelloWorld'"
+}
+
+test_pingpong_vs_ibv_rc_pingpong() {
+    PORT=18515
+    # RDMA Lab serves, ibv_rc_pingpong connects from 10.0.2.16 (GID 2) ...
+    peers pingpong_lab_server lab demo "$IP1" rxe0 --protocol pingpong --iters 200 "${WAIT[@]}" \
+        -- ibv_rc_pingpong -d rxe0 -g 2 -n 200 "$IP1"
+    expect_status "RDMA Lab server" "$server_status" 0
+    expect_status "ibv_rc_pingpong client" "$client_status" 0
+    expect pingpong_lab_server.client "200 iters in"
+    expect pingpong_lab_server.server "200 iters in"
+    # ... and the other way round.
+    peers pingpong_lab_client ibv_rc_pingpong -d rxe0 -g 1 -n 200 \
+        -- lab demo "$IP2" rxe0 "$IP1" --protocol pingpong --iters 200 "${WAIT[@]}"
+    expect_status "ibv_rc_pingpong server" "$server_status" 0
+    expect_status "RDMA Lab client" "$client_status" 0
+    expect pingpong_lab_client.server "200 iters in"
+    expect pingpong_lab_client.client "200 iters in"
+}
+
+test_seed_c_vs_demo() {
+    PORT=12025
+    # The seed's C program serves, RDMA Lab's demo is the client ...
+    peers seed_c_server "$SEED" -g 1 "$IP1" rxe0 -- lab demo "$IP2" rxe0 "$IP1" "${WAIT[@]}"
+    expect_status "seed_demo server" "$server_status" 0
+    expect_status "demo client" "$client_status" 0
+    expect seed_c_server.server "Contents of server buffer: 'HelloWorld'"
+    expect seed_c_server.client "Message is: 'ServerSend'"
+    # ... and RDMA Lab's demo serves the seed's C client.
+    peers seed_c_client lab demo "$IP1" rxe0 "${WAIT[@]}" -- "$SEED" -g 2 "$IP2" rxe0 "$IP1"
+    expect_status "demo server" "$server_status" 0
+    expect_status "seed_demo client" "$client_status" 0
+    expect seed_c_client.server "Contents of server buffer: 'HelloWorld'"
+    expect seed_c_client.client "Message is: 'ServerSend'"
+    expect seed_c_client.client "Contents of server's buffer: 'ServerSend'"
+}
+
+# The lines that say what a scenario did, free of addresses, keys and times: role, wr_id, status,
+# opcode of every completion; the QP states queried; the result.
+outcome() {
+    sed -n -E \
+        -e 's/^(server|client) +ibv_poll_cq +(wr_id [0-9]+) +(IBV_WC_[A-Z_]+) +(opcode [A-Z_]+ +byte_len [0-9]+).*/\1 \2 \3 \4/p; t' \
+        -e 's/^(server|client) +ibv_poll_cq +(wr_id [0-9]+) +(IBV_WC_[A-Z_]+).*/\1 \2 \3/p' \
+        -e 's/^(server|client) +ibv_query_qp +qp_num 0x[0-9a-f]+ is in (IBV_QPS_[A-Z]+).*/\1 \2/p' \
+        -e 's/^scenario ([a-z-]+):.*/== \1/p' \
+        -e 's/^result: ([a-z ]+):.*/\1/p' "$1"
+}
+
+test_loopback_all() {
+    # Both peers on rxe0 with two QPs, each with the GID of its address. Meanwhile the QPs, MRs and
+    # PDs the kernel holds are sampled: if a scenario leaked, they would pile up across the eleven.
+    ( while :; do rdma resource show 2>/dev/null | grep rxe0; sleep 0.3; done ) >"$LOGS/loopback_all.samples" &
+    local sampler=$!
+    lab loopback --device rxe0 --scenario all --server-address "$IP1" --client-address "$IP2" \
+        >"$LOGS/loopback_all.rxe0" 2>&1
+    local status=$?
+    kill "$sampler"; wait "$sampler" 2>/dev/null
+    expect_status "loopback --device rxe0 --scenario all" "$status" 0
+    expect loopback_all.rxe0 "gid_idx 1: ::ffff:$IP1 RoCE v2 (the GID of $IP1"
+    expect loopback_all.rxe0 "gid_idx 2: ::ffff:$IP2 RoCE v2 (the GID of $IP2"
+    local name
+    for name in seed bulk send atomic bad-rkey out-of-bounds mr-no-remote-write qp-no-remote-write rnr \
+            retry-exceeded bad-transition; do
+        grep -Eq "^  $name +as expected" "$LOGS/loopback_all.rxe0" || problems="$problems\n    $name: $(grep -E "^  $name " "$LOGS/loopback_all.rxe0")"
+    done
+    # rxe itself holds one PD, CQ and QP (QP1); the lab adds two of each at most, one per peer.
+    local most
+    most=$(sed -n 's/.* qp \([0-9]*\) .*/\1/p' "$LOGS/loopback_all.samples" | sort -n | tail -1)
+    [ -n "$most" ] && [ "$most" -le $((BASE_QP + 2)) ] \
+        || problems="$problems\n    QPs alive during the run reached ${most:-?} (rxe's own: $BASE_QP): objects leaked"
+    # The same scenarios on soft0, run by run-rxe-tests on the host (faster than here).
+    cp target/vm/soft0-loopback-all.out "$LOGS/loopback_all.soft0" 2>/dev/null \
+        || problems="$problems\n    target/vm/soft0-loopback-all.out is missing (run-rxe-tests writes it)"
+    outcome "$LOGS/loopback_all.rxe0" >"$LOGS/loopback_all.rxe0.outcome"
+    outcome "$LOGS/loopback_all.soft0" >"$LOGS/loopback_all.soft0.outcome"
+    if ! diff -u "$LOGS/loopback_all.soft0.outcome" "$LOGS/loopback_all.rxe0.outcome" >"$LOGS/loopback_all.diff"; then
+        problems="$problems\n    completions or QP states differ between soft0 and rxe0 (- soft0, + rxe0):\n$(sed 's/^/      /' "$LOGS/loopback_all.diff")"
+    fi
+}
+
+# Two more rxe devices on the two ends of a veth pair, so that packets really cross an interface
+# and tcpdump sees them: rxeA on vethA (10.2.0.1), rxeB on vethB (10.3.0.1). Both addresses are
+# local, so the kernel must accept packets from a local source (accept_local) and not filter them
+# by reverse path (rp_filter), or RTR fails and nothing crosses.
+veth_up() {
+    [ -e /sys/class/infiniband/rxeB ] && return 0
+    ip link add vethA type veth peer name vethB && ip addr add 10.2.0.1/24 dev vethA \
+        && ip addr add 10.3.0.1/24 dev vethB && ip link set vethA up && ip link set vethB up || return 1
+    local c
+    for c in all default vethA vethB; do
+        echo 1 >/proc/sys/net/ipv4/conf/$c/accept_local; echo 0 >/proc/sys/net/ipv4/conf/$c/rp_filter
+    done
+    rdma link add rxeA type rxe netdev vethA && rdma link add rxeB type rxe netdev vethB
+}
+
+# The packets of a capture, as `pcap inspect` lists them, with what differs by nature between two
+# runs taken out: addresses and ports become S (the server) and C (the client); QPNs, virtual
+# addresses and rkeys become their field names.
+packets() { # packets FILE SERVER_IP
+    sed -E -n '/ICRC/ {
+        s/^[0-9]+ //
+        s/'"$2"':[0-9]+/S/g; s/[0-9]+(\.[0-9]+){3}:[0-9]+/C/g
+        s/qp 0x[0-9a-f]+/qp/; s/va 0x[0-9a-f]+/va/; s/rkey 0x[0-9a-f]+/rkey/
+        p }' "$1"
+}
+
+test_wire_seed() {
+    local soft=target/vm/soft0-seed.pcap
+    [ -s "$soft" ] || { problems="$problems\n    $soft is missing (run-rxe-tests captures it on this machine)"; return; }
+    veth_up || { problems="$problems\n    could not set up rxeA / rxeB on a veth pair"; return; }
+    tcpdump -i vethA -U -w "$LOGS/wire_seed.rxe.pcap" udp port 4791 2>"$LOGS/wire_seed.tcpdump" &
+    local dump=$! n=0
+    while ! grep -q "listening on" "$LOGS/wire_seed.tcpdump" && [ $n -lt 100 ]; do sleep 0.2; n=$((n + 1)); done
+    PORT=12025
+    peers wire_seed lab demo 10.2.0.1 rxeA "${WAIT[@]}" -- lab demo 10.3.0.1 rxeB 10.2.0.1 "${WAIT[@]}"
+    sleep 1; kill -INT "$dump"; wait "$dump"
+    expect_status "demo server on rxeA" "$server_status" 0
+    expect_status "demo client on rxeB" "$client_status" 0
+    expect wire_seed.server "Contents of server buffer: 'HelloWorld'"
+    # Every ICRC the kernel wrote verifies, and the packets are those soft0 sends for the same run.
+    lab pcap inspect "$LOGS/wire_seed.rxe.pcap" >"$LOGS/wire_seed.inspect.rxe" 2>&1
+    expect_status "pcap inspect of rxe's frames" $? 0
+    expect wire_seed.inspect.rxe "0 ICRC bad, 0 malformed"
+    lab pcap inspect "$soft" >"$LOGS/wire_seed.inspect.soft0" 2>&1
+    expect_status "pcap inspect of soft0's frames" $? 0
+    packets "$LOGS/wire_seed.inspect.rxe" 10.2.0.1 >"$LOGS/wire_seed.rxe.packets"
+    packets "$LOGS/wire_seed.inspect.soft0" 127.0.0.41 >"$LOGS/wire_seed.soft0.packets"
+    [ -s "$LOGS/wire_seed.rxe.packets" ] || problems="$problems\n    tcpdump caught no RoCE v2 frame on vethA"
+    if ! diff -u "$LOGS/wire_seed.soft0.packets" "$LOGS/wire_seed.rxe.packets" >"$LOGS/wire_seed.diff"; then
+        problems="$problems\n    the packets differ (- soft0, + rxe):\n$(sed 's/^/      /' "$LOGS/wire_seed.diff")"
+    fi
+}
+
+test_no_leftovers() {
+    rdma resource show >"$LOGS/no_leftovers.out" 2>&1
+    grep -q "^$BASE_LINE\$" "$LOGS/no_leftovers.out" \
+        || problems="$problems\n    after the runs: $(grep rxe0 "$LOGS/no_leftovers.out"), before: $BASE_LINE"
+}
+
+# ------------------------------------------------------------------------------------------ main
+ALL="devices demo_seed demo_lab demo_pingpong pingpong_vs_ibv_rc_pingpong seed_c_vs_demo loopback_all wire_seed no_leftovers"
+TESTS=${*:-$ALL}
+echo "kernel $(uname -r), $(nproc) CPUs; rxe0 on eth0 with $IP1 and $IP2; $(java -version 2>&1 | head -1)"
+# What rxe holds before any test: its own PD, CQ and QP1. Every run must leave exactly this.
+BASE_LINE=$(rdma resource show | grep rxe0)
+BASE_QP=$(echo "$BASE_LINE" | sed -n 's/.* qp \([0-9]*\) .*/\1/p')
+echo "rdma resource before the tests: $BASE_LINE"
+for t in $TESTS; do
+    case " $ALL " in *" $t "*) ;; *) echo "unknown test $t; tests: $ALL"; exit 2 ;; esac
+    [ "$t" = seed_c_vs_demo ] && [ ! -x "$SEED" ] && { echo "FAIL seed_c_vs_demo: $SEED is missing"; failed=$((failed + 1)); continue; }
+    run_test "$t"
+done
+echo "rxe tests: $passed passed, $failed failed${failures:+ (failed:$failures)}"
+[ "$failed" = 0 ]
