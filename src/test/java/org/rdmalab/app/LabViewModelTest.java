@@ -252,6 +252,32 @@ class LabViewModelTest {
     }
 
     @Test
+    void asTheServerOfTwoMachinesTheWindowServesADemoClient() throws Exception {
+        int tcpPort = Ports.freeTcpPort();
+        DeviceOptions base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
+        onUi(() -> {
+            lab.apply(lab.defaultSetup().withBase(base).withGidIndex("auto").twoMachines(org.rdmalab.lab.Role.SERVER,
+                    "127.0.0.1", "127.0.0.2", org.rdmalab.control.ControlProtocol.LAB, tcpPort));
+            lab.runAllToEnd();
+            return null;
+        });
+        java.io.StringWriter clientOut = new java.io.StringWriter();
+        picocli.CommandLine demo = org.rdmalab.cli.Main.commandLine();
+        demo.setOut(new java.io.PrintWriter(clientOut, true));
+        demo.setErr(new java.io.PrintWriter(clientOut, true));
+        int exit = demo.execute("demo", "127.0.0.2", "soft0", "127.0.0.1", "--protocol", "lab", "--flow", "write-only",
+                "--tcp-port", Integer.toString(tcpPort), "--udp-port", Integer.toString(base.udpPort()));
+        assertEquals(0, exit, clientOut.toString());
+        SideViewModel local = onUi(() -> side("local"));
+        await("the server to finish", () -> idle() && local.nextIndexProperty().get() == local.steps().size());
+        onUi(() -> {
+            assertEquals("\"HelloWorld\"", local.steps().get(local.steps().size() - 1).summaryProperty().get());
+            assertEquals(QpState.RTS, local.peerStateProperty().get(), "the client's QP state arrived over the lab protocol");
+            return null;
+        });
+    }
+
+    @Test
     void resettingAHundredTimesLeaksNoThread() {
         onUi(() -> {
             lab.apply(lab.defaultSetup().withGidIndex("3"));
