@@ -46,6 +46,7 @@ final class Peers implements AutoCloseable {
         int psnA = 0;
         int psnB = 0;
         QpType type = QpType.RC;
+        java.nio.file.Path capture;
     }
 
     final SimulatedNetwork net;
@@ -77,7 +78,7 @@ final class Peers implements AutoCloseable {
 
     static Peers simulated(Setup setup) throws VerbsException {
         SimulatedNetwork net = new SimulatedNetwork();
-        DeviceOptions base = DeviceOptions.defaults();
+        DeviceOptions base = DeviceOptions.defaults().withCapture(setup.capture);
         Device da = net.device(base.withAddress(DeviceOptions.parseAddress("127.0.0.1")).withFaults(setup.faultsA));
         Device db = net.device(base.withAddress(DeviceOptions.parseAddress("127.0.0.2")).withFaults(setup.faultsB));
         Peers peers = new Peers(net, open(da, setup), open(db, setup));
