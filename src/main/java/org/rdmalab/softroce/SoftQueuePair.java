@@ -51,14 +51,15 @@ import org.rdmalab.verbs.spi.ResourceNode;
  * applied modifies), callers read it.
  *
  * <p>Protocol rules follow rxe and the IBTA (rocev2.md): segmentation by path MTU, AckReq on the
- * last packet of a message and every 64 packets, go-back-N on timeout or sequence NAK, RNR NAK
+ * last packet of a message and on a packet that finds more than 64 sent without one, go-back-N on timeout or sequence NAK, RNR NAK
  * and waits, at most 128 unacknowledged PSNs and max_rd_atomic outstanding READ/atomics,
  * duplicates re-ACKed, READs re-answered and atomics replayed from saved results.
  */
 final class SoftQueuePair extends ResourceNode implements QueuePair {
 
     static final int MAX_UNACKED_PSNS = 128;
-    static final int ACK_REQUEST_INTERVAL = 64;
+    /** rxe's RXE_MAX_PKT_PER_ACK: a packet that finds more than this many sent without AckReq asks for an ACK. */
+    static final int MAX_PACKETS_PER_ACK = 64;
     private static final Duration LOOP_TIMEOUT = Duration.ofSeconds(5);
     private static final int QP_ACCESS_BITS = AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
             AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC, AccessFlag.MW_BIND);
@@ -884,16 +885,19 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             case RDMA_READ -> {
                 long offset = (long) packet * mtu;
                 wqe.requestPsn = psn;
+                packetsSinceAckRequest = 0;
                 Reth reth = new Reth(wqe.remoteAddress + offset, wqe.rkey, (int) (wqe.length - offset));
                 RocePacketEncoder.encode(out, Opcode.RC_RDMA_READ_REQUEST, destQpn, psn, true, false, reth, null, null,
                         null, 0, null, 0, 0);
             }
             case ATOMIC_CMP_AND_SWP -> {
+                packetsSinceAckRequest = 0;
                 AtomicEth eth = new AtomicEth(wqe.remoteAddress, wqe.rkey, wqe.swap, wqe.compareAdd);
                 RocePacketEncoder.encode(out, Opcode.RC_COMPARE_SWAP, destQpn, psn, true, false, null, null, eth, null,
                         0, null, 0, 0);
             }
             case ATOMIC_FETCH_AND_ADD -> {
+                packetsSinceAckRequest = 0;
                 AtomicEth eth = new AtomicEth(wqe.remoteAddress, wqe.rkey, wqe.compareAdd, 0);
                 RocePacketEncoder.encode(out, Opcode.RC_FETCH_ADD, destQpn, psn, true, false, null, null, eth, null,
                         0, null, 0, 0);
@@ -916,7 +920,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
                     op = write ? Opcode.RC_RDMA_WRITE_MIDDLE : Opcode.RC_SEND_MIDDLE;
                 }
                 Reth reth = write && first ? new Reth(wqe.remoteAddress, wqe.rkey, (int) wqe.length) : null;
-                boolean ackRequest = last || ++packetsSinceAckRequest >= ACK_REQUEST_INTERVAL;
+                boolean ackRequest = last || packetsSinceAckRequest++ > MAX_PACKETS_PER_ACK;
                 if (ackRequest) {
                     packetsSinceAckRequest = 0;
                 }

@@ -565,6 +565,41 @@ class SoftRoceTransportTest {
     }
 
     /**
+     * AckReq as rxe's requester sets it (rxe_req.c, init_req_packet): on the last packet of every
+     * message, and on a packet that finds more than 64 earlier packets sent without one, so every
+     * 66th packet of a long WRITE. Each one is acknowledged.
+     */
+    @Test
+    void ackRequestOnTheLastPacketAndOnEverySixtySixthOfALongWrite() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            List<Integer> asked = new ArrayList<>();
+            int[] requests = {0};
+            peers.net.intercept((src, dst, datagram) -> {
+                RocePacket p = decode(datagram);
+                if (p.opcode().isRequest()) {
+                    if (p.bth().ackRequest()) {
+                        asked.add(requests[0]);
+                    }
+                    requests[0]++;
+                }
+                return 1;
+            });
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 1024), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED));
+            byte[] data = random(300 * 1024, 66);
+            peers.a.mr.write(0, data);
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, data.length), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.run();
+            assertEquals(2, Peers.drain(peers.a).stream().filter(WorkCompletion::isSuccess).count());
+            assertArrayEquals(data, peers.b.mr.read(0, data.length));
+            // Packet 0 is the one-packet WRITE; the long WRITE's packets are 1..300.
+            assertEquals(List.of(0, 66, 132, 198, 264, 300), asked);
+            assertEquals(asked.size(), peers.b.counter(Counter.SENT_PKTS), "one ACK per AckReq");
+        }
+    }
+
+    /**
      * The real-UDP test's traffic and faults with its former 1 ms ACK timeout (timeout 8), on the
      * virtual clock, where a starved thread cannot fake a loss: every byte right, losses recovered
      * by go-back-N and the timer, no retry_cnt exhausted.
