@@ -182,7 +182,8 @@ final class Completer {
             case Aeth.NAK_INVALID_REQUEST -> errorStatus = WcStatus.REM_INV_REQ_ERR;
             case Aeth.NAK_REMOTE_ACCESS_ERROR -> errorStatus = WcStatus.REM_ACCESS_ERR;
             case Aeth.NAK_REMOTE_OPERATIONAL_ERROR -> errorStatus = WcStatus.REM_OP_ERR;
-            default -> errorStatus = WcStatus.BAD_RESP_ERR;
+            // rxe (check_ack) completes an unknown NAK code as a remote operational error.
+            default -> errorStatus = WcStatus.REM_OP_ERR;
         }
         return State.COMPST_ERROR;
     }

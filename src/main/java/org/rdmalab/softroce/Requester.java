@@ -259,7 +259,8 @@ final class Requester {
                 int offset = packet * mtu;
                 int length = (int) Math.min(mtu, wqe.length - offset);
                 byte[] data = gather(wqe, offset, length);
-                boolean solicited = last && SendFlag.has(wqe.flags, SendFlag.SOLICITED);
+                // rxe (init_req_packet): SE only on the last packet of a SEND or a WRITE_WITH_IMM.
+                boolean solicited = last && (!write || imm) && SendFlag.has(wqe.flags, SendFlag.SOLICITED);
                 RocePacketEncoder.encode(out, opcode(op), destQpn, psn, ackRequest, solicited, reth, null, null, null,
                         wqe.imm, data, gatherOffset, length);
             }

@@ -42,6 +42,8 @@ final class Responder {
         RESPST_CHK_OP_SEQ,
         /** Does the QP allow the operation ({@code check_op_valid})? */
         RESPST_CHK_OP_VALID,
+        /** May a READ or atomic be answered: not with max_dest_rd_atomic 0 ({@code check_resource}). */
+        RESPST_CHK_RESOURCE,
         /** Is the payload as long as its position requires ({@code check_length})? */
         RESPST_CHK_LENGTH,
         /** SEND and WRITE data placed ({@code execute}, {@code send_data_in}, {@code write_data_in}). */
@@ -234,6 +236,7 @@ final class Responder {
             state = switch (state) {
                 case RESPST_CHK_OP_SEQ -> checkOpSeq(op, psn, uc);
                 case RESPST_CHK_OP_VALID -> checkOpValid(op, psn, uc);
+                case RESPST_CHK_RESOURCE -> checkResource(op, psn, uc);
                 case RESPST_CHK_LENGTH -> checkLength(op, packet.payloadLength(), psn, uc);
                 case RESPST_READ_REPLY -> readReply(packet, psn, uc);
                 case RESPST_ATOMIC_REPLY -> atomicReply(packet, psn, uc);
@@ -272,6 +275,19 @@ final class Responder {
                 || (op.isReadRequest() && !AccessFlag.has(access, AccessFlag.REMOTE_READ))
                 || (op.isAtomic() && !AccessFlag.has(access, AccessFlag.REMOTE_ATOMIC))) {
             responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
+            return State.RESPST_DONE;
+        }
+        return State.RESPST_CHK_RESOURCE;
+    }
+
+    /**
+     * {@code check_resource}: with {@code max_dest_rd_atomic} 0 the QP holds no READ/atomic
+     * resource, so such a request is an invalid request (rxe's {@code RESPST_ERR_TOO_MANY_RDMA_ATM_REQ},
+     * class C: NAK, the QP goes to ERR).
+     */
+    private State checkResource(Opcode op, int psn, boolean uc) {
+        if ((op.isReadRequest() || op.isAtomic()) && config.maxDestRdAtomic == 0) {
+            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
             return State.RESPST_DONE;
         }
         return State.RESPST_CHK_LENGTH;

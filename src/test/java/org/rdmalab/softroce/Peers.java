@@ -34,6 +34,8 @@ final class Peers implements AutoCloseable {
         int rnrRetry = 7;
         int minRnrTimer = 12;
         int maxRdAtomic = 16;
+        /** The responder side's max_dest_rd_atomic; null: {@link #maxRdAtomic}. */
+        Integer maxDestRdAtomic;
         int qpAccess = AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
                 AccessFlag.REMOTE_ATOMIC);
         int mrAccess = qpAccess;
@@ -131,7 +133,8 @@ final class Peers implements AutoCloseable {
                 QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
         GlobalRoute grh = GlobalRoute.of(remote.context.queryGid(1, 3), 3);
         QpAttributes rtr = new QpAttributes().state(QpState.RTR).addressVector(AddressVector.global(grh, 1))
-                .pathMtu(setup.mtu).destQpNum(remote.qp.qpNum()).rqPsn(remotePsn).maxDestRdAtomic(setup.maxRdAtomic)
+                .pathMtu(setup.mtu).destQpNum(remote.qp.qpNum()).rqPsn(remotePsn)
+                .maxDestRdAtomic(setup.maxDestRdAtomic != null ? setup.maxDestRdAtomic : setup.maxRdAtomic)
                 .minRnrTimer(setup.minRnrTimer);
         int rtrMask = setup.type == QpType.RC
                 ? QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,

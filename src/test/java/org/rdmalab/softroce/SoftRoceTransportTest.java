@@ -638,6 +638,114 @@ class SoftRoceTransportTest {
         }
     }
 
+    /**
+     * rxe (init_req_packet) sets the solicited-event bit only on the last packet of a SEND or an
+     * RDMA WRITE with immediate posted with IBV_SEND_SOLICITED; a plain WRITE never carries it.
+     */
+    @Test
+    void theSolicitedEventBitIsOnlyOnTheLastPacketOfASendOrAWriteWithImmediate() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            List<String> requests = new ArrayList<>();
+            peers.net.intercept((src, dst, datagram) -> {
+                RocePacket p = decode(datagram);
+                if (p.opcode().isRequest()) {
+                    requests.add(p.opcode().name() + (p.bth().solicitedEvent() ? " SE" : ""));
+                }
+                return 1;
+            });
+            int solicited = SIGNALED | SendFlag.SOLICITED.value();
+            for (int i = 0; i < 3; i++) {
+                peers.b.qp.postRecv(ReceiveWorkRequest.of(i, peers.b.mr.sge(i * 4096, 4096)));
+            }
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 2048), peers.b.mr.address() + 65_536,
+                    peers.b.mr.rkey(), solicited));
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 100), peers.b.mr.address() + 65_536,
+                    peers.b.mr.rkey(), solicited));
+            peers.a.qp.postSend(SendWorkRequest.writeWithImm(3, peers.a.mr.sge(0, 2048), peers.b.mr.address() + 65_536,
+                    peers.b.mr.rkey(), 7, solicited));
+            peers.a.qp.postSend(SendWorkRequest.send(4, peers.a.mr.sge(0, 2048), solicited));
+            peers.a.qp.postSend(SendWorkRequest.send(5, peers.a.mr.sge(0, 100), SIGNALED));
+            peers.run();
+            assertEquals(5, Peers.drain(peers.a).stream().filter(WorkCompletion::isSuccess).count());
+            assertEquals(List.of("RC_RDMA_WRITE_FIRST", "RC_RDMA_WRITE_LAST", "RC_RDMA_WRITE_ONLY",
+                    "RC_RDMA_WRITE_FIRST", "RC_RDMA_WRITE_LAST_WITH_IMMEDIATE SE",
+                    "RC_SEND_FIRST", "RC_SEND_LAST SE", "RC_SEND_ONLY"), requests);
+        }
+    }
+
+    /**
+     * rxe accepts max_dest_rd_atomic 0 in ibv_modify_qp and then answers a READ or an atomic with
+     * NAK invalid request (check_resource: RESPST_ERR_TOO_MANY_RDMA_ATM_REQ, class C).
+     */
+    @Test
+    void aReadOrAtomicToAQpWithMaxDestRdAtomicZeroIsAnInvalidRequest() throws Exception {
+        for (String kind : List.of("READ", "FETCH_ADD")) {
+            Peers.Setup setup = new Peers.Setup();
+            setup.maxDestRdAtomic = 0;
+            try (Peers peers = Peers.simulated(setup)) {
+                assertEquals(0, peers.b.qp.query(0).maxDestRdAtomic(), "accepted, as rxe accepts it");
+                List<Integer> naks = new ArrayList<>();
+                peers.net.intercept((src, dst, datagram) -> {
+                    RocePacket p = decode(datagram);
+                    if (p.opcode() == Opcode.RC_ACKNOWLEDGE) {
+                        naks.add(p.aeth().syndrome());
+                    }
+                    return 1;
+                });
+                peers.b.mr.write(0, new byte[8]);
+                peers.a.qp.postSend(kind.equals("READ")
+                        ? SendWorkRequest.read(1, peers.a.mr.sge(0, 64), peers.b.mr.address(), peers.b.mr.rkey(), SIGNALED)
+                        : SendWorkRequest.fetchAdd(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(), 5,
+                                SIGNALED));
+                peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                        SIGNALED));
+                peers.run();
+                List<WorkCompletion> done = Peers.drain(peers.a);
+                assertEquals(WcStatus.REM_INV_REQ_ERR, done.get(0).status(), kind + ": " + done);
+                assertEquals(WcStatus.WR_FLUSH_ERR, done.get(1).status(), kind);
+                assertEquals(List.of(0x61), naks, kind + ": one NAK, invalid request");
+                assertEquals(QpState.ERR, peers.b.qp.state(), kind);
+                assertEquals(QpState.ERR, peers.a.qp.state(), kind);
+                assertEquals(0, word(peers.b.mr, 0), kind + ": nothing executed");
+            }
+        }
+    }
+
+    /** rxe (check_ack) completes a NAK with a code it does not know as IBV_WC_REM_OP_ERR. */
+    @Test
+    void aNakWithAnUnknownCodeIsARemoteOperationalError() throws Exception {
+        for (int syndrome : List.of(0x64, 0x7F)) {
+            try (Peers peers = Peers.simulated()) {
+                byte[][] ack = new byte[1][];
+                peers.net.intercept((src, dst, datagram) -> {
+                    if (decode(datagram).opcode() != Opcode.RC_ACKNOWLEDGE) {
+                        return 1;
+                    }
+                    if (ack[0] == null) {
+                        ack[0] = datagram.clone(); // the first WRITE's ACK, to be sent on as a NAK
+                    }
+                    return 0;
+                });
+                peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                        SIGNALED));
+                peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                        SIGNALED));
+                peers.net.advance(Duration.ofMillis(1));
+                byte[] nak = ack[0].clone();
+                nak[12] = (byte) syndrome; // the AETH syndrome follows the 12-byte BTH
+                int a = SimulatedNetwork.toInt(org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.1"));
+                int b = SimulatedNetwork.toInt(org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.2"));
+                peers.net.inject(b, 4791, a, 4791, SoftRoceVerbsTest.resign(nak, b, a));
+                peers.run();
+                List<WorkCompletion> done = Peers.drain(peers.a);
+                String what = String.format("syndrome 0x%x: %s", syndrome, done);
+                assertEquals(WcStatus.REM_OP_ERR, done.get(0).status(), what);
+                assertEquals(WcStatus.WR_FLUSH_ERR, done.get(1).status(), what);
+                assertEquals(QpState.ERR, peers.a.qp.state(), what);
+            }
+        }
+    }
+
     @Test
     void theRequesterStopsAt128UnacknowledgedPsnsAndMaxRdAtomicReads() throws Exception {
         Peers.Setup setup = new Peers.Setup();
