@@ -1,19 +1,11 @@
 package org.rdmalab.softroce;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.rdmalab.softroce.wire.Aeth;
-import org.rdmalab.softroce.wire.AtomicAckEth;
-import org.rdmalab.softroce.wire.AtomicEth;
 import org.rdmalab.softroce.wire.Opcode;
 import org.rdmalab.softroce.wire.Psn;
-import org.rdmalab.softroce.wire.Reth;
 import org.rdmalab.softroce.wire.RocePacket;
-import org.rdmalab.softroce.wire.RocePacketEncoder;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Errno;
@@ -35,124 +27,63 @@ import org.rdmalab.verbs.ScatterGatherElement;
 import org.rdmalab.verbs.SendFlag;
 import org.rdmalab.verbs.SendWorkRequest;
 import org.rdmalab.verbs.VerbsException;
-import org.rdmalab.verbs.WcFlag;
-import org.rdmalab.verbs.WcOpcode;
 import org.rdmalab.verbs.WcStatus;
 import org.rdmalab.verbs.WorkCompletion;
 import org.rdmalab.verbs.WrOpcode;
 import org.rdmalab.verbs.spi.ResourceNode;
 
 /**
- * An RC (or UC) queue pair of the software device, with its requester and responder.
+ * An RC (or UC) queue pair of the software device: the verbs a caller uses and the QP's own
+ * state changes. This is the caller side, rxe's {@code rxe_verbs.c} and {@code rxe_qp.c}: it
+ * validates and applies attributes ({@code ibv_modify_qp}, {@code ibv_query_qp}) and checks posted
+ * work requests; the protocol runs in three parts on the device's transport loop, each with its
+ * own state, set side by side with rxe's files: the {@link Requester} ({@code rxe_req.c}), the
+ * {@link Completer} ({@code rxe_comp.c}) and the {@link Responder} ({@code rxe_resp.c}). They
+ * share the {@link QpConfig} and the work queues ({@link SendQueue}, {@link ReceiveQueue}).
  *
  * <p>Threads: the verbs methods run on the caller's thread; they validate, then hand work to the
- * device's transport loop. Everything below "requester" and "responder" (queues, PSNs, timers,
- * resources) is touched only on that loop. {@link #state} is volatile: the loop writes it (errors,
- * applied modifies), callers read it.
- *
- * <p>Protocol rules follow rxe and the IBTA (rocev2.md): segmentation by path MTU, AckReq on the
- * last packet of a message and every 64 packets, go-back-N on timeout or sequence NAK, RNR NAK
- * and waits, at most 128 unacknowledged PSNs and max_rd_atomic outstanding READ/atomics,
- * duplicates re-ACKed, READs re-answered and atomics replayed from saved results.
+ * transport loop. {@link #apply}, {@link #enterError}, {@link #accepts} and {@link #receive} run
+ * on the loop. The QP state is volatile: the loop writes it (errors, applied modifies), callers
+ * read it.
  */
 final class SoftQueuePair extends ResourceNode implements QueuePair {
 
-    static final int MAX_UNACKED_PSNS = 128;
-    static final int ACK_REQUEST_INTERVAL = 64;
+    /** At most this many PSNs unacknowledged (rxe's RXE_MAX_UNACKED_PSNS; see {@link Requester}). */
+    static final int MAX_UNACKED_PSNS = Requester.MAX_UNACKED_PSNS;
     private static final Duration LOOP_TIMEOUT = Duration.ofSeconds(5);
     private static final int QP_ACCESS_BITS = AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
             AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC, AccessFlag.MW_BIND);
 
-    private final SoftProtectionDomain pd;
-    private final SoftRoceContext context;
-    private final SoftTransport transport;
-    private final EventLoop loop;
-    private final int qpn;
-    private final QpType type;
-    private final SoftCompletionQueue sendCq;
-    private final SoftCompletionQueue recvCq;
     private final QpCapabilities capabilities;
     private final boolean sqSigAll;
     private final QpAttributes attributes = new QpAttributes();
-    private final AtomicInteger sendUsed = new AtomicInteger();
-    private final AtomicInteger recvUsed = new AtomicInteger();
     private final Object modifyLock = new Object();
-    private volatile QpState state = QpState.RESET;
 
-    // ---- configuration applied on the loop ----
-    private int peerIp;
-    private int destQpn;
-    private int mtu = 1024;
-    private int trafficClass;
-    private int hopLimit = 64;
-    private int qpAccess;
-    private long ackTimeoutNanos;
-    private int retryCount;
-    private int rnrRetry;
-    private int minRnrTimer;
-    private int maxRdAtomic;
-    private int maxDestRdAtomic;
-
-    // ---- requester (loop) ----
-    private final SendWqe[] ring;
-    private long head;
-    private long tail;
-    private long sendIndex;
-    private int sendPacket;
-    private int nextPsn;
-    private int ackedPsn;
-    private int rdOutstanding;
-    private int retryLeft;
-    private int rnrLeft;
-    private boolean rnrWaiting;
-    private EventLoop.Timer rnrTimer;
-    private boolean timerActive;
-    private boolean timerScheduled;
-    private long retransmitDeadline;
-    private int packetsSinceAckRequest;
-    private int gatherOffset;
-    private int lastGapRetryPsn = -1;
-
-    // ---- responder (loop) ----
-    private final ArrayDeque<RecvWqe> recvQueue = new ArrayDeque<>();
-    private int expectedPsn;
-    private int msn;
-    private boolean sequenceNakSent;
-    private int inProgress;
-    private RecvWqe currentRecv;
-    private int recvOffset;
-    private SoftMemoryRegion writeRegion;
-    private long writeAddress;
-    private long writeRemaining;
-    private long writeLength;
-    private boolean ucDropping;
-    private Resource[] resources = new Resource[1];
-    private int nextResource;
-
-    private static final int NONE = 0;
-    private static final int IN_SEND = 1;
-    private static final int IN_WRITE = 2;
+    private final QpConfig config;
+    private final SendQueue sendQueue;
+    private final ReceiveQueue receiveQueue = new ReceiveQueue();
+    private final Requester requester;
+    private final Completer completer;
+    private final Responder responder;
 
     private SoftQueuePair(SoftProtectionDomain pd, SoftTransport transport, int qpn, QpType type,
                           SoftCompletionQueue sendCq, SoftCompletionQueue recvCq, QpCapabilities capabilities,
                           boolean sqSigAll) {
         super(pd, Kind.QUEUE_PAIR);
-        this.pd = pd;
-        this.context = pd.softContext();
-        this.transport = transport;
-        this.loop = transport.loop();
-        this.qpn = qpn;
-        this.type = type;
-        this.sendCq = sendCq;
-        this.recvCq = recvCq;
         this.capabilities = capabilities;
         this.sqSigAll = sqSigAll;
-        this.ring = new SendWqe[Math.max(1, capabilities.maxSendWr())];
+        this.config = new QpConfig(this, pd, transport, qpn, type, sendCq, recvCq);
+        this.sendQueue = new SendQueue(capabilities.maxSendWr());
+        this.requester = new Requester(config, sendQueue);
+        this.completer = new Completer(config, sendQueue, requester);
+        this.requester.connect(completer);
+        this.responder = new Responder(config, receiveQueue);
         attributes.capabilities(capabilities).portNum(1);
     }
 
     /**
-     * {@code ibv_create_qp}: EOPNOTSUPP for UD and other types, EINVAL for a CQ of another context
+     * {@code ibv_create_qp} (rxe: {@code rxe_create_qp}, {@code rxe_qp_chk_init}, {@code rxe_qp_from_init}):
+     * EOPNOTSUPP for UD and other types, EINVAL for a CQ of another context
      * or capabilities beyond rxe's limits. Starts the device's transport (binds its UDP socket) on
      * the first QP, which can fail with EADDRINUSE. The granted capabilities follow rxe: the
      * inline size and SGE count both grow to fill the send WQE ({@code max(16 × max_send_sge,
@@ -207,32 +138,32 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
 
     @Override
     public int qpNum() {
-        return qpn;
+        return config.qpn;
     }
 
     @Override
     public QpType type() {
-        return type;
+        return config.type;
     }
 
     @Override
     public QpState state() {
-        return state;
+        return config.state;
     }
 
     @Override
     public ProtectionDomain pd() {
-        return pd;
+        return config.pd;
     }
 
     @Override
     public CompletionQueue sendCq() {
-        return sendCq;
+        return config.sendCq;
     }
 
     @Override
     public CompletionQueue recvCq() {
-        return recvCq;
+        return config.recvCq;
     }
 
     @Override
@@ -241,7 +172,8 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
     }
 
     /**
-     * {@code ibv_modify_qp}: checks the transition with {@link QpTransitions}, then each attribute
+     * {@code ibv_modify_qp} (rxe: {@code rxe_modify_qp}, {@code rxe_qp_chk_attr}, then
+     * {@code rxe_qp_from_attr} on the loop): checks the transition with {@link QpTransitions}, then each attribute
      * the mask names, then applies them on the transport loop. Every refusal is EINVAL with a
      * sentence naming the attribute.
      */
@@ -251,12 +183,12 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         String verb = "ibv_modify_qp";
         QpAttributes attr = requested.copy();
         synchronized (modifyLock) {
-            QpState current = state;
+            QpState current = config.state;
             QpState target = has(mask, QpAttrMask.STATE) ? attr.state() : current;
             if (target == null || target == QpState.UNKNOWN) {
                 throw new VerbsException(verb, Errno.EINVAL, "qp_state " + target + " is not a state a QP can be moved to");
             }
-            QpTransitions.Check check = QpTransitions.check(type, current, target, mask);
+            QpTransitions.Check check = QpTransitions.check(config.type, current, target, mask);
             if (!check.valid()) {
                 throw new VerbsException(verb, Errno.EINVAL, check.explanation());
             }
@@ -265,7 +197,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
                         + " does not match the QP's state " + current);
             }
             int newPeer = validateAttributes(attr, mask);
-            loop.call(verb, LOOP_TIMEOUT, () -> {
+            config.loop.call(verb, LOOP_TIMEOUT, () -> {
                 apply(attr, mask, current, target, newPeer);
                 return null;
             });
@@ -297,7 +229,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             if (attr.pathMtu() == null) {
                 throw new VerbsException(verb, Errno.EINVAL, "path_mtu is not set");
             }
-            int active = context.softDevice().profile().portAttributes().activeMtu().bytes();
+            int active = config.context.softDevice().profile().portAttributes().activeMtu().bytes();
             if (attr.pathMtu().bytes() > active) {
                 throw new VerbsException(verb, Errno.EINVAL, "path_mtu " + attr.pathMtu().cName() + " is above the port's "
                         + "active MTU " + active + " (ibv_query_port's active_mtu); use IBV_MTU_" + active + " or less");
@@ -354,7 +286,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             throw new VerbsException(verb, Errno.EINVAL, "ah_attr.port_num " + port + " does not exist (the device has port 1)");
         }
         GidEntry source = null;
-        List<GidEntry> table = context.softDevice().profile().gidTable();
+        List<GidEntry> table = config.context.softDevice().profile().gidTable();
         for (GidEntry entry : table) {
             if (entry.index() == grh.sgidIndex()) {
                 source = entry;
@@ -464,18 +396,18 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         }
     }
 
-    /** {@code ibv_query_qp}: every attribute as last set, with the current state. */
+    /** {@code ibv_query_qp} (rxe: {@code rxe_query_qp}, {@code rxe_qp_to_attr}): every attribute as last set, now. */
     @Override
     public QpAttributes query(int mask) {
         ensureOpen();
         synchronized (attributes) {
-            QpState now = state;
+            QpState now = config.state;
             return attributes.copy().state(now).currentState(now).capabilities(capabilities);
         }
     }
 
     /**
-     * {@code ibv_post_send}: EINVAL before RTS (rxe's rule), for too many SGEs, an unsupported
+     * {@code ibv_post_send} (rxe: {@code rxe_post_send}, {@code validate_send_wr}): EINVAL before RTS (rxe's rule), for too many SGEs, an unsupported
      * opcode, inline data that is too long or an atomic that is not one aligned 8-byte word;
      * ENOMEM when the send queue is full. In ERR the requests are accepted and flushed.
      */
@@ -487,7 +419,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         VerbsException failure = null;
         for (SendWorkRequest request : requests) {
             try {
-                QpState now = state;
+                QpState now = config.state;
                 if (now == QpState.RESET || now == QpState.INIT || now == QpState.RTR) {
                     throw new VerbsException(verb, Errno.EINVAL, "the QP is in " + now
                             + "; the send queue accepts work requests from RTS on");
@@ -499,7 +431,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             }
         }
         if (!accepted.isEmpty()) {
-            loop.execute(() -> enqueueSends(accepted));
+            config.loop.execute(() -> requester.enqueue(accepted));
         }
         if (failure != null) {
             throw failure;
@@ -511,11 +443,11 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         WrOpcode opcode = request.opcode();
         boolean supported = switch (opcode) {
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM, SEND, SEND_WITH_IMM -> true;
-            case RDMA_READ, ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> type == QpType.RC;
+            case RDMA_READ, ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> config.type == QpType.RC;
             default -> false;
         };
         if (!supported) {
-            throw new VerbsException(verb, Errno.EINVAL, "opcode " + opcode.cName() + " is not supported on a " + type
+            throw new VerbsException(verb, Errno.EINVAL, "opcode " + opcode.cName() + " is not supported on a " + config.type
                     + " QP of this device");
         }
         if (request.sgList().size() > capabilities.maxSendSge()) {
@@ -537,7 +469,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             inline = new byte[(int) length];
             int at = 0;
             for (ScatterGatherElement sge : request.sgList()) {
-                SoftMemoryRegion region = context.regionByAddress(sge.address(), sge.length());
+                SoftMemoryRegion region = config.context.regionByAddress(sge.address(), sge.length());
                 if (region == null && sge.length() > 0) {
                     throw new VerbsException(verb, Errno.EFAULT, String.format("inline SGE 0x%x+%d is not inside any memory "
                             + "of this device context", sge.address(), sge.length()));
@@ -550,17 +482,17 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         }
         int used;
         do {
-            used = sendUsed.get();
+            used = sendQueue.used.get();
             if (used >= capabilities.maxSendWr()) {
                 throw new VerbsException(verb, Errno.ENOMEM, "the send queue is full: max_send_wr " + capabilities.maxSendWr()
                         + " work requests are outstanding (poll the send CQ to free them)");
             }
-        } while (!sendUsed.compareAndSet(used, used + 1));
+        } while (!sendQueue.used.compareAndSet(used, used + 1));
         boolean signaled = sqSigAll || request.signaled();
         return new SendWqe(request, signaled, inline, length);
     }
 
-    /** {@code ibv_post_recv}: EINVAL in RESET, for too many SGEs or 2 GiB or more, ENOMEM when the receive queue is full. */
+    /** {@code ibv_post_recv} (rxe: {@code rxe_post_recv}, {@code post_one_recv}): EINVAL in RESET, for too many SGEs or 2 GiB or more, ENOMEM when the receive queue is full. */
     @Override
     public void postRecv(List<ReceiveWorkRequest> requests) throws VerbsException {
         ensureOpen();
@@ -568,7 +500,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         List<RecvWqe> accepted = new ArrayList<>(requests.size());
         VerbsException failure = null;
         for (ReceiveWorkRequest request : requests) {
-            if (state == QpState.RESET) {
+            if (config.state == QpState.RESET) {
                 failure = new VerbsException(verb, Errno.EINVAL, "the QP is in RESET; the receive queue accepts work "
                         + "requests from INIT on");
                 break;
@@ -583,8 +515,8 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
                         + " bytes; a message is at most 2^31 - 1 bytes");
                 break;
             }
-            int used = recvUsed.get();
-            if (used >= capabilities.maxRecvWr() || !recvUsed.compareAndSet(used, used + 1)) {
+            int used = receiveQueue.used.get();
+            if (used >= capabilities.maxRecvWr() || !receiveQueue.used.compareAndSet(used, used + 1)) {
                 failure = new VerbsException(verb, Errno.ENOMEM, "the receive queue is full: max_recv_wr "
                         + capabilities.maxRecvWr() + " work requests are posted");
                 break;
@@ -592,1230 +524,176 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             accepted.add(new RecvWqe(request));
         }
         if (!accepted.isEmpty()) {
-            loop.execute(() -> enqueueRecvs(accepted));
+            config.loop.execute(() -> responder.enqueue(accepted));
         }
         if (failure != null) {
             throw failure;
         }
     }
 
-    /** {@code ibv_destroy_qp}: unregisters from the transport; pending work requests vanish without completions. */
+    /** {@code ibv_destroy_qp} (rxe: {@code rxe_destroy_qp}): unregisters from the transport; pending work requests vanish without completions. */
     @Override
     protected void destroy() {
         try {
-            loop.call("ibv_destroy_qp", LOOP_TIMEOUT, () -> {
-                transport.unregister(this);
+            config.loop.call("ibv_destroy_qp", LOOP_TIMEOUT, () -> {
+                config.transport.unregister(this);
                 resetOnLoop();
-                state = QpState.RESET;
+                config.state = QpState.RESET;
                 return null;
             });
         } catch (VerbsException e) {
-            state = QpState.RESET;
+            config.state = QpState.RESET;
         }
     }
 
     @Override
     public String toString() {
-        return String.format("%s QP 0x%x (%s)", type, qpn, state);
+        return String.format("%s QP 0x%x (%s)", config.type, config.qpn, config.state);
     }
 
     // =========================================================================================
-    // Loop: state changes
+    // Loop: state changes (rxe_qp.c)
     // =========================================================================================
 
+    /**
+     * Applies a checked modify on the loop ({@code rxe_qp_from_attr}): the configuration, each
+     * part's PSN, and the parts' start on RTR (responder) and RTS (requester and completer).
+     */
     private void apply(QpAttributes attr, int mask, QpState from, QpState to, int newPeer) throws VerbsException {
-        if (state != from) {
-            throw new VerbsException("ibv_modify_qp", Errno.EINVAL, "the QP moved from " + from + " to " + state
+        if (config.state != from) {
+            throw new VerbsException("ibv_modify_qp", Errno.EINVAL, "the QP moved from " + from + " to " + config.state
                     + " while the modify was on its way");
         }
         if (has(mask, QpAttrMask.AV)) {
-            peerIp = newPeer;
-            trafficClass = attr.addressVector().grh().trafficClass();
-            hopLimit = attr.addressVector().grh().hopLimit();
+            config.peerIp = newPeer;
+            config.trafficClass = attr.addressVector().grh().trafficClass();
+            config.hopLimit = attr.addressVector().grh().hopLimit();
         }
         if (has(mask, QpAttrMask.PATH_MTU)) {
-            mtu = attr.pathMtu().bytes();
+            config.mtu = attr.pathMtu().bytes();
         }
         if (has(mask, QpAttrMask.DEST_QPN)) {
-            destQpn = attr.destQpNum();
+            config.destQpn = attr.destQpNum();
         }
         if (has(mask, QpAttrMask.ACCESS_FLAGS)) {
-            qpAccess = attr.accessFlags();
+            config.qpAccess = attr.accessFlags();
         }
         if (has(mask, QpAttrMask.TIMEOUT)) {
-            ackTimeoutNanos = RnrTimer.ackTimeoutNanos(attr.timeout());
+            config.ackTimeoutNanos = RnrTimer.ackTimeoutNanos(attr.timeout());
         }
         if (has(mask, QpAttrMask.RETRY_CNT)) {
-            retryCount = attr.retryCount();
+            config.retryCount = attr.retryCount();
         }
         if (has(mask, QpAttrMask.RNR_RETRY)) {
-            rnrRetry = attr.rnrRetry();
+            config.rnrRetry = attr.rnrRetry();
         }
         if (has(mask, QpAttrMask.MIN_RNR_TIMER)) {
-            minRnrTimer = attr.minRnrTimer();
+            config.minRnrTimer = attr.minRnrTimer();
         }
         if (has(mask, QpAttrMask.MAX_QP_RD_ATOMIC)) {
-            maxRdAtomic = attr.maxRdAtomic();
+            config.maxRdAtomic = attr.maxRdAtomic();
         }
         if (has(mask, QpAttrMask.MAX_DEST_RD_ATOMIC)) {
-            maxDestRdAtomic = attr.maxDestRdAtomic();
+            config.maxDestRdAtomic = attr.maxDestRdAtomic();
         }
         if (has(mask, QpAttrMask.RQ_PSN)) {
-            expectedPsn = attr.rqPsn();
+            responder.setPsn(attr.rqPsn());
         }
         if (has(mask, QpAttrMask.SQ_PSN)) {
-            nextPsn = attr.sqPsn();
-            ackedPsn = Psn.add(nextPsn, -1);
+            requester.setPsn(attr.sqPsn());
+            completer.setPsn(attr.sqPsn());
         }
         switch (to) {
             case RESET -> {
                 resetOnLoop();
-                state = QpState.RESET;
+                config.state = QpState.RESET;
             }
             case ERR -> enterError();
             case RTR -> {
                 if (from == QpState.INIT) {
-                    msn = 0;
-                    sequenceNakSent = false;
-                    inProgress = NONE;
-                    ucDropping = false;
-                    resources = new Resource[Math.max(1, maxDestRdAtomic)];
-                    nextResource = 0;
+                    responder.start();
                 }
-                state = to;
+                config.state = to;
             }
             case RTS -> {
                 if (from == QpState.RTR) {
-                    retryLeft = retryCount;
-                    rnrLeft = rnrRetry;
-                    packetsSinceAckRequest = 0;
+                    completer.start();
+                    requester.start();
                 }
-                state = to;
-                pump();
+                config.state = to;
+                requester.run();
             }
-            default -> state = to;
+            default -> config.state = to;
         }
     }
 
+    /** Back to RESET's empty queues ({@code rxe_qp_reset}); work requests vanish without completions. */
     private void resetOnLoop() {
-        for (long i = head; i < tail; i++) {
-            ring[slot(i)] = null;
-        }
-        head = tail = sendIndex = 0;
-        sendPacket = 0;
-        rdOutstanding = 0;
-        rnrWaiting = false;
-        if (rnrTimer != null) {
-            rnrTimer.cancel();
-            rnrTimer = null;
-        }
-        timerActive = false;
-        recvQueue.clear();
-        currentRecv = null;
-        inProgress = NONE;
-        writeRegion = null;
-        sendUsed.set(0);
-        recvUsed.set(0);
-        java.util.Arrays.fill(resources, null);
-        lastGapRetryPsn = -1;
+        sendQueue.clear();
+        requester.reset();
+        completer.reset();
+        responder.reset();
     }
 
-    /** Moves the QP to ERR and flushes every outstanding work request (loop). */
-    private void enterError() {
-        if (state == QpState.ERR) {
+    /**
+     * Moves the QP to ERR and flushes every outstanding work request, send queue first
+     * ({@code rxe_qp_error}, then the completer's and responder's drains). Loop only.
+     */
+    void enterError() {
+        if (config.state == QpState.ERR) {
             return;
         }
-        state = QpState.ERR;
+        config.state = QpState.ERR;
         synchronized (attributes) {
             attributes.state(QpState.ERR).currentState(QpState.ERR);
         }
-        if (rnrTimer != null) {
-            rnrTimer.cancel();
-            rnrTimer = null;
+        completer.stop();
+        while (!sendQueue.isEmpty()) {
+            SendWqe wqe = sendQueue.removeHead();
+            config.sendCq.push(WorkCompletion.error(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(),
+                    config.qpn), false);
         }
-        rnrWaiting = false;
-        timerActive = false;
-        for (long i = head; i < tail; i++) {
-            SendWqe wqe = ring[slot(i)];
-            ring[slot(i)] = null;
-            sendUsed.decrementAndGet();
-            sendCq.push(WorkCompletion.error(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(), qpn), false);
-        }
-        head = tail;
-        sendIndex = tail;
-        rdOutstanding = 0;
-        if (currentRecv != null) {
-            flushRecv(currentRecv);
-            currentRecv = null;
-        }
-        RecvWqe recv;
-        while ((recv = recvQueue.poll()) != null) {
-            flushRecv(recv);
-        }
-        inProgress = NONE;
-    }
-
-    private void flushRecv(RecvWqe recv) {
-        recvUsed.decrementAndGet();
-        recvCq.push(WorkCompletion.error(recv.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, qpn), false);
-    }
-
-    private int slot(long index) {
-        return (int) (index % ring.length);
+        requester.flushed();
+        responder.flush();
     }
 
     // =========================================================================================
-    // Loop: requester
+    // Loop: receiving (rxe_recv.c)
     // =========================================================================================
 
-    private void enqueueSends(List<SendWqe> wqes) {
-        for (SendWqe wqe : wqes) {
-            if (state == QpState.ERR || isClosed()) {
-                sendUsed.decrementAndGet();
-                sendCq.push(WorkCompletion.error(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(), qpn), false);
-                continue;
-            }
-            ring[slot(tail)] = wqe;
-            tail++;
-        }
-        pump();
-    }
-
-    /** Sends what the window, the READ/atomic limit and the state allow. */
-    private void pump() {
-        if (state != QpState.RTS || rnrWaiting) {
-            return;
-        }
-        while (sendIndex < tail) {
-            SendWqe wqe = ring[slot(sendIndex)];
-            if (!wqe.started) {
-                if (wqe.done) {
-                    break;
-                }
-                if (wqe.readOrAtomic() && rdOutstanding >= maxRdAtomic) {
-                    break;
-                }
-                if (SendFlag.has(wqe.flags, SendFlag.FENCE) && rdOutstanding > 0) {
-                    break;
-                }
-                WcStatus local = resolveLocal(wqe);
-                if (local != null) {
-                    wqe.done = true;
-                    wqe.status = local;
-                    retire();
-                    return;
-                }
-                wqe.started = true;
-                wqe.firstPsn = nextPsn;
-                wqe.psnCount = wqe.opcode == WrOpcode.RDMA_READ || !wqe.readOrAtomic()
-                        ? Math.max(1, (int) ((wqe.length + mtu - 1) / mtu)) : 1;
-                wqe.readPsn = wqe.firstPsn;
-                nextPsn = Psn.add(nextPsn, wqe.psnCount);
-                if (wqe.readOrAtomic()) {
-                    rdOutstanding++;
-                }
-                transport.count(Counter.RDMA_SENDS);
-                sendPacket = 0;
-            }
-            int psn = Psn.add(wqe.firstPsn, sendPacket);
-            if (type == QpType.RC && Psn.diff(psn, ackedPsn) > MAX_UNACKED_PSNS) {
-                break;
-            }
-            sendRequest(wqe, sendPacket);
-            if (type == QpType.RC) {
-                startTimer();
-            }
-            if (wqe.readOrAtomic()) {
-                sendIndex++;
-                sendPacket = 0;
-            } else if (++sendPacket >= wqe.psnCount) {
-                sendIndex++;
-                sendPacket = 0;
-                if (type == QpType.UC) {
-                    wqe.done = true;
-                    wqe.status = WcStatus.SUCCESS;
-                    retire();
-                    if (state != QpState.RTS) {
-                        return;
-                    }
-                }
-            }
-        }
-    }
-
-    /** Checks the gather list as the requester reads it: null when usable, else the local error. */
-    private WcStatus resolveLocal(SendWqe wqe) {
-        if (wqe.length > SoftRoceProfile.MAX_MESSAGE_SIZE) {
-            return WcStatus.LOC_LEN_ERR;
-        }
-        if (wqe.inline != null) {
-            return null;
-        }
-        int count = wqe.sges.size();
-        wqe.regions = new SoftMemoryRegion[count];
-        wqe.offsets = new int[count];
-        wqe.lengths = new int[count];
-        boolean needsWrite = wqe.readOrAtomic();
-        for (int i = 0; i < count; i++) {
-            ScatterGatherElement sge = wqe.sges.get(i);
-            wqe.lengths[i] = sge.length();
-            if (sge.length() == 0) {
-                continue;
-            }
-            SoftMemoryRegion region = context.regionByKey(sge.lkey());
-            if (region == null || region.softPd() != pd || !region.contains(sge.address(), Integer.toUnsignedLong(sge.length()))
-                    || (needsWrite && !region.allows(AccessFlag.LOCAL_WRITE))) {
-                return WcStatus.LOC_PROT_ERR;
-            }
-            wqe.regions[i] = region;
-            wqe.offsets[i] = region.offsetOf(sge.address());
-        }
-        return null;
-    }
-
-    private Opcode opcode(Opcode rc) {
-        return type == QpType.UC ? Opcode.of(rc.value() | Opcode.UC_BASE) : rc;
-    }
-
-    private void sendRequest(SendWqe wqe, int packet) {
-        int psn = Psn.add(wqe.firstPsn, packet);
-        ByteBuffer out = transport.packetBuffer();
-        switch (wqe.opcode) {
-            case RDMA_READ -> {
-                long offset = (long) packet * mtu;
-                wqe.requestPsn = psn;
-                Reth reth = new Reth(wqe.remoteAddress + offset, wqe.rkey, (int) (wqe.length - offset));
-                RocePacketEncoder.encode(out, Opcode.RC_RDMA_READ_REQUEST, destQpn, psn, true, false, reth, null, null,
-                        null, 0, null, 0, 0);
-            }
-            case ATOMIC_CMP_AND_SWP -> {
-                AtomicEth eth = new AtomicEth(wqe.remoteAddress, wqe.rkey, wqe.swap, wqe.compareAdd);
-                RocePacketEncoder.encode(out, Opcode.RC_COMPARE_SWAP, destQpn, psn, true, false, null, null, eth, null,
-                        0, null, 0, 0);
-            }
-            case ATOMIC_FETCH_AND_ADD -> {
-                AtomicEth eth = new AtomicEth(wqe.remoteAddress, wqe.rkey, wqe.compareAdd, 0);
-                RocePacketEncoder.encode(out, Opcode.RC_FETCH_ADD, destQpn, psn, true, false, null, null, eth, null,
-                        0, null, 0, 0);
-            }
-            default -> {
-                boolean write = wqe.opcode == WrOpcode.RDMA_WRITE || wqe.opcode == WrOpcode.RDMA_WRITE_WITH_IMM;
-                boolean imm = wqe.opcode.hasImmediate();
-                boolean first = packet == 0;
-                boolean last = packet == wqe.psnCount - 1;
-                Opcode op;
-                if (first && last) {
-                    op = write ? (imm ? Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE : Opcode.RC_RDMA_WRITE_ONLY)
-                            : (imm ? Opcode.RC_SEND_ONLY_WITH_IMMEDIATE : Opcode.RC_SEND_ONLY);
-                } else if (first) {
-                    op = write ? Opcode.RC_RDMA_WRITE_FIRST : Opcode.RC_SEND_FIRST;
-                } else if (last) {
-                    op = write ? (imm ? Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE : Opcode.RC_RDMA_WRITE_LAST)
-                            : (imm ? Opcode.RC_SEND_LAST_WITH_IMMEDIATE : Opcode.RC_SEND_LAST);
-                } else {
-                    op = write ? Opcode.RC_RDMA_WRITE_MIDDLE : Opcode.RC_SEND_MIDDLE;
-                }
-                Reth reth = write && first ? new Reth(wqe.remoteAddress, wqe.rkey, (int) wqe.length) : null;
-                boolean ackRequest = last || ++packetsSinceAckRequest >= ACK_REQUEST_INTERVAL;
-                if (ackRequest) {
-                    packetsSinceAckRequest = 0;
-                }
-                int offset = packet * mtu;
-                int length = (int) Math.min(mtu, wqe.length - offset);
-                byte[] data = gather(wqe, offset, length);
-                boolean solicited = last && SendFlag.has(wqe.flags, SendFlag.SOLICITED);
-                RocePacketEncoder.encode(out, opcode(op), destQpn, psn, ackRequest, solicited, reth, null, null, null,
-                        wqe.imm, data, gatherOffset, length);
-            }
-        }
-        transport.transmit(peerIp, trafficClass, hopLimit);
-    }
-
-    /** The array holding bytes {@code [offset, offset + length)} of the message; sets {@link #gatherOffset}. */
-    private byte[] gather(SendWqe wqe, int offset, int length) {
-        if (length == 0) {
-            gatherOffset = 0;
-            return null;
-        }
-        if (wqe.inline != null) {
-            gatherOffset = offset;
-            return wqe.inline;
-        }
-        int start = 0;
-        for (int i = 0; i < wqe.lengths.length; i++) {
-            int segment = wqe.lengths[i];
-            if (offset < start + segment) {
-                int within = offset - start;
-                if (within + length <= segment) {
-                    gatherOffset = wqe.offsets[i] + within;
-                    return wqe.regions[i].memory();
-                }
-                break;
-            }
-            start += segment;
-        }
-        byte[] scratch = transport.scratch();
-        copy(wqe.regions, wqe.offsets, wqe.lengths, offset, scratch, 0, length, false);
-        gatherOffset = 0;
-        return scratch;
-    }
-
-    /** Copies between a message's byte range and an array: into the SGEs when {@code toSges}. */
-    private static void copy(SoftMemoryRegion[] regions, int[] offsets, int[] lengths, long messageOffset, byte[] array,
-                             int arrayOffset, int length, boolean toSges) {
-        long start = 0;
-        int remaining = length;
-        for (int i = 0; i < lengths.length && remaining > 0; i++) {
-            long segmentEnd = start + lengths[i];
-            if (messageOffset < segmentEnd) {
-                int within = (int) (messageOffset - start);
-                int chunk = (int) Math.min(remaining, lengths[i] - within);
-                if (toSges) {
-                    System.arraycopy(array, arrayOffset, regions[i].memory(), offsets[i] + within, chunk);
-                } else {
-                    System.arraycopy(regions[i].memory(), offsets[i] + within, array, arrayOffset, chunk);
-                }
-                arrayOffset += chunk;
-                messageOffset += chunk;
-                remaining -= chunk;
-            }
-            start = segmentEnd;
-        }
-    }
-
-    private boolean outstanding() {
-        return head < tail && ring[slot(head)].started;
-    }
-
-    private void startTimer() {
-        if (ackTimeoutNanos == 0 || timerActive) {
-            return;
-        }
-        timerActive = true;
-        retransmitDeadline = loop.nanoTime() + ackTimeoutNanos;
-        scheduleTimer(ackTimeoutNanos);
-    }
-
-    private void restartTimer() {
-        if (ackTimeoutNanos == 0) {
-            return;
-        }
-        if (!outstanding()) {
-            timerActive = false;
-            return;
-        }
-        timerActive = true;
-        retransmitDeadline = loop.nanoTime() + ackTimeoutNanos;
-        scheduleTimer(ackTimeoutNanos);
-    }
-
-    private void scheduleTimer(long delay) {
-        if (!timerScheduled) {
-            timerScheduled = true;
-            loop.schedule(delay, this::onTimer);
-        }
-    }
-
-    private void onTimer() {
-        timerScheduled = false;
-        if (!timerActive || (state != QpState.RTS && state != QpState.SQD) || isClosed()) {
-            return;
-        }
-        if (!outstanding()) {
-            timerActive = false;
-            return;
-        }
-        long now = loop.nanoTime();
-        if (rnrWaiting || retransmitDeadline - now > 0) {
-            scheduleTimer(rnrWaiting ? ackTimeoutNanos : retransmitDeadline - now);
-            return;
-        }
-        retry();
-    }
-
-    /** Go-back-N from the oldest unacknowledged PSN, counting against retry_cnt. */
-    private void retry() {
-        if (retryLeft == 0) {
-            transport.count(Counter.RETRY_EXCEEDED_ERR);
-            failHead(WcStatus.RETRY_EXC_ERR);
-            return;
-        }
-        retryLeft--;
-        transport.count(Counter.COMPLETER_RETRY_ERR);
-        rewind(Psn.add(ackedPsn, 1));
-        timerActive = false;
-        startTimer();
-        pump();
-    }
-
-    private void failHead(WcStatus status) {
-        if (head < tail) {
-            SendWqe wqe = ring[slot(head)];
-            wqe.done = true;
-            wqe.status = status;
-            retire();
-        }
-    }
-
-    /** Points the sender back at {@code psn}. */
-    private void rewind(int psn) {
-        for (long i = head; i < tail; i++) {
-            SendWqe wqe = ring[slot(i)];
-            if (!wqe.started) {
-                sendIndex = i;
-                sendPacket = 0;
-                return;
-            }
-            int last = Psn.add(wqe.firstPsn, wqe.psnCount - 1);
-            if (Psn.diff(psn, last) <= 0) {
-                sendIndex = i;
-                if (wqe.opcode == WrOpcode.RDMA_READ) {
-                    sendPacket = Psn.diff(wqe.readPsn, wqe.firstPsn);
-                } else if (wqe.readOrAtomic()) {
-                    sendPacket = 0;
-                } else {
-                    sendPacket = Math.max(0, Psn.diff(psn, wqe.firstPsn));
-                }
-                return;
-            }
-        }
-        sendIndex = tail;
-        sendPacket = 0;
-    }
-
-    /** Completes finished work requests from the head of the send queue, in order. */
-    private void retire() {
-        while (head < tail) {
-            SendWqe wqe = ring[slot(head)];
-            if (!wqe.done) {
-                break;
-            }
-            ring[slot(head)] = null;
-            head++;
-            sendUsed.decrementAndGet();
-            if (wqe.readOrAtomic() && wqe.started && wqe.status != WcStatus.SUCCESS) {
-                rdOutstanding = Math.max(0, rdOutstanding - 1);
-            }
-            if (wqe.status == WcStatus.SUCCESS) {
-                if (wqe.signaled) {
-                    WorkCompletion completion = new WorkCompletion(wqe.wrId, WcStatus.SUCCESS,
-                            wqe.opcode.completionOpcode(), 0, (int) wqe.length, 0, qpn, 0, 0);
-                    if (!sendCq.push(completion, false)) {
-                        enterError();
-                        return;
-                    }
-                }
-            } else {
-                transport.count(Counter.SEND_ERR);
-                sendCq.push(WorkCompletion.error(wqe.wrId, wqe.status, wqe.opcode.completionOpcode(), qpn), false);
-                enterError();
-                return;
-            }
-        }
-        if (sendIndex < head) {
-            sendIndex = head;
-            sendPacket = 0;
-        }
-    }
-
-    private void progress() {
-        retryLeft = retryCount;
-        rnrLeft = rnrRetry;
-        lastGapRetryPsn = -1;
-        restartTimer();
-    }
-
-    private void onResponse(RocePacket packet) {
-        int psn = packet.bth().psn();
-        Opcode op = packet.opcode();
-        if (head == tail || Psn.diff(psn, Psn.add(nextPsn, -1)) > 0) {
-            transport.count(Counter.RCVD_UNEXPECTED_RESPONSE);
-            return;
-        }
-        if (op.isReadResponse()) {
-            onReadResponse(packet, psn);
-        } else if (op.hasAtomicAckEth()) {
-            onAtomicAck(packet, psn);
-        } else {
-            onAcknowledge(packet.aeth(), psn);
-        }
-        if (state == QpState.RTS) {
-            pump();
-        }
-    }
-
-    private void onAcknowledge(Aeth aeth, int psn) {
-        if (aeth.isAck()) {
-            acknowledge(psn);
-            return;
-        }
-        acknowledge(Psn.add(psn, -1));
-        if (state == QpState.ERR || Psn.diff(psn, ackedPsn) <= 0 || head == tail) {
-            return;
-        }
-        if (aeth.isRnrNak()) {
-            onRnrNak(aeth.code());
-            return;
-        }
-        switch (aeth.code()) {
-            case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
-                transport.count(Counter.RCVD_SEQ_ERR);
-                if (!rnrWaiting) {
-                    retry();
-                }
-            }
-            case Aeth.NAK_INVALID_REQUEST -> failHead(WcStatus.REM_INV_REQ_ERR);
-            case Aeth.NAK_REMOTE_ACCESS_ERROR -> failHead(WcStatus.REM_ACCESS_ERR);
-            case Aeth.NAK_REMOTE_OPERATIONAL_ERROR -> failHead(WcStatus.REM_OP_ERR);
-            default -> failHead(WcStatus.BAD_RESP_ERR);
-        }
-    }
-
-    /** Everything up to and including {@code psn} is acknowledged. */
-    private void acknowledge(int psn) {
-        if (Psn.diff(psn, ackedPsn) <= 0) {
-            return;
-        }
-        while (head < tail) {
-            SendWqe wqe = ring[slot(head)];
-            if (!wqe.started) {
-                break;
-            }
-            int last = Psn.add(wqe.firstPsn, wqe.psnCount - 1);
-            if (Psn.diff(last, psn) > 0) {
-                break;
-            }
-            if (wqe.readOrAtomic()) {
-                // The responder went past a READ or atomic whose response never arrived: ask again.
-                int resume = wqe.opcode == WrOpcode.RDMA_READ ? wqe.readPsn : wqe.firstPsn;
-                ackedPsn = Psn.add(resume, -1);
-                if (lastGapRetryPsn != resume) {
-                    lastGapRetryPsn = resume;
-                    retry();
-                }
-                return;
-            }
-            wqe.done = true;
-            wqe.status = WcStatus.SUCCESS;
-            ackedPsn = last;
-            retire();
-            if (state == QpState.ERR) {
-                return;
-            }
-        }
-        if (Psn.diff(psn, ackedPsn) > 0) {
-            ackedPsn = psn;
-        }
-        progress();
-    }
-
-    /** Completes the SEND/WRITE requests a READ response or atomic ACK at {@code psn} implies. */
-    private SendWqe implicitAcknowledge(int psn) {
-        while (head < tail) {
-            SendWqe wqe = ring[slot(head)];
-            if (!wqe.started) {
-                return null;
-            }
-            int last = Psn.add(wqe.firstPsn, wqe.psnCount - 1);
-            if (!wqe.readOrAtomic() && Psn.diff(last, psn) < 0) {
-                wqe.done = true;
-                wqe.status = WcStatus.SUCCESS;
-                ackedPsn = last;
-                retire();
-                if (state == QpState.ERR) {
-                    return null;
-                }
-                continue;
-            }
-            return wqe;
-        }
-        return null;
-    }
-
-    private void onReadResponse(RocePacket packet, int psn) {
-        SendWqe wqe = implicitAcknowledge(psn);
-        if (wqe == null || wqe.opcode != WrOpcode.RDMA_READ || Psn.diff(psn, wqe.firstPsn) < 0
-                || Psn.diff(psn, wqe.firstPsn) >= wqe.psnCount) {
-            transport.count(Counter.RCVD_UNEXPECTED_RESPONSE);
-            return;
-        }
-        int gap = Psn.diff(psn, wqe.readPsn);
-        if (gap < 0) {
-            transport.count(Counter.RCVD_UNEXPECTED_RESPONSE);
-            return;
-        }
-        if (gap > 0) {
-            if (lastGapRetryPsn != wqe.readPsn) {
-                lastGapRetryPsn = wqe.readPsn;
-                ackedPsn = Psn.add(wqe.readPsn, -1);
-                retry();
-            }
-            return;
-        }
-        int index = Psn.diff(psn, wqe.firstPsn);
-        long offset = (long) index * mtu;
-        int expected = (int) Math.min(mtu, wqe.length - offset);
-        Opcode op = packet.opcode();
-        // Responses to a READ asked again from a later PSN start over with FIRST (or ONLY).
-        int restart = Psn.diff(wqe.requestPsn, wqe.firstPsn);
-        boolean rightOpcode = expectedOpcode(op, index, wqe.psnCount)
-                || (restart > 0 && index >= restart && expectedOpcode(op, index - restart, wqe.psnCount - restart));
-        if (!rightOpcode || packet.payloadLength() != expected) {
-            transport.count(Counter.RCVD_UNEXPECTED_RESPONSE);
-            return;
-        }
-        if (expected > 0) {
-            copy(wqe.regions, wqe.offsets, wqe.lengths, offset, packet.buffer(), packet.payloadOffset(), expected, true);
-        }
-        wqe.readPsn = Psn.add(wqe.readPsn, 1);
-        ackedPsn = psn;
-        if (index == wqe.psnCount - 1) {
-            wqe.done = true;
-            wqe.status = WcStatus.SUCCESS;
-            rdOutstanding--;
-            retire();
-        }
-        progress();
-    }
-
-    private static boolean expectedOpcode(Opcode op, int index, int count) {
-        return count == 1 ? op.isOnly() : index == 0 ? op.isFirst() : index == count - 1 ? op.isLast() : op.isMiddle();
-    }
-
-    private void onAtomicAck(RocePacket packet, int psn) {
-        SendWqe wqe = implicitAcknowledge(psn);
-        if (wqe == null || !wqe.readOrAtomic() || wqe.opcode == WrOpcode.RDMA_READ || wqe.firstPsn != psn || wqe.done) {
-            transport.count(Counter.RCVD_UNEXPECTED_RESPONSE);
-            return;
-        }
-        if (!packet.aeth().isAck()) {
-            onAcknowledge(packet.aeth(), psn);
-            return;
-        }
-        long original = packet.atomicAckEth().originalData();
-        byte[] word = new byte[8];
-        for (int i = 0; i < 8; i++) {
-            word[i] = (byte) (original >>> (8 * i)); // host (little-endian) order in memory
-        }
-        copy(wqe.regions, wqe.offsets, wqe.lengths, 0, word, 0, 8, true);
-        wqe.done = true;
-        wqe.status = WcStatus.SUCCESS;
-        ackedPsn = psn;
-        rdOutstanding--;
-        retire();
-        progress();
-    }
-
-    private void onRnrNak(int timerCode) {
-        transport.count(Counter.RCVD_RNR_ERR);
-        if (rnrWaiting) {
-            return;
-        }
-        if (rnrRetry != 7) {
-            if (rnrLeft == 0) {
-                transport.count(Counter.RETRY_RNR_EXCEEDED_ERR);
-                failHead(WcStatus.RNR_RETRY_EXC_ERR);
-                return;
-            }
-            rnrLeft--;
-        }
-        rnrWaiting = true;
-        rnrTimer = loop.schedule(RnrTimer.nanos(timerCode), () -> {
-            rnrTimer = null;
-            rnrWaiting = false;
-            if (state == QpState.RTS) {
-                rewind(Psn.add(ackedPsn, 1));
-                timerActive = false;
-                startTimer();
-                pump();
-            }
-        });
-    }
-
-    // =========================================================================================
-    // Loop: receiving
-    // =========================================================================================
-
-    /** Why a packet is refused before any protocol processing, or null (loop). */
+    /** Why a packet is refused before any protocol processing, or null ({@code check_type_state}, {@code check_addr}). */
     String accepts(RocePacket packet, int sourceIp) {
         Opcode op = packet.opcode();
+        int peerIp = config.peerIp;
         if (sourceIp != peerIp) {
-            transport.count(Counter.RCVD_WRONG_PEER);
+            config.transport.count(Counter.RCVD_WRONG_PEER);
             return "not from the QP's connected peer " + (peerIp == 0 ? "(none yet)" : SoftTransport.address(peerIp, 0));
         }
-        if ((type == QpType.RC) != op.isRc()) {
-            transport.count(Counter.RCVD_MALFORMED);
-            return "an opcode of another transport than the QP's " + type;
+        if ((config.type == QpType.RC) != op.isRc()) {
+            config.transport.count(Counter.RCVD_MALFORMED);
+            return "an opcode of another transport than the QP's " + config.type;
         }
+        QpState state = config.state;
         boolean ready = op.isRequest()
                 ? state == QpState.RTR || state == QpState.RTS || state == QpState.SQD || state == QpState.SQE
                 : state == QpState.RTS || state == QpState.SQD || state == QpState.SQE;
         if (!ready) {
-            transport.count(Counter.RCVD_QP_NOT_READY);
+            config.transport.count(Counter.RCVD_QP_NOT_READY);
             return "QP is in " + state;
         }
         return null;
     }
 
-    /** Handles a packet that passed {@link #accepts} (loop). */
+    /** Hands a packet that passed {@link #accepts} to the responder or the completer ({@code rxe_rcv_pkt}). */
     void receive(RocePacket packet) {
         if (packet.opcode().isRequest()) {
-            if (type == QpType.UC) {
-                onUcRequest(packet);
+            if (config.type == QpType.UC) {
+                responder.onUcRequest(packet);
             } else {
-                onRequest(packet);
+                responder.onRequest(packet);
             }
-        } else if (type == QpType.RC) {
-            onResponse(packet);
+        } else if (config.type == QpType.RC) {
+            completer.onResponse(packet);
         }
-    }
-
-    private void enqueueRecvs(List<RecvWqe> wqes) {
-        for (RecvWqe wqe : wqes) {
-            if (state == QpState.ERR || isClosed()) {
-                flushRecv(wqe);
-            } else {
-                recvQueue.add(wqe);
-            }
-        }
-    }
-
-    // =========================================================================================
-    // Loop: responder
-    // =========================================================================================
-
-    private void onRequest(RocePacket packet) {
-        int psn = packet.bth().psn();
-        int distance = Psn.diff(psn, expectedPsn);
-        if (distance > 0) {
-            transport.count(Counter.OUT_OF_SEQ_REQUEST);
-            if (!sequenceNakSent) {
-                sequenceNakSent = true;
-                sendAcknowledge(Aeth.nak(Aeth.NAK_PSN_SEQUENCE_ERROR, msn), expectedPsn);
-            }
-            return;
-        }
-        if (distance < 0) {
-            transport.count(Counter.DUPLICATE_REQUEST);
-            onDuplicate(packet, psn);
-            return;
-        }
-        sequenceNakSent = false;
-        execute(packet, psn, false);
-    }
-
-    private void onDuplicate(RocePacket packet, int psn) {
-        Opcode op = packet.opcode();
-        if (op.isSend() || op.isWrite()) {
-            sendAcknowledge(Aeth.ack(msn), Psn.add(expectedPsn, -1));
-            return;
-        }
-        Resource resource = findResource(psn, op.isReadRequest());
-        if (resource == null) {
-            return;
-        }
-        if (op.isReadRequest()) {
-            Reth reth = packet.reth();
-            long length = reth.dmaLengthUnsigned();
-            SoftMemoryRegion region = length == 0 ? null : remoteRegion(reth.rkey(), reth.virtualAddress(), length,
-                    AccessFlag.REMOTE_READ);
-            if (length != 0 && region == null) {
-                return;
-            }
-            sendReadResponses(psn, region, reth.virtualAddress(), length);
-        } else {
-            sendAtomicAcknowledge(psn, resource.original);
-        }
-    }
-
-    private Resource findResource(int psn, boolean read) {
-        for (Resource resource : resources) {
-            if (resource != null && resource.read == read && Psn.diff(psn, resource.firstPsn) >= 0
-                    && Psn.diff(psn, resource.firstPsn) < resource.psnCount) {
-                return resource;
-            }
-        }
-        return null;
-    }
-
-    private SoftMemoryRegion remoteRegion(int rkey, long address, long length, AccessFlag right) {
-        SoftMemoryRegion region = context.regionByKey(rkey);
-        if (region == null || region.softPd() != pd || !region.allows(right) || !region.contains(address, length)) {
-            return null;
-        }
-        return region;
-    }
-
-    /** Executes the request with the expected PSN; {@code uc} suppresses every ACK and NAK. */
-    private void execute(RocePacket packet, int psn, boolean uc) {
-        Opcode op = packet.opcode();
-        int payload = packet.payloadLength();
-        if (op.isMiddle() || op.isLast()) {
-            if ((op.isSend() && inProgress != IN_SEND) || (op.isWrite() && inProgress != IN_WRITE)) {
-                responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
-                return;
-            }
-        } else if (inProgress != NONE) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
-            return;
-        }
-        if ((op.isWrite() && !AccessFlag.has(qpAccess, AccessFlag.REMOTE_WRITE))
-                || (op.isReadRequest() && !AccessFlag.has(qpAccess, AccessFlag.REMOTE_READ))
-                || (op.isAtomic() && !AccessFlag.has(qpAccess, AccessFlag.REMOTE_ATOMIC))) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
-            return;
-        }
-        if (payload > mtu || ((op.isFirst() || op.isMiddle()) && payload != mtu)) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.LOC_LEN_ERR, uc);
-            return;
-        }
-        if (op.isReadRequest()) {
-            executeRead(packet, psn, uc);
-            return;
-        }
-        if (op.isAtomic()) {
-            executeAtomic(packet, psn, uc);
-            return;
-        }
-        if (op.isSend()) {
-            if (!executeSend(packet, psn, uc)) {
-                return;
-            }
-        } else if (!executeWrite(packet, psn, uc)) {
-            return;
-        }
-        expectedPsn = Psn.add(expectedPsn, 1);
-        if (!uc && packet.bth().ackRequest()) {
-            sendAcknowledge(Aeth.ack(msn), psn);
-        }
-    }
-
-    private boolean takeReceive(int psn, boolean uc) {
-        if (currentRecv != null) {
-            return true;
-        }
-        currentRecv = recvQueue.poll();
-        if (currentRecv == null) {
-            if (!uc) {
-                transport.count(Counter.SEND_RNR_ERR);
-                sendAcknowledge(Aeth.rnrNak(minRnrTimer, msn), psn);
-            }
-            return false;
-        }
-        recvOffset = 0;
-        return true;
-    }
-
-    private boolean executeSend(RocePacket packet, int psn, boolean uc) {
-        Opcode op = packet.opcode();
-        if (!takeReceive(psn, uc)) {
-            return false;
-        }
-        RecvWqe recv = currentRecv;
-        int payload = packet.payloadLength();
-        if ((long) recvOffset + payload > recv.capacity) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.LOC_LEN_ERR, uc);
-            return false;
-        }
-        if (!recv.resolve(context, pd)) {
-            responderError(psn, Aeth.NAK_REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_PROT_ERR, uc);
-            return false;
-        }
-        if (payload > 0) {
-            copy(recv.regions, recv.offsets, recv.lengths, recvOffset, packet.buffer(), packet.payloadOffset(), payload, true);
-        }
-        recvOffset += payload;
-        if (op.isLast() || op.isOnly()) {
-            boolean imm = packet.hasImmDt();
-            WorkCompletion completion = new WorkCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, 0, recvOffset,
-                    imm ? packet.immDt() : 0, qpn, destQpn, imm ? WcFlag.WITH_IMM.value() : 0);
-            completeMessage(completion, packet.bth().solicitedEvent());
-        } else {
-            inProgress = IN_SEND;
-        }
-        return true;
-    }
-
-    private void completeMessage(WorkCompletion completion, boolean solicited) {
-        currentRecv = null;
-        inProgress = NONE;
-        recvUsed.decrementAndGet();
-        msn = Psn.add(msn, 1);
-        transport.count(Counter.RDMA_RECVS);
-        if (!recvCq.push(completion, solicited)) {
-            enterError();
-        }
-    }
-
-    private boolean executeWrite(RocePacket packet, int psn, boolean uc) {
-        Opcode op = packet.opcode();
-        int payload = packet.payloadLength();
-        boolean ends = op.isLast() || op.isOnly();
-        if (op.hasImmDt() && ends && !takeReceive(psn, uc)) {
-            return false;
-        }
-        if (op.isFirst() || op.isOnly()) {
-            Reth reth = packet.reth();
-            long length = reth.dmaLengthUnsigned();
-            SoftMemoryRegion region = null;
-            if (length > 0) {
-                region = remoteRegion(reth.rkey(), reth.virtualAddress(), length, AccessFlag.REMOTE_WRITE);
-                if (region == null) {
-                    responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, uc);
-                    return false;
-                }
-            }
-            writeRegion = region;
-            writeAddress = reth.virtualAddress();
-            writeRemaining = length;
-            writeLength = length;
-        }
-        if (payload > writeRemaining || (ends && payload != writeRemaining)) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
-            return false;
-        }
-        if (payload > 0) {
-            System.arraycopy(packet.buffer(), packet.payloadOffset(), writeRegion.memory(),
-                    writeRegion.offsetOf(writeAddress), payload);
-        }
-        writeAddress += payload;
-        writeRemaining -= payload;
-        if (ends) {
-            writeRegion = null;
-            if (op.hasImmDt()) {
-                WorkCompletion completion = new WorkCompletion(currentRecv.wrId, WcStatus.SUCCESS,
-                        WcOpcode.RECV_RDMA_WITH_IMM, 0, (int) writeLength, packet.immDt(), qpn, destQpn,
-                        WcFlag.WITH_IMM.value());
-                completeMessage(completion, packet.bth().solicitedEvent());
-            } else {
-                inProgress = NONE;
-                msn = Psn.add(msn, 1);
-                transport.count(Counter.RDMA_RECVS);
-            }
-        } else {
-            inProgress = IN_WRITE;
-        }
-        return true;
-    }
-
-    private void executeRead(RocePacket packet, int psn, boolean uc) {
-        Reth reth = packet.reth();
-        long length = reth.dmaLengthUnsigned();
-        SoftMemoryRegion region = null;
-        if (length > 0) {
-            region = remoteRegion(reth.rkey(), reth.virtualAddress(), length, AccessFlag.REMOTE_READ);
-            if (region == null) {
-                responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, uc);
-                return;
-            }
-        }
-        int count = Math.max(1, (int) ((length + mtu - 1) / mtu));
-        saveResource(new Resource(true, psn, count, 0));
-        expectedPsn = Psn.add(expectedPsn, count);
-        msn = Psn.add(msn, 1);
-        transport.count(Counter.RDMA_RECVS);
-        sendReadResponses(psn, region, reth.virtualAddress(), length);
-    }
-
-    private void executeAtomic(RocePacket packet, int psn, boolean uc) {
-        AtomicEth eth = packet.atomicEth();
-        if ((eth.virtualAddress() & 7) != 0) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
-            return;
-        }
-        SoftMemoryRegion region = remoteRegion(eth.rkey(), eth.virtualAddress(), 8, AccessFlag.REMOTE_ATOMIC);
-        if (region == null) {
-            responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, uc);
-            return;
-        }
-        long original = packet.opcode() == Opcode.RC_COMPARE_SWAP
-                ? region.compareSwap(eth.virtualAddress(), eth.compare(), eth.swapOrAdd())
-                : region.fetchAdd(eth.virtualAddress(), eth.swapOrAdd());
-        saveResource(new Resource(false, psn, 1, original));
-        expectedPsn = Psn.add(expectedPsn, 1);
-        msn = Psn.add(msn, 1);
-        transport.count(Counter.RDMA_RECVS);
-        sendAtomicAcknowledge(psn, original);
-    }
-
-    private void saveResource(Resource resource) {
-        resources[nextResource] = resource;
-        nextResource = (nextResource + 1) % resources.length;
-    }
-
-    private void sendReadResponses(int firstPsn, SoftMemoryRegion region, long address, long length) {
-        int count = Math.max(1, (int) ((length + mtu - 1) / mtu));
-        for (int i = 0; i < count; i++) {
-            Opcode op = count == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : i == 0 ? Opcode.RC_RDMA_READ_RESPONSE_FIRST
-                    : i == count - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
-            int chunk = (int) Math.min(mtu, length - (long) i * mtu);
-            Aeth aeth = op.hasAeth() ? Aeth.ack(msn) : null;
-            ByteBuffer out = transport.packetBuffer();
-            RocePacketEncoder.encode(out, op, destQpn, Psn.add(firstPsn, i), false, false, null, aeth, null, null, 0,
-                    chunk == 0 ? null : region.memory(), chunk == 0 ? 0 : region.offsetOf(address + (long) i * mtu), chunk);
-            transport.transmit(peerIp, trafficClass, hopLimit);
-        }
-    }
-
-    private void sendAtomicAcknowledge(int psn, long original) {
-        ByteBuffer out = transport.packetBuffer();
-        RocePacketEncoder.encode(out, Opcode.RC_ATOMIC_ACKNOWLEDGE, destQpn, psn, false, false, null, Aeth.ack(msn), null,
-                new AtomicAckEth(original), 0, null, 0, 0);
-        transport.transmit(peerIp, trafficClass, hopLimit);
-    }
-
-    private void sendAcknowledge(Aeth aeth, int psn) {
-        ByteBuffer out = transport.packetBuffer();
-        RocePacketEncoder.encode(out, Opcode.RC_ACKNOWLEDGE, destQpn, psn, false, false, null, aeth, null, null, 0,
-                null, 0, 0);
-        transport.transmit(peerIp, trafficClass, hopLimit);
-    }
-
-    /**
-     * A request the responder cannot execute: complete the receive in use with {@code recvStatus}
-     * (when there is one), move the QP to ERR and NAK with {@code code} (rxe's responder). On UC
-     * the packet is silently dropped and the message abandoned.
-     */
-    private void responderError(int psn, int code, WcStatus recvStatus, boolean uc) {
-        if (uc) {
-            inProgress = NONE;
-            ucDropping = true;
-            return;
-        }
-        if (currentRecv != null && recvStatus != null) {
-            RecvWqe recv = currentRecv;
-            currentRecv = null;
-            recvUsed.decrementAndGet();
-            transport.count(Counter.SEND_ERR);
-            recvCq.push(WorkCompletion.error(recv.wrId, recvStatus, WcOpcode.RECV, qpn), false);
-        }
-        enterError();
-        // The NAK leaves last: once the requester sees its error, this QP is already in ERR.
-        sendAcknowledge(Aeth.nak(code, msn), psn);
-    }
-
-    /** UC: no ACKs; a PSN gap abandons the message in progress and waits for the next FIRST or ONLY. */
-    private void onUcRequest(RocePacket packet) {
-        int psn = packet.bth().psn();
-        Opcode op = packet.opcode();
-        if (psn != expectedPsn) {
-            transport.count(Counter.OUT_OF_SEQ_REQUEST);
-            inProgress = NONE;
-            ucDropping = true;
-            writeRegion = null;
-        }
-        expectedPsn = Psn.add(psn, 1);
-        if (ucDropping) {
-            if (!(op.isFirst() || op.isOnly())) {
-                return;
-            }
-            ucDropping = false;
-            if (currentRecv != null) {
-                recvOffset = 0;
-            }
-        }
-        int before = expectedPsn;
-        expectedPsn = psn;
-        execute(packet, psn, true);
-        expectedPsn = before;
-    }
-
-    // =========================================================================================
-    // Work queue entries
-    // =========================================================================================
-
-    /** A posted send work request and its progress (loop after posting). */
-    static final class SendWqe {
-        final long wrId;
-        final WrOpcode opcode;
-        final int flags;
-        final boolean signaled;
-        final int imm;
-        final long remoteAddress;
-        final int rkey;
-        final long compareAdd;
-        final long swap;
-        final List<ScatterGatherElement> sges;
-        final byte[] inline;
-        final long length;
-        SoftMemoryRegion[] regions;
-        int[] offsets;
-        int[] lengths;
-        boolean started;
-        boolean done;
-        WcStatus status;
-        int firstPsn;
-        int psnCount;
-        int readPsn;
-        int requestPsn;
-
-        SendWqe(SendWorkRequest request, boolean signaled, byte[] inline, long length) {
-            this.wrId = request.wrId();
-            this.opcode = request.opcode();
-            this.flags = request.sendFlags();
-            this.signaled = signaled;
-            this.imm = request.immData();
-            this.remoteAddress = request.remoteAddress();
-            this.rkey = request.rkey();
-            this.compareAdd = request.compareAdd();
-            this.swap = request.swap();
-            this.sges = request.sgList();
-            this.inline = inline;
-            this.length = length;
-        }
-
-        boolean readOrAtomic() {
-            return opcode == WrOpcode.RDMA_READ || opcode == WrOpcode.ATOMIC_CMP_AND_SWP
-                    || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
-        }
-    }
-
-    /** A posted receive. */
-    static final class RecvWqe {
-        final long wrId;
-        final List<ScatterGatherElement> sges;
-        final long capacity;
-        SoftMemoryRegion[] regions;
-        int[] offsets;
-        int[] lengths;
-        private Boolean valid;
-
-        RecvWqe(ReceiveWorkRequest request) {
-            this.wrId = request.wrId();
-            this.sges = request.sgList();
-            this.capacity = request.totalLength();
-        }
-
-        /** Checks the scatter list once: lkeys of this PD with LOCAL_WRITE, ranges inside. */
-        boolean resolve(SoftRoceContext context, SoftProtectionDomain pd) {
-            if (valid != null) {
-                return valid;
-            }
-            int count = sges.size();
-            regions = new SoftMemoryRegion[count];
-            offsets = new int[count];
-            lengths = new int[count];
-            valid = true;
-            for (int i = 0; i < count; i++) {
-                ScatterGatherElement sge = sges.get(i);
-                lengths[i] = sge.length();
-                if (sge.length() == 0) {
-                    continue;
-                }
-                SoftMemoryRegion region = context.regionByKey(sge.lkey());
-                if (region == null || region.softPd() != pd || !region.allows(AccessFlag.LOCAL_WRITE)
-                        || !region.contains(sge.address(), Integer.toUnsignedLong(sge.length()))) {
-                    valid = false;
-                    return false;
-                }
-                regions[i] = region;
-                offsets[i] = region.offsetOf(sge.address());
-            }
-            return true;
-        }
-    }
-
-    /** A READ or atomic the responder executed, kept to answer duplicates. */
-    private record Resource(boolean read, int firstPsn, int psnCount, long original) {
     }
 }

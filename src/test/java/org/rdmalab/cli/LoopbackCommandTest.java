@@ -159,6 +159,17 @@ class LoopbackCommandTest {
     }
 
     @Test
+    void aScenarioThatDoesNotEndAsExpectedExitsOne() {
+        int port = Ports.freeUdpPort();
+        // Every datagram lost: the seed's WRITE gets no completion within the 300 ms poll.
+        Result result = execute("loopback", "--fault", "drop=1", "--poll-timeout", "300", "--udp-port",
+                Integer.toString(port));
+        assertEquals(1, result.exitCode(), result.out() + result.err());
+        assertTrue(result.out().contains("result: NOT as expected"), result.out());
+        assertFalse(result.out().contains("result: as expected"), result.out());
+    }
+
+    @Test
     void bulkWithFaultsStillVerifies() {
         int port = Ports.freeUdpPort();
         Result result = execute("loopback", "--scenario", "bulk", "--size", "32K", "--mtu", "1024",

@@ -109,7 +109,9 @@ class ControlSocketTest {
             assertEquals(ControlException.Reason.TIMEOUT, e.reason());
             assertEquals("no answer from 127.0.0.1:" + raw.getLocalPort()
                     + " within 300 ms (waiting for the connection block); is the peer still running?", e.getMessage());
-            assertTrue(millis >= 250 && millis < 8000, millis + " ms");
+            // The 300 ms read timeout ended the wait (not the peer, which never answers); the upper bound
+            // only catches a wait that never ends, with room for a loaded machine's scheduling.
+            assertTrue(millis >= 250 && millis < 30_000, millis + " ms");
             channel.close();
             peer.result(Duration.ofSeconds(5));
         }

@@ -34,6 +34,8 @@ final class Peers implements AutoCloseable {
         int rnrRetry = 7;
         int minRnrTimer = 12;
         int maxRdAtomic = 16;
+        /** The responder side's max_dest_rd_atomic; null: {@link #maxRdAtomic}. */
+        Integer maxDestRdAtomic;
         int qpAccess = AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
                 AccessFlag.REMOTE_ATOMIC);
         int mrAccess = qpAccess;
@@ -46,6 +48,7 @@ final class Peers implements AutoCloseable {
         int psnA = 0;
         int psnB = 0;
         QpType type = QpType.RC;
+        java.nio.file.Path capture;
     }
 
     final SimulatedNetwork net;
@@ -77,7 +80,7 @@ final class Peers implements AutoCloseable {
 
     static Peers simulated(Setup setup) throws VerbsException {
         SimulatedNetwork net = new SimulatedNetwork();
-        DeviceOptions base = DeviceOptions.defaults();
+        DeviceOptions base = DeviceOptions.defaults().withCapture(setup.capture);
         Device da = net.device(base.withAddress(DeviceOptions.parseAddress("127.0.0.1")).withFaults(setup.faultsA));
         Device db = net.device(base.withAddress(DeviceOptions.parseAddress("127.0.0.2")).withFaults(setup.faultsB));
         Peers peers = new Peers(net, open(da, setup), open(db, setup));
@@ -130,7 +133,8 @@ final class Peers implements AutoCloseable {
                 QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
         GlobalRoute grh = GlobalRoute.of(remote.context.queryGid(1, 3), 3);
         QpAttributes rtr = new QpAttributes().state(QpState.RTR).addressVector(AddressVector.global(grh, 1))
-                .pathMtu(setup.mtu).destQpNum(remote.qp.qpNum()).rqPsn(remotePsn).maxDestRdAtomic(setup.maxRdAtomic)
+                .pathMtu(setup.mtu).destQpNum(remote.qp.qpNum()).rqPsn(remotePsn)
+                .maxDestRdAtomic(setup.maxDestRdAtomic != null ? setup.maxDestRdAtomic : setup.maxRdAtomic)
                 .minRnrTimer(setup.minRnrTimer);
         int rtrMask = setup.type == QpType.RC
                 ? QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,

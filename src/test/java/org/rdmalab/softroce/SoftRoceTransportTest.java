@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.rdmalab.softroce.wire.MalformedPacketException;
 import org.rdmalab.softroce.wire.Opcode;
+import org.rdmalab.softroce.wire.Psn;
 import org.rdmalab.softroce.wire.RocePacket;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.MemoryRegion;
@@ -467,6 +468,281 @@ class SoftRoceTransportTest {
             assertEquals(2, Peers.drain(peers.a).stream().filter(WorkCompletion::isSuccess).count());
             assertArrayEquals(data, peers.a.mr.read(40_000, data.length));
             assertEquals(0xFFFFF8 + 40 - 0x1000000, peers.a.qp.query(0).sqPsn() == 0xFFFFF8 ? 32 : -1);
+        }
+    }
+
+    /**
+     * One message at a time, from send PSNs just below 2^24, so that ACKs, READ responses and the
+     * atomic ACK arrive while the requester's acknowledged PSN and its next PSN lie on either side
+     * of the wrap. A response judged with plain subtraction instead of the 24-bit comparison is
+     * ignored or refused, and the message then completes only after a retransmission.
+     */
+    @Test
+    void acknowledgementsAndReadResponsesStraddlingTwoToThe24thCompleteWithoutARetry() throws Exception {
+        for (int start = 0xFFFFF7; start <= 0xFFFFFF; start++) {
+            Peers.Setup setup = new Peers.Setup();
+            setup.psnA = start;
+            try (Peers peers = Peers.simulated(setup)) {
+                byte[] data = random(3 * 1024, start);
+                peers.a.mr.write(0, data);
+                peers.b.mr.write(100_000, data);
+                peers.b.qp.postRecv(ReceiveWorkRequest.of(7, peers.b.mr.sge(200_000, 4096)));
+                List<SendWorkRequest> messages = List.of(
+                        SendWorkRequest.write(1, peers.a.mr.sge(0, 2048), peers.b.mr.address(), peers.b.mr.rkey(), SIGNALED),
+                        SendWorkRequest.read(2, peers.a.mr.sge(10_000, 3 * 1024), peers.b.mr.address() + 100_000,
+                                peers.b.mr.rkey(), SIGNALED),
+                        SendWorkRequest.send(3, peers.a.mr.sge(0, 2048), SIGNALED),
+                        SendWorkRequest.fetchAdd(4, peers.a.mr.sge(20_000, 8), peers.b.mr.address() + 300_000,
+                                peers.b.mr.rkey(), 1, SIGNALED),
+                        SendWorkRequest.write(5, peers.a.mr.sge(0, 3 * 1024), peers.b.mr.address() + 400_000,
+                                peers.b.mr.rkey(), SIGNALED),
+                        SendWorkRequest.read(6, peers.a.mr.sge(30_000, 1024), peers.b.mr.address() + 100_000,
+                                peers.b.mr.rkey(), SIGNALED));
+                for (SendWorkRequest message : messages) {
+                    long posted = peers.net.nanoTime();
+                    peers.a.qp.postSend(message);
+                    WorkCompletion done = only(peers.runUntilCompletions(peers.a, 1));
+                    String where = String.format("sq_psn 0x%x, wr_id %d", start, message.wrId());
+                    assertTrue(done.isSuccess(), where + ": " + done);
+                    assertEquals(message.wrId(), done.wrId(), where);
+                    assertTrue(peers.net.nanoTime() - posted < RnrTimer.ackTimeoutNanos(setup.timeout),
+                            where + ": completed by its response, not after a retransmission timeout");
+                }
+                String where = String.format("sq_psn 0x%x", start);
+                assertArrayEquals(java.util.Arrays.copyOf(data, 2048), peers.b.mr.read(0, 2048), where);
+                assertArrayEquals(data, peers.a.mr.read(10_000, data.length), where);
+                assertArrayEquals(java.util.Arrays.copyOf(data, 2048), peers.b.mr.read(200_000, 2048), where);
+                assertEquals(1, word(peers.b.mr, 300_000), where);
+                assertArrayEquals(data, peers.b.mr.read(400_000, data.length), where);
+                assertArrayEquals(java.util.Arrays.copyOf(data, 1024), peers.a.mr.read(30_000, 1024), where);
+                assertEquals(0, peers.a.counter(Counter.COMPLETER_RETRY_ERR), where + ": no retry");
+                assertEquals(0, peers.a.counter(Counter.RCVD_UNEXPECTED_RESPONSE), where + ": every response accepted");
+                assertEquals(0, peers.b.counter(Counter.DUPLICATE_REQUEST), where);
+                assertEquals(0, peers.b.counter(Counter.OUT_OF_SEQ_REQUEST), where);
+                assertEquals(Psn.add(start, 2 + 3 + 2 + 1 + 3 + 1), nextSendPsn(peers), where);
+            }
+        }
+    }
+
+    /** The PSN the next request of side a will carry: sent as a zero-length WRITE and read off the wire. */
+    private static int nextSendPsn(Peers peers) throws Exception {
+        int[] psn = {-1};
+        peers.net.intercept((src, dst, datagram) -> {
+            RocePacket p = decode(datagram);
+            if (p.opcode().isRequest() && psn[0] < 0) {
+                psn[0] = p.bth().psn();
+            }
+            return 1;
+        });
+        peers.a.qp.postSend(SendWorkRequest.write(99, peers.a.mr.sge(0, 0), peers.b.mr.address(), peers.b.mr.rkey(), SIGNALED));
+        assertTrue(only(peers.runUntilCompletions(peers.a, 1)).isSuccess());
+        peers.net.intercept(null);
+        return psn[0];
+    }
+
+    /** rnr_retry 7 means retry forever (IBTA, rxe, NICs): far more than 7 RNR NAKs, then success. */
+    @Test
+    void rnrRetrySevenRetriesForeverAndCompletesOnceAReceiveIsPosted() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.rnrRetry = 7;
+        setup.minRnrTimer = 1; // 0.01 ms
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.a.mr.write(0, "patient".getBytes());
+            peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, 7), SIGNALED));
+            peers.net.advance(Duration.ofMillis(2));
+            long naks = peers.a.counter(Counter.RCVD_RNR_ERR);
+            assertTrue(naks > 3 * 7, "RNR NAKs so far: " + naks);
+            assertEquals(List.of(), Peers.drain(peers.a), "still waiting for a receive");
+            assertEquals(QpState.RTS, peers.a.qp.state());
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(9, peers.b.mr.sge(0, 64)));
+            peers.run();
+            assertTrue(only(Peers.drain(peers.a)).isSuccess());
+            assertEquals(7, only(Peers.drain(peers.b)).byteLength());
+            assertArrayEquals("patient".getBytes(), peers.b.mr.read(0, 7));
+            assertEquals(0, peers.a.counter(Counter.RETRY_RNR_EXCEEDED_ERR));
+            assertEquals(naks, peers.b.counter(Counter.SEND_RNR_ERR));
+        }
+    }
+
+    /**
+     * AckReq as rxe's requester sets it (rxe_req.c, init_req_packet): on the last packet of every
+     * message, and on a packet that finds more than 64 earlier packets sent without one, so every
+     * 66th packet of a long WRITE. Each one is acknowledged.
+     */
+    @Test
+    void ackRequestOnTheLastPacketAndOnEverySixtySixthOfALongWrite() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            List<Integer> asked = new ArrayList<>();
+            int[] requests = {0};
+            peers.net.intercept((src, dst, datagram) -> {
+                RocePacket p = decode(datagram);
+                if (p.opcode().isRequest()) {
+                    if (p.bth().ackRequest()) {
+                        asked.add(requests[0]);
+                    }
+                    requests[0]++;
+                }
+                return 1;
+            });
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 1024), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED));
+            byte[] data = random(300 * 1024, 66);
+            peers.a.mr.write(0, data);
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, data.length), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.run();
+            assertEquals(2, Peers.drain(peers.a).stream().filter(WorkCompletion::isSuccess).count());
+            assertArrayEquals(data, peers.b.mr.read(0, data.length));
+            // Packet 0 is the one-packet WRITE; the long WRITE's packets are 1..300.
+            assertEquals(List.of(0, 66, 132, 198, 264, 300), asked);
+            assertEquals(asked.size(), peers.b.counter(Counter.SENT_PKTS), "one ACK per AckReq");
+        }
+    }
+
+    /**
+     * The real-UDP test's traffic and faults with its former 1 ms ACK timeout (timeout 8), on the
+     * virtual clock, where a starved thread cannot fake a loss: every byte right, losses recovered
+     * by go-back-N and the timer, no retry_cnt exhausted.
+     */
+    @Test
+    void theUdpTrafficWithAOneMillisecondTimeoutOnTheVirtualClock() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.faultsA = "drop=0.02,dup=0.01,reorder=0.02,seed=3";
+        setup.timeout = 8;
+        setup.capabilities = new org.rdmalab.verbs.QpCapabilities(256, 256, 2, 2, 64);
+        try (Peers peers = Peers.simulated(setup)) {
+            byte[] data = random(200_000, 1);
+            peers.a.mr.write(0, data);
+            for (int i = 0; i < 8; i++) {
+                peers.b.qp.postRecv(ReceiveWorkRequest.of(100 + i, peers.b.mr.sge(600_000 + i * 4096, 4096)));
+            }
+            for (int i = 0; i < 8; i++) {
+                peers.a.qp.postSend(SendWorkRequest.write(i, peers.a.mr.sge(i * 25_000, 25_000),
+                        peers.b.mr.address() + i * 25_000, peers.b.mr.rkey(), SIGNALED));
+                peers.a.qp.postSend(SendWorkRequest.send(20 + i, peers.a.mr.sge(i * 100, 4000), SIGNALED));
+            }
+            List<WorkCompletion> sent = peers.runUntilCompletions(peers.a, 16);
+            assertEquals(16, sent.stream().filter(WorkCompletion::isSuccess).count(), sent.toString());
+            assertArrayEquals(data, peers.b.mr.read(0, data.length));
+            assertEquals(8, Peers.drain(peers.b).stream().filter(WorkCompletion::isSuccess).count());
+            peers.a.qp.postSend(SendWorkRequest.read(50, peers.a.mr.sge(300_000, 100_000), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.fetchAdd(51, peers.a.mr.sge(500_000, 8), peers.b.mr.address() + 800_000,
+                    peers.b.mr.rkey(), 3, SIGNALED));
+            assertEquals(2, peers.runUntilCompletions(peers.a, 2).stream().filter(WorkCompletion::isSuccess).count());
+            assertArrayEquals(java.util.Arrays.copyOf(data, 100_000), peers.a.mr.read(300_000, 100_000));
+            assertEquals(3, word(peers.b.mr, 800_000));
+            assertTrue(peers.a.counter(Counter.FAULT_DROPPED) > 0, "the injector dropped packets");
+            assertTrue(peers.a.counter(Counter.COMPLETER_RETRY_ERR) > 0, "and go-back-N recovered");
+            assertEquals(0, peers.a.counter(Counter.RETRY_EXCEEDED_ERR));
+        }
+    }
+
+    /**
+     * rxe (init_req_packet) sets the solicited-event bit only on the last packet of a SEND or an
+     * RDMA WRITE with immediate posted with IBV_SEND_SOLICITED; a plain WRITE never carries it.
+     */
+    @Test
+    void theSolicitedEventBitIsOnlyOnTheLastPacketOfASendOrAWriteWithImmediate() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            List<String> requests = new ArrayList<>();
+            peers.net.intercept((src, dst, datagram) -> {
+                RocePacket p = decode(datagram);
+                if (p.opcode().isRequest()) {
+                    requests.add(p.opcode().name() + (p.bth().solicitedEvent() ? " SE" : ""));
+                }
+                return 1;
+            });
+            int solicited = SIGNALED | SendFlag.SOLICITED.value();
+            for (int i = 0; i < 3; i++) {
+                peers.b.qp.postRecv(ReceiveWorkRequest.of(i, peers.b.mr.sge(i * 4096, 4096)));
+            }
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 2048), peers.b.mr.address() + 65_536,
+                    peers.b.mr.rkey(), solicited));
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 100), peers.b.mr.address() + 65_536,
+                    peers.b.mr.rkey(), solicited));
+            peers.a.qp.postSend(SendWorkRequest.writeWithImm(3, peers.a.mr.sge(0, 2048), peers.b.mr.address() + 65_536,
+                    peers.b.mr.rkey(), 7, solicited));
+            peers.a.qp.postSend(SendWorkRequest.send(4, peers.a.mr.sge(0, 2048), solicited));
+            peers.a.qp.postSend(SendWorkRequest.send(5, peers.a.mr.sge(0, 100), SIGNALED));
+            peers.run();
+            assertEquals(5, Peers.drain(peers.a).stream().filter(WorkCompletion::isSuccess).count());
+            assertEquals(List.of("RC_RDMA_WRITE_FIRST", "RC_RDMA_WRITE_LAST", "RC_RDMA_WRITE_ONLY",
+                    "RC_RDMA_WRITE_FIRST", "RC_RDMA_WRITE_LAST_WITH_IMMEDIATE SE",
+                    "RC_SEND_FIRST", "RC_SEND_LAST SE", "RC_SEND_ONLY"), requests);
+        }
+    }
+
+    /**
+     * rxe accepts max_dest_rd_atomic 0 in ibv_modify_qp and then answers a READ or an atomic with
+     * NAK invalid request (check_resource: RESPST_ERR_TOO_MANY_RDMA_ATM_REQ, class C).
+     */
+    @Test
+    void aReadOrAtomicToAQpWithMaxDestRdAtomicZeroIsAnInvalidRequest() throws Exception {
+        for (String kind : List.of("READ", "FETCH_ADD")) {
+            Peers.Setup setup = new Peers.Setup();
+            setup.maxDestRdAtomic = 0;
+            try (Peers peers = Peers.simulated(setup)) {
+                assertEquals(0, peers.b.qp.query(0).maxDestRdAtomic(), "accepted, as rxe accepts it");
+                List<Integer> naks = new ArrayList<>();
+                peers.net.intercept((src, dst, datagram) -> {
+                    RocePacket p = decode(datagram);
+                    if (p.opcode() == Opcode.RC_ACKNOWLEDGE) {
+                        naks.add(p.aeth().syndrome());
+                    }
+                    return 1;
+                });
+                peers.b.mr.write(0, new byte[8]);
+                peers.a.qp.postSend(kind.equals("READ")
+                        ? SendWorkRequest.read(1, peers.a.mr.sge(0, 64), peers.b.mr.address(), peers.b.mr.rkey(), SIGNALED)
+                        : SendWorkRequest.fetchAdd(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(), 5,
+                                SIGNALED));
+                peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                        SIGNALED));
+                peers.run();
+                List<WorkCompletion> done = Peers.drain(peers.a);
+                assertEquals(WcStatus.REM_INV_REQ_ERR, done.get(0).status(), kind + ": " + done);
+                assertEquals(WcStatus.WR_FLUSH_ERR, done.get(1).status(), kind);
+                assertEquals(List.of(0x61), naks, kind + ": one NAK, invalid request");
+                assertEquals(QpState.ERR, peers.b.qp.state(), kind);
+                assertEquals(QpState.ERR, peers.a.qp.state(), kind);
+                assertEquals(0, word(peers.b.mr, 0), kind + ": nothing executed");
+            }
+        }
+    }
+
+    /** rxe (check_ack) completes a NAK with a code it does not know as IBV_WC_REM_OP_ERR. */
+    @Test
+    void aNakWithAnUnknownCodeIsARemoteOperationalError() throws Exception {
+        for (int syndrome : List.of(0x64, 0x7F)) {
+            try (Peers peers = Peers.simulated()) {
+                byte[][] ack = new byte[1][];
+                peers.net.intercept((src, dst, datagram) -> {
+                    if (decode(datagram).opcode() != Opcode.RC_ACKNOWLEDGE) {
+                        return 1;
+                    }
+                    if (ack[0] == null) {
+                        ack[0] = datagram.clone(); // the first WRITE's ACK, to be sent on as a NAK
+                    }
+                    return 0;
+                });
+                peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                        SIGNALED));
+                peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                        SIGNALED));
+                peers.net.advance(Duration.ofMillis(1));
+                byte[] nak = ack[0].clone();
+                nak[12] = (byte) syndrome; // the AETH syndrome follows the 12-byte BTH
+                int a = SimulatedNetwork.toInt(org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.1"));
+                int b = SimulatedNetwork.toInt(org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.2"));
+                peers.net.inject(b, 4791, a, 4791, SoftRoceVerbsTest.resign(nak, b, a));
+                peers.run();
+                List<WorkCompletion> done = Peers.drain(peers.a);
+                String what = String.format("syndrome 0x%x: %s", syndrome, done);
+                assertEquals(WcStatus.REM_OP_ERR, done.get(0).status(), what);
+                assertEquals(WcStatus.WR_FLUSH_ERR, done.get(1).status(), what);
+                assertEquals(QpState.ERR, peers.a.qp.state(), what);
+            }
         }
     }
 

@@ -1,0 +1,500 @@
+package org.rdmalab.softroce;
+
+import org.rdmalab.softroce.wire.Aeth;
+import org.rdmalab.softroce.wire.Opcode;
+import org.rdmalab.softroce.wire.Psn;
+import org.rdmalab.softroce.wire.RocePacket;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.RnrTimer;
+import org.rdmalab.verbs.WcStatus;
+import org.rdmalab.verbs.WorkCompletion;
+import org.rdmalab.verbs.WrOpcode;
+
+/**
+ * The completer of a queue pair: handles ACKs, NAKs, READ responses and atomic ACKs, retires send
+ * work requests in order and drives retransmission. It corresponds to rxe's {@code rxe_comp.c};
+ * a response runs through the states of rxe's {@code enum comp_state} ({@link State}), and each
+ * method names the rxe function it stands for.
+ *
+ * <p>It owns the acknowledged side (rxe's {@code qp->comp}): the last acknowledged PSN
+ * ({@code comp.psn}, kept here as the PSN before the next expected one), the retry counters
+ * ({@code comp.retry_cnt}, {@code comp.rnr_retry}), the retransmission timer
+ * ({@code qp->retrans_timer}) and the RNR timer ({@code qp->rnr_nak_timer}).
+ *
+ * <p>Threads: the transport loop only.
+ */
+final class Completer {
+
+    /** rxe's {@code enum comp_state}; the states a response passes through here. */
+    enum State {
+        /** Is the response within the PSNs sent ({@code check_psn})? */
+        COMPST_CHECK_PSN,
+        /** Which kind of response, for which work request ({@code check_ack}). */
+        COMPST_CHECK_ACK,
+        /** A READ response: copy its payload ({@code do_read}). */
+        COMPST_READ,
+        /** An atomic ACK: write back the original value ({@code do_atomic}). */
+        COMPST_ATOMIC,
+        /** An ACK or NAK of SENDs and WRITEs (and an atomic's NAK). */
+        COMPST_WRITE_SEND,
+        /** Go-back-N after a sequence NAK ({@code req_retry} via {@code qp->req.need_retry}). */
+        COMPST_ERROR_RETRY,
+        /** Wait out an RNR NAK's timer, then resend. */
+        COMPST_RNR_RETRY,
+        /** The head work request fails with the NAK's status; the QP goes to ERR. */
+        COMPST_ERROR,
+        /** The response is dropped; the requester is not run. */
+        COMPST_EXIT,
+        /** The response is handled; the requester runs again. */
+        COMPST_DONE
+    }
+
+    private final QpConfig config;
+    private final SendQueue sendQueue;
+    private final Requester requester;
+
+    private int ackedPsn;
+    private int retryLeft;
+    private int rnrLeft;
+    private EventLoop.Timer rnrTimer;
+    private boolean timerActive;
+    private boolean timerScheduled;
+    private long retransmitDeadline;
+    private int lastGapRetryPsn = -1;
+    // The response in progress through the states.
+    private int nakCode;
+    private WcStatus errorStatus;
+
+    Completer(QpConfig config, SendQueue sendQueue, Requester requester) {
+        this.config = config;
+        this.sendQueue = sendQueue;
+        this.requester = requester;
+    }
+
+    /** The last acknowledged PSN: everything up to it is done. */
+    int ackedPsn() {
+        return ackedPsn;
+    }
+
+    /** {@code sq_psn} applied by {@code ibv_modify_qp}: nothing before it is outstanding. */
+    void setPsn(int sqPsn) {
+        ackedPsn = Psn.add(sqPsn, -1);
+    }
+
+    /** RTR to RTS: full retry counters. */
+    void start() {
+        retryLeft = config.retryCount;
+        rnrLeft = config.rnrRetry;
+    }
+
+    /** Back to the initial state (reset). */
+    void reset() {
+        cancelRnrTimer();
+        timerActive = false;
+        lastGapRetryPsn = -1;
+    }
+
+    /** The QP goes to ERR: no timer fires any more. */
+    void stop() {
+        cancelRnrTimer();
+        requester.waitForRnrTimer(false);
+        timerActive = false;
+    }
+
+    private void cancelRnrTimer() {
+        if (rnrTimer != null) {
+            rnrTimer.cancel();
+            rnrTimer = null;
+        }
+    }
+
+    // ---- the response path: rxe_completer ----
+
+    /** A response for this QP ({@code rxe_completer}, one packet from its response queue). */
+    void onResponse(RocePacket packet) {
+        int psn = packet.bth().psn();
+        State state = State.COMPST_CHECK_PSN;
+        while (true) {
+            switch (state) {
+                case COMPST_CHECK_PSN -> state = checkPsn(psn);
+                case COMPST_CHECK_ACK -> state = checkAck(packet.opcode());
+                case COMPST_READ -> state = doRead(packet, psn);
+                case COMPST_ATOMIC -> state = doAtomic(packet, psn);
+                case COMPST_WRITE_SEND -> state = writeSend(packet.aeth(), psn);
+                case COMPST_RNR_RETRY -> state = rnrRetry(nakCode);
+                case COMPST_ERROR_RETRY -> state = sequenceRetry();
+                case COMPST_ERROR -> {
+                    failHead(errorStatus);
+                    state = State.COMPST_DONE;
+                }
+                case COMPST_EXIT -> {
+                    return;
+                }
+                case COMPST_DONE -> {
+                    if (config.state == QpState.RTS) {
+                        requester.run();
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /** {@code check_psn}: a response beyond the last PSN sent, or with nothing outstanding, is dropped. */
+    private State checkPsn(int psn) {
+        if (sendQueue.isEmpty() || Psn.diff(psn, Psn.add(requester.nextPsn(), -1)) > 0) {
+            config.count(Counter.RCVD_UNEXPECTED_RESPONSE);
+            return State.COMPST_EXIT;
+        }
+        return State.COMPST_CHECK_ACK;
+    }
+
+    /** {@code check_ack}: by opcode. */
+    private static State checkAck(Opcode op) {
+        if (op.isReadResponse()) {
+            return State.COMPST_READ;
+        }
+        if (op.hasAtomicAckEth()) {
+            return State.COMPST_ATOMIC;
+        }
+        return State.COMPST_WRITE_SEND;
+    }
+
+    /** ACK, RNR NAK or NAK of SENDs and WRITEs, or an atomic's NAK ({@code check_ack}'s AETH part). */
+    private State writeSend(Aeth aeth, int psn) {
+        if (aeth.isAck()) {
+            acknowledge(psn);
+            return State.COMPST_DONE;
+        }
+        acknowledge(Psn.add(psn, -1));
+        if (config.state == QpState.ERR || Psn.diff(psn, ackedPsn) <= 0 || sendQueue.isEmpty()) {
+            return State.COMPST_DONE;
+        }
+        if (aeth.isRnrNak()) {
+            nakCode = aeth.code();
+            return State.COMPST_RNR_RETRY;
+        }
+        switch (aeth.code()) {
+            case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
+                config.count(Counter.RCVD_SEQ_ERR);
+                return State.COMPST_ERROR_RETRY;
+            }
+            case Aeth.NAK_INVALID_REQUEST -> errorStatus = WcStatus.REM_INV_REQ_ERR;
+            case Aeth.NAK_REMOTE_ACCESS_ERROR -> errorStatus = WcStatus.REM_ACCESS_ERR;
+            case Aeth.NAK_REMOTE_OPERATIONAL_ERROR -> errorStatus = WcStatus.REM_OP_ERR;
+            // rxe (check_ack) completes an unknown NAK code as a remote operational error.
+            default -> errorStatus = WcStatus.REM_OP_ERR;
+        }
+        return State.COMPST_ERROR;
+    }
+
+    /** A sequence NAK starts a go-back-N retry, unless an RNR wait is already under way. */
+    private State sequenceRetry() {
+        if (!requester.waitingForRnrTimer()) {
+            retry();
+        }
+        return State.COMPST_DONE;
+    }
+
+    /**
+     * Everything up to and including {@code psn} is acknowledged ({@code complete_ack} and
+     * {@code complete_wqe} for each work request it covers).
+     */
+    private void acknowledge(int psn) {
+        if (Psn.diff(psn, ackedPsn) <= 0) {
+            return;
+        }
+        while (!sendQueue.isEmpty()) {
+            SendWqe wqe = sendQueue.at(sendQueue.head);
+            if (!wqe.started) {
+                break;
+            }
+            int last = Psn.add(wqe.firstPsn, wqe.psnCount - 1);
+            if (Psn.diff(last, psn) > 0) {
+                break;
+            }
+            if (wqe.readOrAtomic()) {
+                // The responder went past a READ or atomic whose response never arrived: ask again.
+                int resume = wqe.opcode == WrOpcode.RDMA_READ ? wqe.readPsn : wqe.firstPsn;
+                ackedPsn = Psn.add(resume, -1);
+                if (lastGapRetryPsn != resume) {
+                    lastGapRetryPsn = resume;
+                    retry();
+                }
+                return;
+            }
+            wqe.done = true;
+            wqe.status = WcStatus.SUCCESS;
+            ackedPsn = last;
+            completeWqes();
+            if (config.state == QpState.ERR) {
+                return;
+            }
+        }
+        if (Psn.diff(psn, ackedPsn) > 0) {
+            ackedPsn = psn;
+        }
+        progress();
+    }
+
+    /**
+     * Completes the SEND/WRITE requests a READ response or atomic ACK at {@code psn} implies and
+     * returns the work request it answers ({@code check_psn}: a response past the oldest work
+     * request completes it).
+     */
+    private SendWqe implicitAcknowledge(int psn) {
+        while (!sendQueue.isEmpty()) {
+            SendWqe wqe = sendQueue.at(sendQueue.head);
+            if (!wqe.started) {
+                return null;
+            }
+            int last = Psn.add(wqe.firstPsn, wqe.psnCount - 1);
+            if (!wqe.readOrAtomic() && Psn.diff(last, psn) < 0) {
+                wqe.done = true;
+                wqe.status = WcStatus.SUCCESS;
+                ackedPsn = last;
+                completeWqes();
+                if (config.state == QpState.ERR) {
+                    return null;
+                }
+                continue;
+            }
+            return wqe;
+        }
+        return null;
+    }
+
+    /** {@code do_read}: the next READ response in order is copied into the gather list. */
+    private State doRead(RocePacket packet, int psn) {
+        SendWqe wqe = implicitAcknowledge(psn);
+        if (wqe == null || wqe.opcode != WrOpcode.RDMA_READ || Psn.diff(psn, wqe.firstPsn) < 0
+                || Psn.diff(psn, wqe.firstPsn) >= wqe.psnCount) {
+            config.count(Counter.RCVD_UNEXPECTED_RESPONSE);
+            return State.COMPST_DONE;
+        }
+        int gap = Psn.diff(psn, wqe.readPsn);
+        if (gap < 0) {
+            config.count(Counter.RCVD_UNEXPECTED_RESPONSE);
+            return State.COMPST_DONE;
+        }
+        if (gap > 0) {
+            if (lastGapRetryPsn != wqe.readPsn) {
+                lastGapRetryPsn = wqe.readPsn;
+                ackedPsn = Psn.add(wqe.readPsn, -1);
+                retry();
+            }
+            return State.COMPST_DONE;
+        }
+        int mtu = config.mtu;
+        int index = Psn.diff(psn, wqe.firstPsn);
+        long offset = (long) index * mtu;
+        int expected = (int) Math.min(mtu, wqe.length - offset);
+        Opcode op = packet.opcode();
+        // Responses to a READ asked again from a later PSN start over with FIRST (or ONLY).
+        int restart = Psn.diff(wqe.requestPsn, wqe.firstPsn);
+        boolean rightOpcode = expectedOpcode(op, index, wqe.psnCount)
+                || (restart > 0 && index >= restart && expectedOpcode(op, index - restart, wqe.psnCount - restart));
+        if (!rightOpcode || packet.payloadLength() != expected) {
+            config.count(Counter.RCVD_UNEXPECTED_RESPONSE);
+            return State.COMPST_DONE;
+        }
+        if (expected > 0) {
+            ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, offset, packet.buffer(), packet.payloadOffset(),
+                    expected, true);
+        }
+        wqe.readPsn = Psn.add(wqe.readPsn, 1);
+        ackedPsn = psn;
+        if (index == wqe.psnCount - 1) {
+            wqe.done = true;
+            wqe.status = WcStatus.SUCCESS;
+            requester.readOrAtomicDone();
+            completeWqes();
+        }
+        progress();
+        return State.COMPST_DONE;
+    }
+
+    private static boolean expectedOpcode(Opcode op, int index, int count) {
+        return count == 1 ? op.isOnly() : index == 0 ? op.isFirst() : index == count - 1 ? op.isLast() : op.isMiddle();
+    }
+
+    /** {@code do_atomic}: the original value goes to the local word; a NAK goes the SEND/WRITE way. */
+    private State doAtomic(RocePacket packet, int psn) {
+        SendWqe wqe = implicitAcknowledge(psn);
+        if (wqe == null || !wqe.readOrAtomic() || wqe.opcode == WrOpcode.RDMA_READ || wqe.firstPsn != psn || wqe.done) {
+            config.count(Counter.RCVD_UNEXPECTED_RESPONSE);
+            return State.COMPST_DONE;
+        }
+        if (!packet.aeth().isAck()) {
+            return State.COMPST_WRITE_SEND;
+        }
+        long original = packet.atomicAckEth().originalData();
+        byte[] word = new byte[8];
+        for (int i = 0; i < 8; i++) {
+            word[i] = (byte) (original >>> (8 * i)); // host (little-endian) order in memory
+        }
+        ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, 0, word, 0, 8, true);
+        wqe.done = true;
+        wqe.status = WcStatus.SUCCESS;
+        ackedPsn = psn;
+        requester.readOrAtomicDone();
+        completeWqes();
+        progress();
+        return State.COMPST_DONE;
+    }
+
+    /**
+     * {@code COMPST_RNR_RETRY}: counts against rnr_retry (7 is infinite), holds the requester
+     * and resends from the oldest unacknowledged PSN when the RNR timer fires
+     * ({@code rnr_nak_timer}).
+     */
+    private State rnrRetry(int timerCode) {
+        config.count(Counter.RCVD_RNR_ERR);
+        if (requester.waitingForRnrTimer()) {
+            return State.COMPST_DONE;
+        }
+        if (config.rnrRetry != 7) {
+            if (rnrLeft == 0) {
+                config.count(Counter.RETRY_RNR_EXCEEDED_ERR);
+                failHead(WcStatus.RNR_RETRY_EXC_ERR);
+                return State.COMPST_DONE;
+            }
+            rnrLeft--;
+        }
+        requester.waitForRnrTimer(true);
+        rnrTimer = config.loop.schedule(RnrTimer.nanos(timerCode), () -> {
+            rnrTimer = null;
+            requester.waitForRnrTimer(false);
+            if (config.state == QpState.RTS) {
+                requester.rewind(Psn.add(ackedPsn, 1));
+                timerActive = false;
+                startTimer();
+                requester.run();
+            }
+        });
+        return State.COMPST_DONE;
+    }
+
+    /** {@code COMPST_ERROR_RETRY}: go-back-N from the oldest unacknowledged PSN, counting against retry_cnt. */
+    private void retry() {
+        if (retryLeft == 0) {
+            config.count(Counter.RETRY_EXCEEDED_ERR);
+            failHead(WcStatus.RETRY_EXC_ERR);
+            return;
+        }
+        retryLeft--;
+        config.count(Counter.COMPLETER_RETRY_ERR);
+        requester.rewind(Psn.add(ackedPsn, 1));
+        timerActive = false;
+        startTimer();
+        requester.run();
+    }
+
+    /** {@code COMPST_ERROR}: the head work request completes with {@code status}. */
+    private void failHead(WcStatus status) {
+        if (!sendQueue.isEmpty()) {
+            SendWqe wqe = sendQueue.at(sendQueue.head);
+            wqe.done = true;
+            wqe.status = status;
+            completeWqes();
+        }
+    }
+
+    /**
+     * Completes finished work requests from the head of the send queue, in order
+     * ({@code COMPST_COMP_WQE}, {@code do_complete}): a completion when signaled, always for an
+     * error, which then moves the QP to ERR.
+     */
+    void completeWqes() {
+        while (!sendQueue.isEmpty()) {
+            SendWqe wqe = sendQueue.at(sendQueue.head);
+            if (!wqe.done) {
+                break;
+            }
+            sendQueue.removeHead();
+            if (wqe.readOrAtomic() && wqe.started && wqe.status != WcStatus.SUCCESS) {
+                requester.readOrAtomicFailed();
+            }
+            if (wqe.status == WcStatus.SUCCESS) {
+                if (wqe.signaled) {
+                    WorkCompletion completion = new WorkCompletion(wqe.wrId, WcStatus.SUCCESS,
+                            wqe.opcode.completionOpcode(), 0, (int) wqe.length, 0, config.qpn, 0, 0);
+                    if (!config.sendCq.push(completion, false)) {
+                        config.enterError();
+                        return;
+                    }
+                }
+            } else {
+                config.count(Counter.SEND_ERR);
+                config.sendCq.push(WorkCompletion.error(wqe.wrId, wqe.status, wqe.opcode.completionOpcode(), config.qpn),
+                        false);
+                config.enterError();
+                return;
+            }
+        }
+        requester.retired();
+    }
+
+    /** Progress: full retry counters again and a fresh timer ({@code reset_retry_counters}). */
+    private void progress() {
+        retryLeft = config.retryCount;
+        rnrLeft = config.rnrRetry;
+        lastGapRetryPsn = -1;
+        restartTimer();
+    }
+
+    // ---- the retransmission timer: qp->retrans_timer and retransmit_timer ----
+
+    private boolean outstanding() {
+        return !sendQueue.isEmpty() && sendQueue.at(sendQueue.head).started;
+    }
+
+    /** Arms the retransmission timer unless it runs (the requester's {@code mod_timer} after a send). */
+    void startTimer() {
+        if (config.ackTimeoutNanos == 0 || timerActive) {
+            return;
+        }
+        timerActive = true;
+        retransmitDeadline = config.loop.nanoTime() + config.ackTimeoutNanos;
+        scheduleTimer(config.ackTimeoutNanos);
+    }
+
+    private void restartTimer() {
+        if (config.ackTimeoutNanos == 0) {
+            return;
+        }
+        if (!outstanding()) {
+            timerActive = false;
+            return;
+        }
+        timerActive = true;
+        retransmitDeadline = config.loop.nanoTime() + config.ackTimeoutNanos;
+        scheduleTimer(config.ackTimeoutNanos);
+    }
+
+    private void scheduleTimer(long delay) {
+        if (!timerScheduled) {
+            timerScheduled = true;
+            config.loop.schedule(delay, this::onTimer);
+        }
+    }
+
+    /** {@code retransmit_timer}: at the deadline with something outstanding, a retry. */
+    private void onTimer() {
+        timerScheduled = false;
+        if (!timerActive || (config.state != QpState.RTS && config.state != QpState.SQD) || config.closed()) {
+            return;
+        }
+        if (!outstanding()) {
+            timerActive = false;
+            return;
+        }
+        long now = config.loop.nanoTime();
+        boolean rnrWaiting = requester.waitingForRnrTimer();
+        if (rnrWaiting || retransmitDeadline - now > 0) {
+            scheduleTimer(rnrWaiting ? config.ackTimeoutNanos : retransmitDeadline - now);
+            return;
+        }
+        retry();
+    }
+}

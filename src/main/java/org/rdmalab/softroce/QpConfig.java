@@ -1,0 +1,72 @@
+package org.rdmalab.softroce;
+
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.QpType;
+
+/**
+ * What the three protocol parts of a queue pair share: its identity, its completion queues and
+ * the attributes {@code ibv_modify_qp} applied (rxe keeps these in {@code qp->attr} and the fields
+ * {@code rxe_qp_from_attr} fills in {@code rxe_qp.c}).
+ *
+ * <p>Threads: written by {@link SoftQueuePair#apply} on the transport loop and read there by the
+ * {@link Requester}, {@link Completer} and {@link Responder}; {@link #state} is volatile because
+ * callers read it for their checks.
+ */
+final class QpConfig {
+
+    final SoftQueuePair qp;
+    final SoftRoceContext context;
+    final SoftProtectionDomain pd;
+    final SoftTransport transport;
+    final EventLoop loop;
+    final int qpn;
+    final QpType type;
+    final SoftCompletionQueue sendCq;
+    final SoftCompletionQueue recvCq;
+
+    volatile QpState state = QpState.RESET;
+
+    int peerIp;
+    int destQpn;
+    int mtu = 1024;
+    int trafficClass;
+    int hopLimit = 64;
+    int qpAccess;
+    long ackTimeoutNanos;
+    int retryCount;
+    int rnrRetry;
+    int minRnrTimer;
+    int maxRdAtomic;
+    int maxDestRdAtomic;
+
+    QpConfig(SoftQueuePair qp, SoftProtectionDomain pd, SoftTransport transport, int qpn, QpType type,
+             SoftCompletionQueue sendCq, SoftCompletionQueue recvCq) {
+        this.qp = qp;
+        this.pd = pd;
+        this.context = pd.softContext();
+        this.transport = transport;
+        this.loop = transport.loop();
+        this.qpn = qpn;
+        this.type = type;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+    }
+
+    /** Sends the packet encoded in the transport's buffer to the connected peer ({@code rxe_xmit_packet}). */
+    void transmit() {
+        transport.transmit(peerIp, trafficClass, hopLimit);
+    }
+
+    void count(Counter counter) {
+        transport.count(counter);
+    }
+
+    /** The QP goes to ERR and every outstanding work request is flushed ({@code rxe_qp_error}). */
+    void enterError() {
+        qp.enterError();
+    }
+
+    boolean closed() {
+        return qp.isClosed();
+    }
+}

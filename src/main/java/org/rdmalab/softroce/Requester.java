@@ -1,0 +1,352 @@
+package org.rdmalab.softroce;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import org.rdmalab.softroce.wire.AtomicEth;
+import org.rdmalab.softroce.wire.Opcode;
+import org.rdmalab.softroce.wire.Psn;
+import org.rdmalab.softroce.wire.Reth;
+import org.rdmalab.softroce.wire.RocePacketEncoder;
+import org.rdmalab.verbs.AccessFlag;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.QpType;
+import org.rdmalab.verbs.ScatterGatherElement;
+import org.rdmalab.verbs.SendFlag;
+import org.rdmalab.verbs.WcStatus;
+import org.rdmalab.verbs.WorkCompletion;
+import org.rdmalab.verbs.WrOpcode;
+
+/**
+ * The requester of a queue pair: turns posted send work requests into request packets. It
+ * corresponds to rxe's {@code rxe_req.c}; each method names the rxe function it stands for.
+ *
+ * <p>It owns the send side's progress (rxe's {@code qp->req}): the next work request and packet
+ * to send ({@code wqe_index}), the next PSN ({@code req.psn}), the READ/atomic requests in flight
+ * ({@code rd_atomic}), the RNR wait ({@code wait_for_rnr_timer}) and the packets sent since the
+ * last AckReq ({@code noack_pkts}). It reads the {@link Completer}'s acknowledged PSN for its
+ * window, as rxe reads {@code qp->comp.psn}, and arms the completer's retransmission timer.
+ *
+ * <p>Threads: the transport loop only.
+ */
+final class Requester {
+
+    /** rxe's RXE_MAX_UNACKED_PSNS: the requester waits when its next PSN is further ahead of the acknowledged one. */
+    static final int MAX_UNACKED_PSNS = 128;
+    /** rxe's RXE_MAX_PKT_PER_ACK: a packet that finds more than this many sent without AckReq asks for an ACK. */
+    static final int MAX_PACKETS_PER_ACK = 64;
+
+    private final QpConfig config;
+    private final SendQueue sendQueue;
+    private Completer completer;
+
+    private long sendIndex;
+    private int sendPacket;
+    private int nextPsn;
+    private int rdOutstanding;
+    private boolean rnrWaiting;
+    private int packetsSinceAckRequest;
+    private int gatherOffset;
+
+    Requester(QpConfig config, SendQueue sendQueue) {
+        this.config = config;
+        this.sendQueue = sendQueue;
+    }
+
+    void connect(Completer completer) {
+        this.completer = completer;
+    }
+
+    /** {@code sq_psn} applied by {@code ibv_modify_qp}. */
+    void setPsn(int sqPsn) {
+        nextPsn = sqPsn;
+    }
+
+    /** The PSN the next new request will carry ({@code qp->req.psn}). */
+    int nextPsn() {
+        return nextPsn;
+    }
+
+    /** RTR to RTS. */
+    void start() {
+        packetsSinceAckRequest = 0;
+    }
+
+    /** Back to the initial state (reset): nothing in flight. */
+    void reset() {
+        sendIndex = 0;
+        sendPacket = 0;
+        rdOutstanding = 0;
+        rnrWaiting = false;
+    }
+
+    /** The QP went to ERR: the send queue was flushed up to its tail. */
+    void flushed() {
+        sendIndex = sendQueue.tail;
+        rdOutstanding = 0;
+        rnrWaiting = false;
+    }
+
+    /** Posted work requests reach the send queue ({@code rxe_post_send} then the requester task). */
+    void enqueue(List<SendWqe> wqes) {
+        for (SendWqe wqe : wqes) {
+            if (config.state == QpState.ERR || config.closed()) {
+                sendQueue.used.decrementAndGet();
+                config.sendCq.push(WorkCompletion.error(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(),
+                        config.qpn), false);
+                continue;
+            }
+            sendQueue.add(wqe);
+        }
+        run();
+    }
+
+    /**
+     * Sends what the window, the READ/atomic limit and the state allow ({@code rxe_requester}, with
+     * {@code req_next_wqe} and {@code check_init_depth} deciding whether the next work request may
+     * start).
+     */
+    void run() {
+        if (config.state != QpState.RTS || rnrWaiting) {
+            return;
+        }
+        while (sendIndex < sendQueue.tail) {
+            SendWqe wqe = sendQueue.at(sendIndex);
+            if (!wqe.started) {
+                if (wqe.done) {
+                    break;
+                }
+                if (wqe.readOrAtomic() && rdOutstanding >= config.maxRdAtomic) {
+                    break;
+                }
+                if (SendFlag.has(wqe.flags, SendFlag.FENCE) && rdOutstanding > 0) {
+                    break;
+                }
+                WcStatus local = resolveLocal(wqe);
+                if (local != null) {
+                    wqe.done = true;
+                    wqe.status = local;
+                    completer.completeWqes();
+                    return;
+                }
+                wqe.started = true;
+                wqe.firstPsn = nextPsn;
+                wqe.psnCount = wqe.opcode == WrOpcode.RDMA_READ || !wqe.readOrAtomic()
+                        ? Math.max(1, (int) ((wqe.length + config.mtu - 1) / config.mtu)) : 1;
+                wqe.readPsn = wqe.firstPsn;
+                nextPsn = Psn.add(nextPsn, wqe.psnCount);
+                if (wqe.readOrAtomic()) {
+                    rdOutstanding++;
+                }
+                config.count(Counter.RDMA_SENDS);
+                sendPacket = 0;
+            }
+            int psn = Psn.add(wqe.firstPsn, sendPacket);
+            if (config.type == QpType.RC && Psn.diff(psn, completer.ackedPsn()) > MAX_UNACKED_PSNS) {
+                break;
+            }
+            sendRequest(wqe, sendPacket);
+            if (config.type == QpType.RC) {
+                completer.startTimer();
+            }
+            if (wqe.readOrAtomic()) {
+                sendIndex++;
+                sendPacket = 0;
+            } else if (++sendPacket >= wqe.psnCount) {
+                sendIndex++;
+                sendPacket = 0;
+                if (config.type == QpType.UC) {
+                    wqe.done = true;
+                    wqe.status = WcStatus.SUCCESS;
+                    completer.completeWqes();
+                    if (config.state != QpState.RTS) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Checks the gather list as the requester reads it: null when usable, else the local error
+     * (rxe finds these when it copies the payload, {@code finish_packet} / {@code copy_data}).
+     */
+    private WcStatus resolveLocal(SendWqe wqe) {
+        if (wqe.length > SoftRoceProfile.MAX_MESSAGE_SIZE) {
+            return WcStatus.LOC_LEN_ERR;
+        }
+        if (wqe.inline != null) {
+            return null;
+        }
+        int count = wqe.sges.size();
+        wqe.regions = new SoftMemoryRegion[count];
+        wqe.offsets = new int[count];
+        wqe.lengths = new int[count];
+        boolean needsWrite = wqe.readOrAtomic();
+        for (int i = 0; i < count; i++) {
+            ScatterGatherElement sge = wqe.sges.get(i);
+            wqe.lengths[i] = sge.length();
+            if (sge.length() == 0) {
+                continue;
+            }
+            SoftMemoryRegion region = config.context.regionByKey(sge.lkey());
+            if (region == null || region.softPd() != config.pd
+                    || !region.contains(sge.address(), Integer.toUnsignedLong(sge.length()))
+                    || (needsWrite && !region.allows(AccessFlag.LOCAL_WRITE))) {
+                return WcStatus.LOC_PROT_ERR;
+            }
+            wqe.regions[i] = region;
+            wqe.offsets[i] = region.offsetOf(sge.address());
+        }
+        return null;
+    }
+
+    private Opcode opcode(Opcode rc) {
+        return config.type == QpType.UC ? Opcode.of(rc.value() | Opcode.UC_BASE) : rc;
+    }
+
+    /**
+     * Encodes and sends packet {@code packet} of {@code wqe} ({@code next_opcode},
+     * {@code init_req_packet}, {@code finish_packet}, then {@code rxe_xmit_packet}).
+     */
+    private void sendRequest(SendWqe wqe, int packet) {
+        int psn = Psn.add(wqe.firstPsn, packet);
+        int mtu = config.mtu;
+        int destQpn = config.destQpn;
+        ByteBuffer out = config.transport.packetBuffer();
+        switch (wqe.opcode) {
+            case RDMA_READ -> {
+                long offset = (long) packet * mtu;
+                wqe.requestPsn = psn;
+                packetsSinceAckRequest = 0;
+                Reth reth = new Reth(wqe.remoteAddress + offset, wqe.rkey, (int) (wqe.length - offset));
+                RocePacketEncoder.encode(out, Opcode.RC_RDMA_READ_REQUEST, destQpn, psn, true, false, reth, null, null,
+                        null, 0, null, 0, 0);
+            }
+            case ATOMIC_CMP_AND_SWP -> {
+                packetsSinceAckRequest = 0;
+                AtomicEth eth = new AtomicEth(wqe.remoteAddress, wqe.rkey, wqe.swap, wqe.compareAdd);
+                RocePacketEncoder.encode(out, Opcode.RC_COMPARE_SWAP, destQpn, psn, true, false, null, null, eth, null,
+                        0, null, 0, 0);
+            }
+            case ATOMIC_FETCH_AND_ADD -> {
+                packetsSinceAckRequest = 0;
+                AtomicEth eth = new AtomicEth(wqe.remoteAddress, wqe.rkey, wqe.compareAdd, 0);
+                RocePacketEncoder.encode(out, Opcode.RC_FETCH_ADD, destQpn, psn, true, false, null, null, eth, null,
+                        0, null, 0, 0);
+            }
+            default -> {
+                boolean write = wqe.opcode == WrOpcode.RDMA_WRITE || wqe.opcode == WrOpcode.RDMA_WRITE_WITH_IMM;
+                boolean imm = wqe.opcode.hasImmediate();
+                boolean first = packet == 0;
+                boolean last = packet == wqe.psnCount - 1;
+                Opcode op;
+                if (first && last) {
+                    op = write ? (imm ? Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE : Opcode.RC_RDMA_WRITE_ONLY)
+                            : (imm ? Opcode.RC_SEND_ONLY_WITH_IMMEDIATE : Opcode.RC_SEND_ONLY);
+                } else if (first) {
+                    op = write ? Opcode.RC_RDMA_WRITE_FIRST : Opcode.RC_SEND_FIRST;
+                } else if (last) {
+                    op = write ? (imm ? Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE : Opcode.RC_RDMA_WRITE_LAST)
+                            : (imm ? Opcode.RC_SEND_LAST_WITH_IMMEDIATE : Opcode.RC_SEND_LAST);
+                } else {
+                    op = write ? Opcode.RC_RDMA_WRITE_MIDDLE : Opcode.RC_SEND_MIDDLE;
+                }
+                Reth reth = write && first ? new Reth(wqe.remoteAddress, wqe.rkey, (int) wqe.length) : null;
+                boolean ackRequest = last || packetsSinceAckRequest++ > MAX_PACKETS_PER_ACK;
+                if (ackRequest) {
+                    packetsSinceAckRequest = 0;
+                }
+                int offset = packet * mtu;
+                int length = (int) Math.min(mtu, wqe.length - offset);
+                byte[] data = gather(wqe, offset, length);
+                // rxe (init_req_packet): SE only on the last packet of a SEND or a WRITE_WITH_IMM.
+                boolean solicited = last && (!write || imm) && SendFlag.has(wqe.flags, SendFlag.SOLICITED);
+                RocePacketEncoder.encode(out, opcode(op), destQpn, psn, ackRequest, solicited, reth, null, null, null,
+                        wqe.imm, data, gatherOffset, length);
+            }
+        }
+        config.transmit();
+    }
+
+    /** The array holding bytes {@code [offset, offset + length)} of the message; sets {@link #gatherOffset}. */
+    private byte[] gather(SendWqe wqe, int offset, int length) {
+        if (length == 0) {
+            gatherOffset = 0;
+            return null;
+        }
+        if (wqe.inline != null) {
+            gatherOffset = offset;
+            return wqe.inline;
+        }
+        int start = 0;
+        for (int i = 0; i < wqe.lengths.length; i++) {
+            int segment = wqe.lengths[i];
+            if (offset < start + segment) {
+                int within = offset - start;
+                if (within + length <= segment) {
+                    gatherOffset = wqe.offsets[i] + within;
+                    return wqe.regions[i].memory();
+                }
+                break;
+            }
+            start += segment;
+        }
+        byte[] scratch = config.transport.scratch();
+        ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, offset, scratch, 0, length, false);
+        gatherOffset = 0;
+        return scratch;
+    }
+
+    /** Points the sender back at {@code psn} for a go-back-N retry ({@code req_retry}). */
+    void rewind(int psn) {
+        for (long i = sendQueue.head; i < sendQueue.tail; i++) {
+            SendWqe wqe = sendQueue.at(i);
+            if (!wqe.started) {
+                sendIndex = i;
+                sendPacket = 0;
+                return;
+            }
+            int last = Psn.add(wqe.firstPsn, wqe.psnCount - 1);
+            if (Psn.diff(psn, last) <= 0) {
+                sendIndex = i;
+                if (wqe.opcode == WrOpcode.RDMA_READ) {
+                    sendPacket = Psn.diff(wqe.readPsn, wqe.firstPsn);
+                } else if (wqe.readOrAtomic()) {
+                    sendPacket = 0;
+                } else {
+                    sendPacket = Math.max(0, Psn.diff(psn, wqe.firstPsn));
+                }
+                return;
+            }
+        }
+        sendIndex = sendQueue.tail;
+        sendPacket = 0;
+    }
+
+    /** The completer retired work requests up to the queue's head: never resend those. */
+    void retired() {
+        if (sendIndex < sendQueue.head) {
+            sendIndex = sendQueue.head;
+            sendPacket = 0;
+        }
+    }
+
+    /** A READ or atomic left the wire's flight (rxe's completer gives back one {@code rd_atomic}). */
+    void readOrAtomicDone() {
+        rdOutstanding--;
+    }
+
+    /** A READ or atomic ended in error before its response. */
+    void readOrAtomicFailed() {
+        rdOutstanding = Math.max(0, rdOutstanding - 1);
+    }
+
+    /** The completer got an RNR NAK: hold every send until its timer fires ({@code wait_for_rnr_timer}). */
+    void waitForRnrTimer(boolean waiting) {
+        rnrWaiting = waiting;
+    }
+
+    boolean waitingForRnrTimer() {
+        return rnrWaiting;
+    }
+}

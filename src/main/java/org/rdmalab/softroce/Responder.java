@@ -1,0 +1,565 @@
+package org.rdmalab.softroce;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import org.rdmalab.softroce.wire.Aeth;
+import org.rdmalab.softroce.wire.AtomicAckEth;
+import org.rdmalab.softroce.wire.AtomicEth;
+import org.rdmalab.softroce.wire.Opcode;
+import org.rdmalab.softroce.wire.Psn;
+import org.rdmalab.softroce.wire.Reth;
+import org.rdmalab.softroce.wire.RocePacket;
+import org.rdmalab.softroce.wire.RocePacketEncoder;
+import org.rdmalab.verbs.AccessFlag;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.WcFlag;
+import org.rdmalab.verbs.WcOpcode;
+import org.rdmalab.verbs.WcStatus;
+import org.rdmalab.verbs.WorkCompletion;
+
+/**
+ * The responder of a queue pair: executes incoming requests and answers them with ACKs, NAKs,
+ * RNR NAKs, READ responses and atomic ACKs. It corresponds to rxe's {@code rxe_resp.c}; a request
+ * runs through states named as rxe's {@code enum resp_states} ({@link State}), and each method
+ * names the rxe function it stands for.
+ *
+ * <p>It owns the receive side (rxe's {@code qp->resp}): the expected PSN ({@code resp.psn}), the
+ * message sequence number ({@code resp.msn}), whether a sequence NAK was sent
+ * ({@code resp.sent_psn_nak}), the message in progress and its receive ({@code resp.opcode},
+ * {@code resp.wqe}), the WRITE target ({@code resp.mr}, {@code resp.va}, {@code resp.resid}),
+ * UC's dropped message ({@code resp.drop_msg}) and the saved READ/atomic resources
+ * ({@code resp.resources}), and it consumes the {@link ReceiveQueue}.
+ *
+ * <p>Threads: the transport loop only.
+ */
+final class Responder {
+
+    /** rxe's {@code enum resp_states}; the states a request passes through here. */
+    enum State {
+        /** Within, ahead of or behind the expected PSN ({@code check_psn}). */
+        RESPST_CHK_PSN,
+        /** Does the opcode continue the message in progress ({@code check_op_seq})? */
+        RESPST_CHK_OP_SEQ,
+        /** Does the QP allow the operation ({@code check_op_valid})? */
+        RESPST_CHK_OP_VALID,
+        /** May a READ or atomic be answered: not with max_dest_rd_atomic 0 ({@code check_resource}). */
+        RESPST_CHK_RESOURCE,
+        /** Is the payload as long as its position requires ({@code check_length})? */
+        RESPST_CHK_LENGTH,
+        /** SEND and WRITE data placed ({@code execute}, {@code send_data_in}, {@code write_data_in}). */
+        RESPST_EXECUTE,
+        /** A READ answered ({@code read_reply}). */
+        RESPST_READ_REPLY,
+        /** An atomic executed and answered ({@code atomic_reply}). */
+        RESPST_ATOMIC_REPLY,
+        /** The PSN advances and an ACK goes out when asked for ({@code acknowledge}, {@code send_ack}). */
+        RESPST_ACKNOWLEDGE,
+        /** An earlier PSN again ({@code duplicate_request}). */
+        RESPST_DUPLICATE_REQUEST,
+        /** A later PSN: one sequence NAK, then drop until the expected one. */
+        RESPST_ERR_PSN_OUT_OF_SEQ,
+        /** Done with this packet. */
+        RESPST_DONE
+    }
+
+    private static final int NONE = 0;
+    private static final int IN_SEND = 1;
+    private static final int IN_WRITE = 2;
+
+    private final QpConfig config;
+    private final ReceiveQueue receiveQueue;
+
+    private int expectedPsn;
+    private int msn;
+    private boolean sequenceNakSent;
+    private int inProgress;
+    private RecvWqe currentRecv;
+    private int recvOffset;
+    private SoftMemoryRegion writeRegion;
+    private long writeAddress;
+    private long writeRemaining;
+    private long writeLength;
+    private boolean ucDropping;
+    private Resource[] resources = new Resource[1];
+    private int nextResource;
+
+    Responder(QpConfig config, ReceiveQueue receiveQueue) {
+        this.config = config;
+        this.receiveQueue = receiveQueue;
+    }
+
+    /** {@code rq_psn} applied by {@code ibv_modify_qp}. */
+    void setPsn(int rqPsn) {
+        expectedPsn = rqPsn;
+    }
+
+    /** INIT to RTR: a fresh message sequence and {@code max_dest_rd_atomic} resource slots. */
+    void start() {
+        msn = 0;
+        sequenceNakSent = false;
+        inProgress = NONE;
+        ucDropping = false;
+        resources = new Resource[Math.max(1, config.maxDestRdAtomic)];
+        nextResource = 0;
+    }
+
+    /** Back to the initial state (reset): no receive, no message, no resource. */
+    void reset() {
+        receiveQueue.clear();
+        currentRecv = null;
+        inProgress = NONE;
+        writeRegion = null;
+        java.util.Arrays.fill(resources, null);
+    }
+
+    /** The QP goes to ERR: the receive in use and every posted one complete with a flush error. */
+    void flush() {
+        if (currentRecv != null) {
+            flushRecv(currentRecv);
+            currentRecv = null;
+        }
+        RecvWqe recv;
+        while ((recv = receiveQueue.poll()) != null) {
+            flushRecv(recv);
+        }
+        inProgress = NONE;
+    }
+
+    private void flushRecv(RecvWqe recv) {
+        receiveQueue.used.decrementAndGet();
+        config.recvCq.push(WorkCompletion.error(recv.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, config.qpn), false);
+    }
+
+    /** Posted receives reach the receive queue ({@code rxe_post_recv}); in ERR they are flushed. */
+    void enqueue(List<RecvWqe> wqes) {
+        for (RecvWqe wqe : wqes) {
+            if (config.state == QpState.ERR || config.closed()) {
+                flushRecv(wqe);
+            } else {
+                receiveQueue.add(wqe);
+            }
+        }
+    }
+
+    // ---- RC: rxe_responder ----
+
+    /** An RC request for this QP ({@code rxe_responder}, one packet from its request queue). */
+    void onRequest(RocePacket packet) {
+        int psn = packet.bth().psn();
+        switch (checkPsn(psn)) {
+            case RESPST_ERR_PSN_OUT_OF_SEQ -> {
+                config.count(Counter.OUT_OF_SEQ_REQUEST);
+                if (!sequenceNakSent) {
+                    sequenceNakSent = true;
+                    sendAcknowledge(Aeth.nak(Aeth.NAK_PSN_SEQUENCE_ERROR, msn), expectedPsn);
+                }
+            }
+            case RESPST_DUPLICATE_REQUEST -> {
+                config.count(Counter.DUPLICATE_REQUEST);
+                duplicateRequest(packet, psn);
+            }
+            default -> {
+                sequenceNakSent = false;
+                execute(packet, psn, false);
+            }
+        }
+    }
+
+    /** {@code check_psn}. */
+    private State checkPsn(int psn) {
+        int distance = Psn.diff(psn, expectedPsn);
+        if (distance > 0) {
+            return State.RESPST_ERR_PSN_OUT_OF_SEQ;
+        }
+        if (distance < 0) {
+            return State.RESPST_DUPLICATE_REQUEST;
+        }
+        return State.RESPST_CHK_OP_SEQ;
+    }
+
+    /**
+     * {@code duplicate_request}: SENDs and WRITEs are acknowledged again with the last PSN; a READ
+     * is answered again and an atomic's saved result replayed from the resource that holds it.
+     */
+    private void duplicateRequest(RocePacket packet, int psn) {
+        Opcode op = packet.opcode();
+        if (op.isSend() || op.isWrite()) {
+            sendAcknowledge(Aeth.ack(msn), Psn.add(expectedPsn, -1));
+            return;
+        }
+        Resource resource = findResource(psn, op.isReadRequest());
+        if (resource == null) {
+            return;
+        }
+        if (op.isReadRequest()) {
+            Reth reth = packet.reth();
+            long length = reth.dmaLengthUnsigned();
+            SoftMemoryRegion region = length == 0 ? null : remoteRegion(reth.rkey(), reth.virtualAddress(), length,
+                    AccessFlag.REMOTE_READ);
+            if (length != 0 && region == null) {
+                return;
+            }
+            sendReadResponses(psn, region, reth.virtualAddress(), length);
+        } else {
+            sendAtomicAcknowledge(psn, resource.original);
+        }
+    }
+
+    /** {@code find_resource}. */
+    private Resource findResource(int psn, boolean read) {
+        for (Resource resource : resources) {
+            if (resource != null && resource.read == read && Psn.diff(psn, resource.firstPsn) >= 0
+                    && Psn.diff(psn, resource.firstPsn) < resource.psnCount) {
+                return resource;
+            }
+        }
+        return null;
+    }
+
+    /** {@code check_rkey}: the region an rkey names, if it is this PD's, allows {@code right} and holds the range. */
+    private SoftMemoryRegion remoteRegion(int rkey, long address, long length, AccessFlag right) {
+        SoftMemoryRegion region = config.context.regionByKey(rkey);
+        if (region == null || region.softPd() != config.pd || !region.allows(right) || !region.contains(address, length)) {
+            return null;
+        }
+        return region;
+    }
+
+    /**
+     * Executes the request with the expected PSN, from {@code RESPST_CHK_OP_SEQ} on; {@code uc}
+     * suppresses every ACK and NAK.
+     */
+    private void execute(RocePacket packet, int psn, boolean uc) {
+        Opcode op = packet.opcode();
+        State state = State.RESPST_CHK_OP_SEQ;
+        while (state != State.RESPST_DONE) {
+            state = switch (state) {
+                case RESPST_CHK_OP_SEQ -> checkOpSeq(op, psn, uc);
+                case RESPST_CHK_OP_VALID -> checkOpValid(op, psn, uc);
+                case RESPST_CHK_RESOURCE -> checkResource(op, psn, uc);
+                case RESPST_CHK_LENGTH -> checkLength(op, packet.payloadLength(), psn, uc);
+                case RESPST_READ_REPLY -> readReply(packet, psn, uc);
+                case RESPST_ATOMIC_REPLY -> atomicReply(packet, psn, uc);
+                case RESPST_EXECUTE -> (op.isSend() ? sendDataIn(packet, psn, uc) : writeDataIn(packet, psn, uc))
+                        ? State.RESPST_ACKNOWLEDGE : State.RESPST_DONE;
+                case RESPST_ACKNOWLEDGE -> {
+                    expectedPsn = Psn.add(expectedPsn, 1);
+                    if (!uc && packet.bth().ackRequest()) {
+                        sendAcknowledge(Aeth.ack(msn), psn);
+                    }
+                    yield State.RESPST_DONE;
+                }
+                default -> throw new IllegalStateException(state.name());
+            };
+        }
+    }
+
+    /** {@code check_op_seq}: MIDDLE and LAST continue a message of their kind; FIRST and ONLY start one. */
+    private State checkOpSeq(Opcode op, int psn, boolean uc) {
+        if (op.isMiddle() || op.isLast()) {
+            if ((op.isSend() && inProgress != IN_SEND) || (op.isWrite() && inProgress != IN_WRITE)) {
+                responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
+                return State.RESPST_DONE;
+            }
+        } else if (inProgress != NONE) {
+            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
+            return State.RESPST_DONE;
+        }
+        return State.RESPST_CHK_OP_VALID;
+    }
+
+    /** {@code check_op_valid}: the QP's own access flags allow the operation. */
+    private State checkOpValid(Opcode op, int psn, boolean uc) {
+        int access = config.qpAccess;
+        if ((op.isWrite() && !AccessFlag.has(access, AccessFlag.REMOTE_WRITE))
+                || (op.isReadRequest() && !AccessFlag.has(access, AccessFlag.REMOTE_READ))
+                || (op.isAtomic() && !AccessFlag.has(access, AccessFlag.REMOTE_ATOMIC))) {
+            responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
+            return State.RESPST_DONE;
+        }
+        return State.RESPST_CHK_RESOURCE;
+    }
+
+    /**
+     * {@code check_resource}: with {@code max_dest_rd_atomic} 0 the QP holds no READ/atomic
+     * resource, so such a request is an invalid request (rxe's {@code RESPST_ERR_TOO_MANY_RDMA_ATM_REQ},
+     * class C: NAK, the QP goes to ERR).
+     */
+    private State checkResource(Opcode op, int psn, boolean uc) {
+        if ((op.isReadRequest() || op.isAtomic()) && config.maxDestRdAtomic == 0) {
+            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
+            return State.RESPST_DONE;
+        }
+        return State.RESPST_CHK_LENGTH;
+    }
+
+    /** {@code check_length}: at most one MTU, exactly one MTU on FIRST and MIDDLE. */
+    private State checkLength(Opcode op, int payload, int psn, boolean uc) {
+        int mtu = config.mtu;
+        if (payload > mtu || ((op.isFirst() || op.isMiddle()) && payload != mtu)) {
+            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.LOC_LEN_ERR, uc);
+            return State.RESPST_DONE;
+        }
+        if (op.isReadRequest()) {
+            return State.RESPST_READ_REPLY;
+        }
+        if (op.isAtomic()) {
+            return State.RESPST_ATOMIC_REPLY;
+        }
+        return State.RESPST_EXECUTE;
+    }
+
+    /**
+     * The receive a SEND (or WRITE_WITH_IMM) lands in ({@code get_srq_wqe} / {@code check_resource}):
+     * with none posted, an RNR NAK ({@code RESPST_ERR_RNR}).
+     */
+    private boolean takeReceive(int psn, boolean uc) {
+        if (currentRecv != null) {
+            return true;
+        }
+        currentRecv = receiveQueue.poll();
+        if (currentRecv == null) {
+            if (!uc) {
+                config.count(Counter.SEND_RNR_ERR);
+                sendAcknowledge(Aeth.rnrNak(config.minRnrTimer, msn), psn);
+            }
+            return false;
+        }
+        recvOffset = 0;
+        return true;
+    }
+
+    /** {@code send_data_in}: the payload goes into the receive; its last packet completes it. */
+    private boolean sendDataIn(RocePacket packet, int psn, boolean uc) {
+        Opcode op = packet.opcode();
+        if (!takeReceive(psn, uc)) {
+            return false;
+        }
+        RecvWqe recv = currentRecv;
+        int payload = packet.payloadLength();
+        if ((long) recvOffset + payload > recv.capacity) {
+            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.LOC_LEN_ERR, uc);
+            return false;
+        }
+        if (!recv.resolve(config.context, config.pd)) {
+            responderError(psn, Aeth.NAK_REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_PROT_ERR, uc);
+            return false;
+        }
+        if (payload > 0) {
+            ScatterGather.copy(recv.regions, recv.offsets, recv.lengths, recvOffset, packet.buffer(),
+                    packet.payloadOffset(), payload, true);
+        }
+        recvOffset += payload;
+        if (op.isLast() || op.isOnly()) {
+            boolean imm = packet.hasImmDt();
+            WorkCompletion completion = new WorkCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, 0, recvOffset,
+                    imm ? packet.immDt() : 0, config.qpn, config.destQpn, imm ? WcFlag.WITH_IMM.value() : 0);
+            doComplete(completion, packet.bth().solicitedEvent());
+        } else {
+            inProgress = IN_SEND;
+        }
+        return true;
+    }
+
+    /** {@code do_complete}: the receive completes and the message sequence number advances. */
+    private void doComplete(WorkCompletion completion, boolean solicited) {
+        currentRecv = null;
+        inProgress = NONE;
+        receiveQueue.used.decrementAndGet();
+        msn = Psn.add(msn, 1);
+        config.count(Counter.RDMA_RECVS);
+        if (!config.recvCq.push(completion, solicited)) {
+            config.enterError();
+        }
+    }
+
+    /** {@code write_data_in}: the payload goes to the RETH's region; WRITE_WITH_IMM's last packet completes a receive. */
+    private boolean writeDataIn(RocePacket packet, int psn, boolean uc) {
+        Opcode op = packet.opcode();
+        int payload = packet.payloadLength();
+        boolean ends = op.isLast() || op.isOnly();
+        if (op.hasImmDt() && ends && !takeReceive(psn, uc)) {
+            return false;
+        }
+        if (op.isFirst() || op.isOnly()) {
+            Reth reth = packet.reth();
+            long length = reth.dmaLengthUnsigned();
+            SoftMemoryRegion region = null;
+            if (length > 0) {
+                region = remoteRegion(reth.rkey(), reth.virtualAddress(), length, AccessFlag.REMOTE_WRITE);
+                if (region == null) {
+                    responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, uc);
+                    return false;
+                }
+            }
+            writeRegion = region;
+            writeAddress = reth.virtualAddress();
+            writeRemaining = length;
+            writeLength = length;
+        }
+        if (payload > writeRemaining || (ends && payload != writeRemaining)) {
+            responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
+            return false;
+        }
+        if (payload > 0) {
+            System.arraycopy(packet.buffer(), packet.payloadOffset(), writeRegion.memory(),
+                    writeRegion.offsetOf(writeAddress), payload);
+        }
+        writeAddress += payload;
+        writeRemaining -= payload;
+        if (ends) {
+            writeRegion = null;
+            if (op.hasImmDt()) {
+                WorkCompletion completion = new WorkCompletion(currentRecv.wrId, WcStatus.SUCCESS,
+                        WcOpcode.RECV_RDMA_WITH_IMM, 0, (int) writeLength, packet.immDt(), config.qpn, config.destQpn,
+                        WcFlag.WITH_IMM.value());
+                doComplete(completion, packet.bth().solicitedEvent());
+            } else {
+                inProgress = NONE;
+                msn = Psn.add(msn, 1);
+                config.count(Counter.RDMA_RECVS);
+            }
+        } else {
+            inProgress = IN_WRITE;
+        }
+        return true;
+    }
+
+    /** {@code read_reply}: saves the READ as a resource, reserves its PSNs and sends the responses. */
+    private State readReply(RocePacket packet, int psn, boolean uc) {
+        Reth reth = packet.reth();
+        long length = reth.dmaLengthUnsigned();
+        SoftMemoryRegion region = null;
+        if (length > 0) {
+            region = remoteRegion(reth.rkey(), reth.virtualAddress(), length, AccessFlag.REMOTE_READ);
+            if (region == null) {
+                responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, uc);
+                return State.RESPST_DONE;
+            }
+        }
+        int count = Math.max(1, (int) ((length + config.mtu - 1) / config.mtu));
+        saveResource(new Resource(true, psn, count, 0));
+        expectedPsn = Psn.add(expectedPsn, count);
+        msn = Psn.add(msn, 1);
+        config.count(Counter.RDMA_RECVS);
+        sendReadResponses(psn, region, reth.virtualAddress(), length);
+        return State.RESPST_DONE;
+    }
+
+    /** {@code atomic_reply}: executes the atomic once, saves its original value and answers it. */
+    private State atomicReply(RocePacket packet, int psn, boolean uc) {
+        AtomicEth eth = packet.atomicEth();
+        if ((eth.virtualAddress() & 7) != 0) {
+            responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
+            return State.RESPST_DONE;
+        }
+        SoftMemoryRegion region = remoteRegion(eth.rkey(), eth.virtualAddress(), 8, AccessFlag.REMOTE_ATOMIC);
+        if (region == null) {
+            responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, uc);
+            return State.RESPST_DONE;
+        }
+        long original = packet.opcode() == Opcode.RC_COMPARE_SWAP
+                ? region.compareSwap(eth.virtualAddress(), eth.compare(), eth.swapOrAdd())
+                : region.fetchAdd(eth.virtualAddress(), eth.swapOrAdd());
+        saveResource(new Resource(false, psn, 1, original));
+        expectedPsn = Psn.add(expectedPsn, 1);
+        msn = Psn.add(msn, 1);
+        config.count(Counter.RDMA_RECVS);
+        sendAtomicAcknowledge(psn, original);
+        return State.RESPST_DONE;
+    }
+
+    private void saveResource(Resource resource) {
+        resources[nextResource] = resource;
+        nextResource = (nextResource + 1) % resources.length;
+    }
+
+    /** The READ responses, one per MTU chunk from {@code firstPsn} on ({@code read_reply}'s loop). */
+    private void sendReadResponses(int firstPsn, SoftMemoryRegion region, long address, long length) {
+        int mtu = config.mtu;
+        int count = Math.max(1, (int) ((length + mtu - 1) / mtu));
+        for (int i = 0; i < count; i++) {
+            Opcode op = count == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : i == 0 ? Opcode.RC_RDMA_READ_RESPONSE_FIRST
+                    : i == count - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+            int chunk = (int) Math.min(mtu, length - (long) i * mtu);
+            Aeth aeth = op.hasAeth() ? Aeth.ack(msn) : null;
+            ByteBuffer out = config.transport.packetBuffer();
+            RocePacketEncoder.encode(out, op, config.destQpn, Psn.add(firstPsn, i), false, false, null, aeth, null, null,
+                    0, chunk == 0 ? null : region.memory(), chunk == 0 ? 0 : region.offsetOf(address + (long) i * mtu),
+                    chunk);
+            config.transmit();
+        }
+    }
+
+    /** {@code send_atomic_ack}. */
+    private void sendAtomicAcknowledge(int psn, long original) {
+        ByteBuffer out = config.transport.packetBuffer();
+        RocePacketEncoder.encode(out, Opcode.RC_ATOMIC_ACKNOWLEDGE, config.destQpn, psn, false, false, null,
+                Aeth.ack(msn), null, new AtomicAckEth(original), 0, null, 0, 0);
+        config.transmit();
+    }
+
+    /** {@code send_ack}: an ACKNOWLEDGE carrying {@code aeth} (ACK, NAK or RNR NAK). */
+    private void sendAcknowledge(Aeth aeth, int psn) {
+        ByteBuffer out = config.transport.packetBuffer();
+        RocePacketEncoder.encode(out, Opcode.RC_ACKNOWLEDGE, config.destQpn, psn, false, false, null, aeth, null, null,
+                0, null, 0, 0);
+        config.transmit();
+    }
+
+    /**
+     * A request the responder cannot execute ({@code do_class_ac_error} and the error states):
+     * complete the receive in use with {@code recvStatus} (when there is one), move the QP to ERR
+     * and NAK with {@code code}. On UC the packet is silently dropped and the message abandoned
+     * ({@code do_class_d1e_error}).
+     */
+    private void responderError(int psn, int code, WcStatus recvStatus, boolean uc) {
+        if (uc) {
+            inProgress = NONE;
+            ucDropping = true;
+            return;
+        }
+        if (currentRecv != null && recvStatus != null) {
+            RecvWqe recv = currentRecv;
+            currentRecv = null;
+            receiveQueue.used.decrementAndGet();
+            config.count(Counter.SEND_ERR);
+            config.recvCq.push(WorkCompletion.error(recv.wrId, recvStatus, WcOpcode.RECV, config.qpn), false);
+        }
+        config.enterError();
+        // The NAK leaves last: once the requester sees its error, this QP is already in ERR.
+        sendAcknowledge(Aeth.nak(code, msn), psn);
+    }
+
+    // ---- UC ----
+
+    /** UC: no ACKs; a PSN gap abandons the message in progress and waits for the next FIRST or ONLY. */
+    void onUcRequest(RocePacket packet) {
+        int psn = packet.bth().psn();
+        Opcode op = packet.opcode();
+        if (psn != expectedPsn) {
+            config.count(Counter.OUT_OF_SEQ_REQUEST);
+            inProgress = NONE;
+            ucDropping = true;
+            writeRegion = null;
+        }
+        expectedPsn = Psn.add(psn, 1);
+        if (ucDropping) {
+            if (!(op.isFirst() || op.isOnly())) {
+                return;
+            }
+            ucDropping = false;
+            if (currentRecv != null) {
+                recvOffset = 0;
+            }
+        }
+        int before = expectedPsn;
+        expectedPsn = psn;
+        execute(packet, psn, true);
+        expectedPsn = before;
+    }
+
+    /** A READ or atomic the responder executed, kept to answer duplicates (rxe's {@code struct resp_res}). */
+    private record Resource(boolean read, int firstPsn, int psnCount, long original) {
+    }
+}

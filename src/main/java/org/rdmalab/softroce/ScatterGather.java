@@ -1,0 +1,31 @@
+package org.rdmalab.softroce;
+
+/** Copies between a message's bytes and the memory a resolved scatter/gather list names (rxe's {@code copy_data}). */
+final class ScatterGather {
+
+    private ScatterGather() {
+    }
+
+    /** Copies between a message's byte range and an array: into the SGEs when {@code toSges}. */
+    static void copy(SoftMemoryRegion[] regions, int[] offsets, int[] lengths, long messageOffset, byte[] array,
+                     int arrayOffset, int length, boolean toSges) {
+        long start = 0;
+        int remaining = length;
+        for (int i = 0; i < lengths.length && remaining > 0; i++) {
+            long segmentEnd = start + lengths[i];
+            if (messageOffset < segmentEnd) {
+                int within = (int) (messageOffset - start);
+                int chunk = (int) Math.min(remaining, lengths[i] - within);
+                if (toSges) {
+                    System.arraycopy(array, arrayOffset, regions[i].memory(), offsets[i] + within, chunk);
+                } else {
+                    System.arraycopy(regions[i].memory(), offsets[i] + within, array, arrayOffset, chunk);
+                }
+                arrayOffset += chunk;
+                messageOffset += chunk;
+                remaining -= chunk;
+            }
+            start = segmentEnd;
+        }
+    }
+}
