@@ -76,9 +76,10 @@ public final class TrafficViewModel {
         byte[] bytes = data.get() == null || data.get().isEmpty() || chosen == WrOpcode.RDMA_READ || chosen.isAtomic()
                 ? null : hexData.get() ? TrafficRequest.parseHex(data.get()) : TrafficRequest.parseText(data.get());
         int bytesLength = chosen.isAtomic() ? 8 : number("length", length.get());
-        return new TrafficRequest(chosen, number("wr_id", wrId.get()), number("local offset", localOffset.get()),
-                bytesLength, number("remote offset", remoteOffset.get()), bytes, (int) number("imm_data", imm.get()),
-                signaled.get(), number("compare_add", compareAdd.get()), number("swap", swap.get()));
+        // wr_id, compare_add and swap are 64 bits in verbs.h; imm_data is 32.
+        return new TrafficRequest(chosen, longNumber("wr_id", wrId.get()), number("local offset", localOffset.get()),
+                bytesLength, number("remote offset", remoteOffset.get()), bytes, number("imm_data", imm.get()),
+                signaled.get(), longNumber("compare_add", compareAdd.get()), longNumber("swap", swap.get()));
     }
 
     private static int number(String field, String text) {

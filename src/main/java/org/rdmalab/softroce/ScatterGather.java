@@ -15,7 +15,7 @@ final class ScatterGather {
             long segmentEnd = start + lengths[i];
             if (messageOffset < segmentEnd) {
                 int within = (int) (messageOffset - start);
-                int chunk = (int) Math.min(remaining, lengths[i] - within);
+                int chunk = Math.min(remaining, lengths[i] - within);
                 if (toSges) {
                     System.arraycopy(array, arrayOffset, regions[i].memory(), offsets[i] + within, chunk);
                 } else {

@@ -252,6 +252,30 @@ class LabViewModelTest {
     }
 
     @Test
+    void theTrafficFormReadsSixtyFourBitOperandsAndSaysWhichFieldIsWrong() {
+        TrafficViewModel traffic = onUi(() -> new TrafficViewModel(lab, uiThread));
+        onUi(() -> {
+            traffic.opcodeProperty().set(org.rdmalab.verbs.WrOpcode.ATOMIC_CMP_AND_SWP);
+            traffic.compareAddProperty().set("0x100000000");
+            traffic.swapProperty().set("-1");
+            traffic.wrIdProperty().set("0xffffffffff");
+            org.rdmalab.lab.TrafficRequest request = traffic.request();
+            assertEquals(1L << 32, request.compareAdd());
+            assertEquals(-1L, request.swap());
+            assertEquals(0xffffffffffL, request.wrId());
+            assertEquals(8, request.length(), "an atomic is 8 bytes whatever the length field says");
+            traffic.immProperty().set("0xffffffff");
+            traffic.opcodeProperty().set(org.rdmalab.verbs.WrOpcode.SEND_WITH_IMM);
+            assertEquals(-1, traffic.request().imm(), "imm_data is 32 bits, 0xffffffff included");
+            traffic.localOffsetProperty().set("ten");
+            IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    IllegalArgumentException.class, traffic::request);
+            assertEquals("local offset: 'ten' is not a number (write 12 or 0x0c)", refused.getMessage());
+            return null;
+        });
+    }
+
+    @Test
     void asTheServerOfTwoMachinesTheWindowServesADemoClient() throws Exception {
         int tcpPort = Ports.freeTcpPort();
         DeviceOptions base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
