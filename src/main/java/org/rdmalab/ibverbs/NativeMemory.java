@@ -49,6 +49,27 @@ final class NativeMemory implements AutoCloseable {
         return size;
     }
 
+    /**
+     * Copies {@code count} bytes at {@code offset} out, or throws once the memory is freed: a window
+     * reads a registered buffer from its own thread while a reset may free it on another.
+     */
+    synchronized void get(long offset, byte[] data, int count) {
+        checkLive();
+        pointer.get(offset, data, 0, count);
+    }
+
+    /** Copies {@code data} in at {@code offset}, or throws once the memory is freed. */
+    synchronized void put(long offset, byte[] data) {
+        checkLive();
+        pointer.put(offset, data, 0, data.length);
+    }
+
+    private void checkLive() {
+        if (freed) {
+            throw new IllegalStateException("the buffer was freed (its memory region was deregistered)");
+        }
+    }
+
     @Override
     public synchronized void close() {
         if (!freed) {

@@ -68,14 +68,14 @@ final class NativeMemoryRegion extends ResourceNode implements MemoryRegion {
     public byte[] read(int offset, int count) {
         check(offset, count);
         byte[] data = new byte[count];
-        buffer.pointer().get(offset, data, 0, count);
+        buffer.get(offset, data, count);
         return data;
     }
 
     @Override
     public void write(int offset, byte[] data) {
         check(offset, data.length);
-        buffer.pointer().put(offset, data, 0, data.length);
+        buffer.put(offset, data);
     }
 
     private void check(int offset, int count) {
