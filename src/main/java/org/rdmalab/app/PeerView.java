@@ -47,9 +47,18 @@ public final class PeerView {
     @FXML
     private VBox diagrams;
 
+    /** Shows in this column's list the step selected elsewhere (a cause shown, a failure). */
+    private final javafx.beans.value.ChangeListener<StepRow> followSelection;
+
     PeerView(SideViewModel side, LabViewModel lab) {
         this.side = side;
         this.lab = lab;
+        this.followSelection = (observable, before, row) -> {
+            if (row != null && side.steps().contains(row) && stepList.getSelectionModel().getSelectedItem() != row) {
+                stepList.getSelectionModel().select(row);
+                stepList.scrollTo(Math.max(0, row.index() - 2));
+            }
+        };
     }
 
     @FXML
@@ -80,12 +89,8 @@ public final class PeerView {
             stepList.scrollTo(Math.max(0, Math.min(next.intValue(), side.steps().size() - 1) - 3));
         });
         new QpDiagrams(side).install(diagrams);
-        lab.selectedStepProperty().addListener((observable, before, row) -> {
-            if (row != null && side.steps().contains(row) && stepList.getSelectionModel().getSelectedItem() != row) {
-                stepList.getSelectionModel().select(row);
-                stepList.scrollTo(Math.max(0, row.index() - 2));
-            }
-        });
+        // Weak: a column replaced by Apply setup must not stay reachable from the lab's selection.
+        lab.selectedStepProperty().addListener(new javafx.beans.value.WeakChangeListener<>(followSelection));
         side.lastFailureProperty().addListener((observable, before, failed) -> {
             if (failed != null) {
                 stepList.getSelectionModel().select(failed);
