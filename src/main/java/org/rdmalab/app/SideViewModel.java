@@ -247,17 +247,25 @@ public final class SideViewModel {
 
     /** Runs steps up to and including {@code target}, stopping at the first failure; ignored while busy. */
     public void runTo(int target) {
-        submit(() -> {
-            Optional<Step> next = session.nextStep();
-            while (next.isPresent() && session.steps().indexOf(next.get()) <= target
-                    && !Thread.currentThread().isInterrupted()) {
-                queue.offer(new Started(session.steps().indexOf(next.get())));
-                if (!session.runNext().map(result -> result.ok()).orElse(false)) {
-                    return;
-                }
-                next = session.nextStep();
+        submit(() -> runSteps(target));
+    }
+
+    /** The marker that ends a command: the side is idle and says which step runs next. */
+    private Idle idle() {
+        return new Idle(session.nextStep().map(step -> session.steps().indexOf(step)).orElse(session.steps().size()));
+    }
+
+    /** On the worker: runs steps up to and including {@code target}, stopping at the first failure or an interrupt. */
+    private void runSteps(int target) {
+        Optional<Step> next = session.nextStep();
+        while (next.isPresent() && session.steps().indexOf(next.get()) <= target
+                && !Thread.currentThread().isInterrupted()) {
+            queue.offer(new Started(session.steps().indexOf(next.get())));
+            if (!session.runNext().map(result -> result.ok()).orElse(false)) {
+                return;
             }
-        });
+            next = session.nextStep();
+        }
     }
 
     /**
@@ -311,8 +319,7 @@ public final class SideViewModel {
             try {
                 command.run();
             } finally {
-                queue.offer(new Idle(session.nextStep().map(step -> session.steps().indexOf(step))
-                        .orElse(session.steps().size())));
+                queue.offer(idle());
             }
         });
     }
@@ -351,18 +358,9 @@ public final class SideViewModel {
                 session.reset();
                 queue.offer(new Cleared());
                 edit.accept(session);
-                Optional<Step> next = session.nextStep();
-                while (next.isPresent() && session.steps().indexOf(next.get()) <= target
-                        && !Thread.currentThread().isInterrupted()) {
-                    queue.offer(new Started(session.steps().indexOf(next.get())));
-                    if (!session.runNext().map(result -> result.ok()).orElse(false)) {
-                        return;
-                    }
-                    next = session.nextStep();
-                }
+                runSteps(target);
             } finally {
-                queue.offer(new Idle(session.nextStep().map(step -> session.steps().indexOf(step))
-                        .orElse(session.steps().size())));
+                queue.offer(idle());
             }
         });
     }
