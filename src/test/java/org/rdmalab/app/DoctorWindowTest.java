@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javafx.scene.Node;
 import javafx.scene.control.Label;
@@ -19,7 +18,6 @@ import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
-import org.testfx.util.WaitForAsyncUtils;
 
 /** The lab window's Doctor tab on soft0, opened and clicked as a user would (TestFX, headless). */
 @ExtendWith(ApplicationExtension.class)
@@ -41,12 +39,7 @@ class DoctorWindowTest {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) {
-        try {
-            WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, condition::getAsBoolean);
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new AssertionError("timed out waiting for " + what, e);
-        }
-        WaitForAsyncUtils.waitForFxEvents();
+        FxWait.waitFor(what, 30, condition);
     }
 
     /** The report's rows as "✓ GID · client 127.0.0.2". */

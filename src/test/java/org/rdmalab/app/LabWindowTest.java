@@ -3,7 +3,6 @@ package org.rdmalab.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
@@ -21,7 +20,6 @@ import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
-import org.testfx.util.WaitForAsyncUtils;
 
 /** The lab window clicked through as a student would, headless (TestFX + Monocle). */
 @ExtendWith(ApplicationExtension.class)
@@ -43,12 +41,7 @@ class LabWindowTest {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) {
-        try {
-            WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, condition::getAsBoolean);
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new AssertionError("timed out waiting for " + what, e);
-        }
-        WaitForAsyncUtils.waitForFxEvents();
+        FxWait.waitFor(what, 30, condition);
     }
 
     private SideViewModel side(String name) {

@@ -22,7 +22,6 @@ import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
-import org.testfx.util.WaitForAsyncUtils;
 import picocli.CommandLine;
 
 /**
@@ -49,12 +48,7 @@ class TwoMachinesWindowTest {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) {
-        try {
-            WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, condition::getAsBoolean);
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new AssertionError("timed out waiting for " + what, e);
-        }
-        WaitForAsyncUtils.waitForFxEvents();
+        FxWait.waitFor(what, 60, condition);
     }
 
     private static void type(FxRobot robot, String field, String text) {
