@@ -246,7 +246,7 @@ public final class LabViewModel implements AutoCloseable {
 
     private void closeSides() {
         for (SideViewModel side : sides) {
-            side.close(3000);
+            side.close();
         }
         sides.clear();
     }

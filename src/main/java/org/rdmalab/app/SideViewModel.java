@@ -7,7 +7,6 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;
@@ -375,21 +374,17 @@ public final class SideViewModel {
         return -1;
     }
 
-    /** Releases the session and stops the worker; waits at most {@code millis} for a running step. */
-    void close(long millis) {
+    /**
+     * Releases the session and stops the worker without waiting on the calling (JavaFX) thread: a
+     * running step is interrupted, the session is closed on the worker after it, and the worker
+     * ends. A step stuck in a TCP read ends at its timeout, then the close runs.
+     */
+    void close() {
         if (running != null) {
             running.cancel(true);
         }
         worker.execute(session::close);
         worker.shutdown();
-        try {
-            if (!worker.awaitTermination(millis, TimeUnit.MILLISECONDS)) {
-                worker.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            worker.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
     }
 
     private void apply(List<Item> batch) {
