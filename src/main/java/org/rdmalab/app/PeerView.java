@@ -179,10 +179,5 @@ public final class PeerView {
             setGraphic(box);
             setAccessibleText(row.step().title() + ": " + status.text());
         }
-
-        @Override
-        public void updateIndex(int i) {
-            super.updateIndex(i);
-        }
     }
 }

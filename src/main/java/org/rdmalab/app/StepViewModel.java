@@ -264,12 +264,4 @@ public final class StepViewModel {
         return editable.getReadOnlyProperty();
     }
 
-    /** The row shown. */
-    StepRow shown() {
-        return shown;
-    }
-
-    List<ParameterItem> itemList() {
-        return items;
-    }
 }
