@@ -107,7 +107,7 @@ public final class LabViewModel implements AutoCloseable {
                     : session.role() == org.rdmalab.lab.Role.SERVER ? LabSetup.LOOPBACK_SERVER_IP
                     : LabSetup.LOOPBACK_CLIENT_IP;
             built.add(new SideViewModel(name, address, session, chosen.protocol(), chosen.mode(), workers.apply(name), ui,
-                    this::onEvent));
+                    this::onEvents));
         }
         traffic.clear();
         completions.clear();
@@ -132,26 +132,39 @@ public final class LabViewModel implements AutoCloseable {
                 + chosen.device() + " port " + chosen.ibPort() + ", gid_idx " + chosen.gidIndex();
     }
 
-    private void onEvent(SideViewModel.SideEvent sideEvent) {
-        LabEvent event = sideEvent.event();
-        String side = sideEvent.side().name();
-        Instant at = sideEvent.at();
-        if (event instanceof LabEvent.Completion completion) {
-            completions.addAll(List.of(new CompletionRow(completion.at(), side, completion.completion(),
-                    completion.elapsedNanos())));
-        } else if (event instanceof LabEvent.VerbCall call) {
-            verbs.addAll(List.of(new VerbRow(at, side, call.verb(), call.arguments(), call.result(), call.ok(),
-                    call.errno() == null ? "" : call.errno().name() + " (" + call.errno().value() + ", "
-                            + call.errno().text() + ")")));
-        } else if (event instanceof LabEvent.Packet packet) {
-            packets.addAll(List.of(new PacketRow(at, side, packet.packet())));
-        } else if (event instanceof LabEvent.ControlMessage message) {
-            control.addAll(List.of(TIME.format(at) + "  " + side + "  " + (message.sent() ? "→ " : "← ")
-                    + message.description() + (message.length() > 0 ? "  (" + message.length() + " bytes)" : "")));
-        } else if (event instanceof LabEvent.StepFinished finished && !finished.result().ok()) {
-            status.set(side + ": " + finished.step().title() + " failed: " + finished.result().summary());
+    /** One side's batch of events: one change per table, then the views refresh once. */
+    private void onEvents(List<SideViewModel.SideEvent> batch) {
+        List<CompletionRow> newCompletions = new ArrayList<>();
+        List<VerbRow> newVerbs = new ArrayList<>();
+        List<PacketRow> newPackets = new ArrayList<>();
+        List<String> newControl = new ArrayList<>();
+        for (SideViewModel.SideEvent sideEvent : batch) {
+            LabEvent event = sideEvent.event();
+            String side = sideEvent.side().name();
+            Instant at = sideEvent.at();
+            if (event instanceof LabEvent.Completion completion) {
+                newCompletions.add(new CompletionRow(completion.at(), side, completion.completion(),
+                        completion.elapsedNanos()));
+            } else if (event instanceof LabEvent.VerbCall call) {
+                newVerbs.add(new VerbRow(at, side, call.verb(), call.arguments(), call.result(), call.ok(),
+                        call.errno() == null ? "" : call.errno().name() + " (" + call.errno().value() + ", "
+                                + call.errno().text() + ")"));
+            } else if (event instanceof LabEvent.Packet packet) {
+                newPackets.add(new PacketRow(at, side, packet.packet()));
+            } else if (event instanceof LabEvent.ControlMessage message) {
+                newControl.add(TIME.format(at) + "  " + side + "  " + (message.sent() ? "→ " : "← ")
+                        + message.description() + (message.length() > 0 ? "  (" + message.length() + " bytes)" : ""));
+            } else if (event instanceof LabEvent.StepFinished finished && !finished.result().ok()) {
+                status.set(side + ": " + finished.step().title() + " failed: " + finished.result().summary());
+            }
         }
-        eventListeners.forEach(listener -> listener.accept(sideEvent));
+        completions.addAll(newCompletions);
+        verbs.addAll(newVerbs);
+        packets.addAll(newPackets);
+        control.addAll(newControl);
+        for (SideViewModel.SideEvent sideEvent : batch) {
+            eventListeners.forEach(listener -> listener.accept(sideEvent));
+        }
         afterEvents.forEach(Runnable::run);
     }
 
@@ -160,7 +173,7 @@ public final class LabViewModel implements AutoCloseable {
         eventListeners.add(listener);
     }
 
-    /** Runs {@code action} on the UI thread after each event is applied (views refresh from it). */
+    /** Runs {@code action} on the UI thread after each batch of events is applied (views refresh from it). */
     public void afterEvents(Runnable action) {
         afterEvents.add(action);
     }

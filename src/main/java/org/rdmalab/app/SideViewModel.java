@@ -83,7 +83,7 @@ public final class SideViewModel {
     private final ControlProtocol protocol;
     private final LabSetup.Mode mode;
     private final ExecutorService worker;
-    private final Consumer<SideEvent> out;
+    private final Consumer<List<SideEvent>> out;
     private final EventQueue<Item> queue;
     private final ObservableList<StepRow> steps = FXCollections.observableArrayList(
             row -> new javafx.beans.Observable[] {row.statusProperty(), row.summaryProperty(), row.nextProperty()});
@@ -105,10 +105,10 @@ public final class SideViewModel {
      * @param session the session this side drives; this view model closes it
      * @param worker the thread the steps run on; this view model shuts it down
      * @param ui where results are applied (the JavaFX thread, through a {@link FrameExecutor})
-     * @param out receives every event on the UI executor, after this side applied it
+     * @param out receives each batch of events on the UI executor, after this side applied them
      */
     SideViewModel(String name, String address, LabSession session, ControlProtocol protocol, LabSetup.Mode mode,
-                  ExecutorService worker, Executor ui, Consumer<SideEvent> out) {
+                  ExecutorService worker, Executor ui, Consumer<List<SideEvent>> out) {
         this.name = name;
         this.address = address;
         this.session = session;
@@ -388,6 +388,7 @@ public final class SideViewModel {
     }
 
     private void apply(List<Item> batch) {
+        List<SideEvent> forLab = new ArrayList<>();
         for (Item item : batch) {
             if (item instanceof Started started) {
                 StepRow row = steps.get(started.index());
@@ -410,8 +411,11 @@ public final class SideViewModel {
                 markNext(0);
             } else if (item instanceof EventItem eventItem) {
                 applyEvent(eventItem.event());
-                out.accept(new SideEvent(this, eventItem.event(), eventItem.at(), eventItem.buffer()));
+                forLab.add(new SideEvent(this, eventItem.event(), eventItem.at(), eventItem.buffer()));
             }
+        }
+        if (!forLab.isEmpty()) {
+            out.accept(forLab);
         }
     }
 
