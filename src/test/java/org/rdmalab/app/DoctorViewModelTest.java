@@ -9,9 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,13 +26,13 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  */
 class DoctorViewModelTest {
 
-    private ExecutorService uiThread;
+    private TestUiThread uiThread;
     private DeviceOptions base;
     private LabViewModel lab;
 
     @BeforeEach
     void start() {
-        uiThread = Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "test ui"));
+        uiThread = new TestUiThread(Duration.ofSeconds(60));
         base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
         lab = onUi(() -> {
             LabViewModel made = new LabViewModel(Backends.installed(), base, Runnable::run, uiThread,
@@ -53,30 +50,15 @@ class DoctorViewModelTest {
             lab.close();
             return null;
         });
-        uiThread.shutdown();
-        assertTrue(uiThread.awaitTermination(5, TimeUnit.SECONDS));
+        assertTrue(uiThread.stop());
     }
 
     private <T> T onUi(Callable<T> action) {
-        try {
-            return uiThread.submit(action).get(60, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
+        return uiThread.call(action);
     }
 
     private void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!onUi(condition::getAsBoolean)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }
+        uiThread.await(what, condition);
     }
 
     /** A soft0-like report for one address: everything passes, GID[3] carries the address. */

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -31,12 +29,12 @@ import org.rdmalab.verbs.spi.VerbsProvider;
  */
 class LabViewModelTest {
 
-    private ExecutorService uiThread;
+    private TestUiThread uiThread;
     private LabViewModel lab;
 
     @BeforeEach
     void start() {
-        uiThread = Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "test ui"));
+        uiThread = new TestUiThread(Duration.ofSeconds(30));
         DeviceOptions base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
         lab = onUi(() -> new LabViewModel(Backends.installed(), base, Runnable::run, uiThread,
                 LabViewModel.daemonWorkers()));
@@ -48,30 +46,15 @@ class LabViewModelTest {
             lab.close();
             return null;
         });
-        uiThread.shutdown();
-        assertTrue(uiThread.awaitTermination(5, TimeUnit.SECONDS));
+        assertTrue(uiThread.stop());
     }
 
     private <T> T onUi(Callable<T> action) {
-        try {
-            return uiThread.submit(action).get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
+        return uiThread.call(action);
     }
 
     private void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!onUi(condition::getAsBoolean)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }
+        uiThread.await(what, condition);
     }
 
     private boolean idle() {
