@@ -426,9 +426,8 @@ final class Completer {
                 }
             } else {
                 config.count(Counter.SEND_ERR);
-                config.sendCq.push(WorkCompletion.error(wqe.wrId, wqe.status, wqe.opcode.completionOpcode(), config.qpn),
-                        false);
-                config.enterError();
+                config.enterError(config.sendCq,
+                        WorkCompletion.error(wqe.wrId, wqe.status, wqe.opcode.completionOpcode(), config.qpn));
                 return;
             }
         }

@@ -2,6 +2,7 @@ package org.rdmalab.softroce;
 
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.QpType;
+import org.rdmalab.verbs.WorkCompletion;
 
 /**
  * What the three protocol parts of a queue pair share: its identity, its completion queues and
@@ -63,7 +64,15 @@ final class QpConfig {
 
     /** The QP goes to ERR and every outstanding work request is flushed ({@code rxe_qp_error}). */
     void enterError() {
-        qp.enterError();
+        qp.enterError(null, null);
+    }
+
+    /**
+     * The QP goes to ERR, then {@code cause} enters {@code cq}, then the flushes follow: whoever
+     * polls the error completion and then queries the QP finds it in ERR, as with rxe.
+     */
+    void enterError(SoftCompletionQueue cq, WorkCompletion cause) {
+        qp.enterError(cq, cause);
     }
 
     boolean closed() {

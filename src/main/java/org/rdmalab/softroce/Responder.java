@@ -519,14 +519,15 @@ final class Responder {
             ucDropping = true;
             return;
         }
+        WorkCompletion cause = null;
         if (currentRecv != null && recvStatus != null) {
             RecvWqe recv = currentRecv;
             currentRecv = null;
             receiveQueue.used.decrementAndGet();
             config.count(Counter.SEND_ERR);
-            config.recvCq.push(WorkCompletion.error(recv.wrId, recvStatus, WcOpcode.RECV, config.qpn), false);
+            cause = WorkCompletion.error(recv.wrId, recvStatus, WcOpcode.RECV, config.qpn);
         }
-        config.enterError();
+        config.enterError(config.recvCq, cause);
         // The NAK leaves last: once the requester sees its error, this QP is already in ERR.
         sendAcknowledge(Aeth.nak(code, msn), psn);
     }

@@ -608,7 +608,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
                 resetOnLoop();
                 config.state = QpState.RESET;
             }
-            case ERR -> enterError();
+            case ERR -> enterError(null, null);
             case RTR -> {
                 if (from == QpState.INIT) {
                     responder.start();
@@ -639,13 +639,19 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
      * Moves the QP to ERR and flushes every outstanding work request, send queue first
      * ({@code rxe_qp_error}, then the completer's and responder's drains). Loop only.
      */
-    void enterError() {
+    void enterError(SoftCompletionQueue causeQueue, WorkCompletion cause) {
         if (config.state == QpState.ERR) {
+            if (cause != null) {
+                causeQueue.push(cause, false);
+            }
             return;
         }
         config.state = QpState.ERR;
         synchronized (attributes) {
             attributes.state(QpState.ERR).currentState(QpState.ERR);
+        }
+        if (cause != null) {
+            causeQueue.push(cause, false);
         }
         completer.stop();
         while (!sendQueue.isEmpty()) {
