@@ -26,7 +26,6 @@ import org.rdmalab.verbs.Context;
 import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.GidEntry;
 import org.rdmalab.verbs.GidSelection;
-import org.rdmalab.verbs.GidType;
 import org.rdmalab.verbs.LinkLayer;
 import org.rdmalab.verbs.PortAttributes;
 import org.rdmalab.verbs.VerbsException;
@@ -218,22 +217,7 @@ public final class SetupViewModel {
     }
 
     private String recommendationText() {
-        return recommended().map(entry -> "GID " + entry.index() + " is recommended: " + reason(entry)).orElse("");
-    }
-
-    /** Why perftest's scoring prefers {@code entry}. */
-    static String reason(GidEntry entry) {
-        List<String> why = new ArrayList<>();
-        if (entry.gid().isIpv4Mapped()) {
-            why.add("it carries the IPv4 address " + (entry.ipAddress() == null || entry.ipAddress().isEmpty()
-                    ? "" : entry.ipAddress() + " ") + "(::ffff:a.b.c.d), so the packets are routed by IP");
-        } else if (!entry.gid().isLinkLocal()) {
-            why.add("it is a global address");
-        }
-        if (entry.type() == GidType.ROCE_V2) {
-            why.add("RoCE v2 travels in UDP port 4791 and crosses routers");
-        }
-        return String.join("; ", why);
+        return recommended().map(entry -> "GID " + entry.index() + " is recommended: " + GidSelection.reason(entry)).orElse("");
     }
 
     /** The recommended entry, if the table has any. */

@@ -533,7 +533,7 @@ public final class LocalChecks {
         String table = gids.stream().map(LocalChecks::entryText).collect(Collectors.joining(", "));
         if (localIp == null) {
             GidEntry best = GidSelection.best(gids).orElseThrow();
-            checks.add(Check.pass("GID", "recommended " + entryText(best) + ": " + reason(best) + " (table: " + table
+            checks.add(Check.pass("GID", "recommended " + entryText(best) + ": " + GidSelection.reason(best) + " (table: " + table
                     + ")"));
             return GidChoice.NONE;
         }
@@ -556,22 +556,13 @@ public final class LocalChecks {
             return new GidChoice(best.index(), best.gid().toString(), best.type().text());
         }
         checks.add(Check.pass("GID", localIp + " is " + carried + "; recommended GID[" + best.index() + "]: "
-                + reason(best) + (best.index() == 0 ? "" : "; GID[0] is " + gids.get(0).gid() + ", which "
+                + GidSelection.reason(best) + (best.index() == 0 ? "" : "; GID[0] is " + gids.get(0).gid() + ", which "
                 + (gids.get(0).gid().isLinkLocal() ? "is link-local and routes nowhere" : "is another address"))));
         return new GidChoice(best.index(), best.gid().toString(), best.type().text());
     }
 
     private static String entryText(GidEntry entry) {
         return "GID[" + entry.index() + "] " + entry.gid() + " " + entry.type().text();
-    }
-
-    private static String reason(GidEntry entry) {
-        List<String> parts = new ArrayList<>();
-        parts.add(entry.gid().isIpv4Mapped() ? "IPv4-mapped (+100)" : "not IPv4-mapped");
-        parts.add(entry.gid().isLinkLocal() ? "link-local" : "not link-local (+10)");
-        parts.add(entry.type() == GidType.ROCE_V2 ? "RoCE v2 (+2)" : entry.type() == GidType.ROCE_V1 ? "RoCE v1 (+1)"
-                : entry.type().text());
-        return String.join(", ", parts) + ", best by perftest's scoring";
     }
 
     // ---- netdevs and addresses -----------------------------------------------------------------

@@ -7,7 +7,6 @@ import org.rdmalab.verbs.Context;
 import org.rdmalab.verbs.Errno;
 import org.rdmalab.verbs.GidEntry;
 import org.rdmalab.verbs.GidSelection;
-import org.rdmalab.verbs.GidType;
 import org.rdmalab.verbs.LinkLayer;
 import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.QpAttrMask;
@@ -132,18 +131,7 @@ final class Diagnoses {
         List<GidEntry> table = context.get().gidTable(query.parameter("ib_port").asInt());
         return GidSelection.best(table).map(best -> new Diagnosis.Fix(query.id(), "gid_idx",
                 Integer.toString(best.index()), "use GID " + best.index() + " (" + best.gid() + ", "
-                + best.type().text() + ": recommended — " + reason(best) + ")"));
-    }
-
-    /** Why {@link GidSelection} ranks this entry first. */
-    static String reason(GidEntry entry) {
-        if (entry.gid().isIpv4Mapped()) {
-            return "carries the local IPv4 address";
-        }
-        if (!entry.gid().isLinkLocal()) {
-            return "carries a global IPv6 address";
-        }
-        return "the table holds only link-local GIDs" + (entry.type() == GidType.ROCE_V2 ? "" : " and no RoCE v2 one");
+                + best.type().text() + ", the recommended entry)"));
     }
 
     private static Optional<Diagnosis> connect(LabSession session, ControlException failure) {

@@ -1,6 +1,7 @@
 package org.rdmalab.verbs;
 
 import java.net.Inet4Address;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -31,6 +32,29 @@ public final class GidSelection {
             score += 1;
         }
         return score;
+    }
+
+    /**
+     * Why {@link #score} ranks {@code entry} as it does, in words for the user: each rule with its
+     * points and what it means on the wire. The setup view, the fix for a wrong GID index and
+     * {@code doctor} all give this one text.
+     */
+    public static String reason(GidEntry entry) {
+        List<String> parts = new ArrayList<>();
+        if (entry.gid().isIpv4Mapped()) {
+            String ip = entry.ipAddress() == null || entry.ipAddress().isEmpty() ? "an IPv4 address"
+                    : "the IPv4 address " + entry.ipAddress();
+            parts.add("IPv4-mapped (+100): it carries " + ip + ", so its packets are routed by IP");
+        } else {
+            parts.add("not IPv4-mapped");
+        }
+        parts.add(entry.gid().isLinkLocal() ? "link-local: it routes nowhere beyond its link" : "not link-local (+10)");
+        parts.add(switch (entry.type()) {
+            case ROCE_V2 -> "RoCE v2 (+2): UDP port 4791, crosses routers";
+            case ROCE_V1 -> "RoCE v1 (+1): a bare Ethernet frame, stays in one L2 network";
+            default -> entry.type().text();
+        });
+        return String.join("; ", parts) + "; best by perftest's scoring";
     }
 
     /** The best entry of a GID table (the first of equals), if the table is not empty. */

@@ -149,8 +149,9 @@ class DoctorCommandTest {
         assertTrue(result.out().contains("✓ port: soft0 port 1: ACTIVE (LINK_UP), link layer Ethernet\n"),
                 result.out());
         assertTrue(result.out().contains("✓ GID: 127.0.0.1 is GID[2] ::ffff:127.0.0.1 RoCE v1 and GID[3]"
-                + " ::ffff:127.0.0.1 RoCE v2; recommended GID[3]: IPv4-mapped (+100), not link-local (+10), RoCE v2"
-                + " (+2), best by perftest's scoring; GID[0] is fe80::7fff:fe00:1, which is link-local and routes"
+                + " ::ffff:127.0.0.1 RoCE v2; recommended GID[3]: IPv4-mapped (+100): it carries the IPv4 address"
+                + " 127.0.0.1, so its packets are routed by IP; not link-local (+10); RoCE v2 (+2): UDP port 4791,"
+                + " crosses routers; best by perftest's scoring; GID[0] is fe80::7fff:fe00:1, which is link-local and routes"
                 + " nowhere\n"), result.out());
         assertTrue(result.out().startsWith("doctor: soft0 on 127.0.0.1\n- libibverbs: soft0 is RDMA Lab's own software"
                 + " device and needs no libibverbs, kernel modules, device nodes or locked memory"), result.out());

@@ -64,7 +64,8 @@ class LocalChecksTest {
                 result.checks().stream().map(Check::name).toList());
         assertEquals("found /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so", result.checks().get(3).found());
         assertEquals("10.0.2.15 is GID[2] ::ffff:10.0.2.15 RoCE v1 and GID[3] ::ffff:10.0.2.15 RoCE v2; recommended"
-                + " GID[3]: IPv4-mapped (+100), not link-local (+10), RoCE v2 (+2), best by perftest's scoring; GID[0]"
+                + " GID[3]: IPv4-mapped (+100): it carries the IPv4 address 10.0.2.15, so its packets are routed by IP;"
+                + " not link-local (+10); RoCE v2 (+2): UDP port 4791, crosses routers; best by perftest's scoring; GID[0]"
                 + " is fe80::5054:ff:fe12:3456, which is link-local and routes nowhere", result.checks().get(9).found());
         assertEquals("active MTU 1024 (derived from the netdev MTU as rxe does); eth0's MTU 1500 leaves 1420 bytes"
                 + " for RoCE payload", result.checks().get(8).found());

@@ -114,7 +114,7 @@ class DiagnosisTest {
         assertTrue(diagnosis.explanation().contains("sgid_index"), diagnosis.explanation());
         Diagnosis.Fix fix = diagnosis.fix().orElseThrow();
         assertEquals(new Diagnosis.Fix("query-port", "gid_idx", "3",
-                "use GID 3 (::ffff:127.0.0.2, RoCE v2: recommended — carries the local IPv4 address)"), fix);
+                "use GID 3 (::ffff:127.0.0.2, RoCE v2, the recommended entry)"), fix);
 
         // One click: set the GID, reset (a new GID must be exchanged again) and replay.
         apply(client, fix);

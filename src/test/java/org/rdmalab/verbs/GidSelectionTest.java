@@ -58,6 +58,17 @@ class GidSelectionTest {
     }
 
     @Test
+    void theReasonNamesEveryRuleWithItsPointsAndWhatItMeansOnTheWire() {
+        assertEquals("IPv4-mapped (+100): it carries the IPv4 address 10.0.2.15, so its packets are routed by IP;"
+                + " not link-local (+10); RoCE v2 (+2): UDP port 4791, crosses routers; best by perftest's scoring",
+                GidSelection.reason(new GidEntry(1, 1, Gid.parse("::ffff:10.0.2.15"), GidType.ROCE_V2, "eth0",
+                        "10.0.2.15")));
+        assertEquals("not IPv4-mapped; link-local: it routes nowhere beyond its link; RoCE v1 (+1): a bare Ethernet"
+                + " frame, stays in one L2 network; best by perftest's scoring",
+                GidSelection.reason(entry(0, "fe80::5054:ff:fe12:3456", GidType.ROCE_V1)));
+    }
+
+    @Test
     void anAddressNoGidCarriesFallsBackToScoringAndSaysSo() {
         GidSelection.Choice choice = GidSelection.forAddress(twoAddressTable(),
                 ip("192.168.7.7")).orElseThrow();
