@@ -63,6 +63,11 @@ final class LoopbackCommand implements Callable<Integer> {
                     + " both QPs sit on it and send from the GIDs of --server-address and --client-address.")
     String device;
 
+    @Option(names = "--client-device", paramLabel = "NAME",
+            description = "Device the client uses instead of --device's, e.g. rxeB on the other end of a veth pair"
+                    + " from rxeA, so that the packets cross an interface and tcpdump sees them.")
+    String clientDevice;
+
     @Option(names = "--list", description = "List the scenarios and exit.")
     boolean list;
 
@@ -140,7 +145,8 @@ final class LoopbackCommand implements Callable<Integer> {
         }
         if (scenarios.size() > 1) {
             out.println();
-            out.println("summary on " + device + ":");
+            out.println("summary on " + (settings.clientDeviceName().equals(device) ? device
+                    : device + " and " + settings.clientDeviceName()) + ":");
             for (Map.Entry<String, ScenarioResult> entry : results.entrySet()) {
                 out.println(String.format("  %-20s %s", entry.getKey(),
                         entry.getValue().asExpected() ? "as expected" : "NOT as expected: " + entry.getValue().summary()));
@@ -155,6 +161,12 @@ final class LoopbackCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--udp-port " + udpPort + " is outside 1..65535");
         }
         boolean faulty = fault != null && !fault.isBlank();
+        String clientName = clientDevice == null ? device : clientDevice;
+        if (SOFT_DEVICE.equals(device) != SOFT_DEVICE.equals(clientName)) {
+            throw new IllegalArgumentException("--device " + device + " and --client-device " + clientName
+                    + " mix " + SOFT_DEVICE + " with a kernel device, which holds UDP port 4791 on this machine;"
+                    + " use two " + SOFT_DEVICE + " peers or two libibverbs devices");
+        }
         if (!SOFT_DEVICE.equals(device)) {
             List<String> softOnly = new java.util.ArrayList<>();
             if (faulty) {
@@ -189,7 +201,7 @@ final class LoopbackCommand implements Callable<Integer> {
                     + " binds its own address on UDP port " + udpPort);
         }
         LoopbackSettings settings = new LoopbackSettings(device, server, client, pathMtu,
-                size == null ? 0 : parseSize(size), Duration.ofMillis(pollMillis));
+                size == null ? 0 : parseSize(size), Duration.ofMillis(pollMillis), clientName);
         if (faulty) {
             settings = settings.withFaults(fault);
         }

@@ -150,6 +150,14 @@ class LoopbackCommandTest {
     }
 
     @Test
+    void soft0AndAKernelDeviceCannotBeMixed() {
+        Result result = execute("loopback", "--client-device", "rxeB");
+        assertEquals(2, result.exitCode(), result.out() + result.err());
+        assertEquals("rdma-lab: --device soft0 and --client-device rxeB mix soft0 with a kernel device, which holds UDP"
+                + " port 4791 on this machine; use two soft0 peers or two libibverbs devices", result.err().strip());
+    }
+
+    @Test
     void anUnknownDeviceSaysWhichExist() {
         Result result = execute("loopback", "--device", "nosuch0");
         assertEquals(1, result.err().lines().count(), result.err());

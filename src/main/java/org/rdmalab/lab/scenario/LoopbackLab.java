@@ -109,8 +109,8 @@ public final class LoopbackLab {
      * @throws IllegalArgumentException when the device refuses its options
      */
     public void findDevices() throws VerbsException {
-        backends.find(settings.deviceName(), settings.server());
-        backends.find(settings.deviceName(), settings.client());
+        backends.find(settings.deviceName(PeerRole.SERVER), settings.server());
+        backends.find(settings.deviceName(PeerRole.CLIENT), settings.client());
     }
 
     /** Opens the device for {@code role}, queries port 1 and picks the GID to send from. */
@@ -119,7 +119,7 @@ public final class LoopbackLab {
         Peer peer = new Peer(role, listener);
         Device device;
         try {
-            device = backends.find(settings.deviceName(), options);
+            device = backends.find(settings.deviceName(role), options);
         } catch (VerbsException e) {
             listener.onEvent(new ScenarioEvent.VerbFailed(role, e.verb(), e.getMessage()));
             throw e;

@@ -34,7 +34,7 @@ public final class ScenarioPrinter implements ScenarioListener {
     public synchronized void header(Scenario scenario, LoopbackSettings settings) {
         out.println("scenario " + scenario.name() + ": " + scenario.description());
         out.println(String.format("server %s on %s, client %s on %s, UDP port %d, path_mtu %d, poll timeout %d ms%s%s",
-                settings.deviceName(), settings.server().address().getHostAddress(), settings.deviceName(),
+                settings.deviceName(), settings.server().address().getHostAddress(), settings.clientDeviceName(),
                 settings.client().address().getHostAddress(), settings.server().udpPort(),
                 settings.pathMtu().bytes(), settings.pollTimeout().toMillis(),
                 settings.server().faults().isEmpty() ? "" : ", faults " + settings.server().faults(),
