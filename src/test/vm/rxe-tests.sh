@@ -252,6 +252,115 @@ test_wire_seed() {
     fi
 }
 
+# hw_counters DEV: "name value" for each counter rxe keeps on DEV's port 1.
+hw_counters() {
+    local f
+    for f in /sys/class/infiniband/"$1"/ports/1/hw_counters/*; do
+        echo "$(basename "$f") $(cat "$f")"
+    done
+}
+
+# counter_table SERVER-BEFORE SERVER-AFTER CLIENT-BEFORE CLIENT-AFTER: the counters that moved, as
+# "name server client" lines in name order (the deltas), like the table `loopback` prints.
+counter_table() {
+    awk 'FNR == 1 { file++ } { v[file, $1] = $2; names[$1] = 1 }
+        END { for (n in names) { s = v[2, n] - v[1, n]; c = v[4, n] - v[3, n];
+              if (s != 0 || c != 0) print n, s, c } }' "$@" | sort
+}
+
+# The counter table of `loopback` output: the lines between "counters (hw_counters)" and the blank line.
+lab_counter_table() {
+    sed -n '/^counters (hw_counters)/,/^$/ { /^  [a-z_]/ { s/^  //; s/  */ /g; p } }' "$1" | sort
+}
+
+# What of a capture two runs must share: each direction's packets in order (how ACKs interleave
+# with requests depends on timing), up to the first NAK (whether requests posted behind the one
+# that failed have already left depends on timing too).
+wire_view() { # wire_view PACKETS-FILE (from packets)
+    awk '/^RoCEv2 packets/ { next }
+        !stop { if ($1 == "C") c[++nc] = $0; else s[++ns] = $0 }
+        / AETH (NAK|RNR-NAK) / { stop = 1 }
+        END { for (i = 1; i <= nc; i++) print c[i]; for (i = 1; i <= ns; i++) print s[i] }' "$1"
+}
+
+# Scenarios the comparison covers, run on soft0 on this machine by run-rxe-tests
+# (target/vm/soft0-wire-NAME.pcap and .out) and here on rxeA (server) and rxeB (client).
+WIRE_SCENARIOS="bulk send atomic bad-rkey rnr"
+
+test_wire_scenarios() {
+    veth_up || { problems="$problems\n    could not set up rxeA / rxeB on a veth pair"; return; }
+    local name soft out dump n status
+    for name in $WIRE_SCENARIOS; do
+        soft=target/vm/soft0-wire-$name out=$LOGS/wire_scenarios.$name
+        [ -s "$soft.pcap" ] || { problems="$problems\n    $soft.pcap is missing (run-rxe-tests captures it)"; continue; }
+        hw_counters rxeA >"$out.rxeA.before"; hw_counters rxeB >"$out.rxeB.before"
+        tcpdump -i vethA -U -w "$out.pcap" udp port 4791 2>"$out.tcpdump" &
+        dump=$! n=0
+        while ! grep -q "listening on" "$out.tcpdump" && [ $n -lt 100 ]; do sleep 0.2; n=$((n + 1)); done
+        lab loopback --scenario "$name" --device rxeA --client-device rxeB --server-address 10.2.0.1 \
+            --client-address 10.3.0.1 >"$out.rxe" 2>&1
+        status=$?
+        sleep 1; kill -INT "$dump"; wait "$dump"
+        hw_counters rxeA >"$out.rxeA.after"; hw_counters rxeB >"$out.rxeB.after"
+        expect_status "$name on rxeA/rxeB" "$status" 0
+        lab pcap inspect "$out.pcap" >"$out.inspect.rxe" 2>&1
+        expect_status "pcap inspect of rxe's $name frames" $? 0
+        expect "wire_scenarios.$name.inspect.rxe" "0 ICRC bad, 0 malformed"
+        lab pcap inspect "$soft.pcap" >"$out.inspect.soft0" 2>&1
+        packets "$out.inspect.rxe" 10.2.0.1 >"$out.rxe.all"
+        packets "$out.inspect.soft0" 127.0.0.45 >"$out.soft0.all"
+        wire_view "$out.rxe.all" >"$out.rxe.packets"; wire_view "$out.soft0.all" >"$out.soft0.packets"
+        [ -s "$out.rxe.packets" ] || problems="$problems\n    $name: tcpdump caught no RoCE v2 frame on vethA"
+        if ! diff -u "$out.soft0.packets" "$out.rxe.packets" >"$out.packets.diff"; then
+            problems="$problems\n    $name: the packets differ (- soft0, + rxe):\n$(head -40 "$out.packets.diff" | sed 's/^/      /')"
+        fi
+        outcome "$out.rxe" >"$out.rxe.outcome"; outcome "$soft.out" >"$out.soft0.outcome"
+        if ! diff -u "$out.soft0.outcome" "$out.rxe.outcome" >"$out.outcome.diff"; then
+            problems="$problems\n    $name: completions or QP states differ (- soft0, + rxe):\n$(sed 's/^/      /' "$out.outcome.diff")"
+        fi
+        counter_table "$out.rxeA.before" "$out.rxeA.after" "$out.rxeB.before" "$out.rxeB.after" >"$out.rxe.counters"
+        lab_counter_table "$soft.out" >"$out.soft0.counters"
+        # The table loopback printed for rxeA / rxeB is what sysfs counted during the run.
+        lab_counter_table "$out.rxe" >"$out.rxe.printed"
+        diff -u "$out.rxe.counters" "$out.rxe.printed" >"$out.printed.diff" \
+            || problems="$problems\n    $name: loopback's counter table is not what sysfs counted (- sysfs, + printed):\n$(sed 's/^/      /' "$out.printed.diff")"
+        if ! diff -u "$out.soft0.counters" "$out.rxe.counters" >"$out.counters.diff"; then
+            problems="$problems\n    $name: the counters differ (name server client; - soft0, + rxe):\n$(sed 's/^/      /' "$out.counters.diff")"
+        fi
+    done
+}
+
+# A bulk WRITE and READ with 5 % loss each way on the veth (tc netem): rxe recovers, every byte
+# verifies, every ICRC the kernel wrote verifies, and the retransmissions show in its counters.
+# soft0's run with --fault drop=0.05 on this machine must end the same way.
+test_wire_bulk_loss() {
+    veth_up || { problems="$problems\n    could not set up rxeA / rxeB on a veth pair"; return; }
+    local out=$LOGS/wire_bulk_loss dump n status
+    hw_counters rxeA >"$out.rxeA.before"; hw_counters rxeB >"$out.rxeB.before"
+    tc qdisc add dev vethA root netem loss 5% && tc qdisc add dev vethB root netem loss 5% \
+        || { problems="$problems\n    tc netem could not add loss on the veth pair"; return; }
+    tcpdump -i vethA -U -w "$out.pcap" udp port 4791 2>"$out.tcpdump" &
+    dump=$! n=0
+    while ! grep -q "listening on" "$out.tcpdump" && [ $n -lt 100 ]; do sleep 0.2; n=$((n + 1)); done
+    lab loopback --scenario bulk --size 256K --mtu 1024 --poll-timeout 20000 --device rxeA --client-device rxeB \
+        --server-address 10.2.0.1 --client-address 10.3.0.1 >"$out.rxe" 2>&1
+    status=$?
+    sleep 1; kill -INT "$dump"; wait "$dump"
+    tc qdisc del dev vethA root; tc qdisc del dev vethB root
+    hw_counters rxeA >"$out.rxeA.after"; hw_counters rxeB >"$out.rxeB.after"
+    expect_status "bulk with 5 % loss on rxeA/rxeB" "$status" 0
+    expect wire_bulk_loss.rxe "result: as expected"
+    lab pcap inspect "$out.pcap" >"$out.inspect" 2>&1
+    expect_status "pcap inspect of the lossy bulk" $? 0
+    expect wire_bulk_loss.inspect "0 ICRC bad, 0 malformed"
+    counter_table "$out.rxeA.before" "$out.rxeA.after" "$out.rxeB.before" "$out.rxeB.after" >"$out.counters"
+    grep -Eq "^(completer_retry_err|duplicate_request|out_of_seq_request) [0-9]+ [0-9]+" "$out.counters" \
+        || problems="$problems\n    rxe counted no retransmission under 5 % loss: $(tr '\n' ';' <"$out.counters")"
+    cp target/vm/soft0-wire-bulk-loss.out "$out.soft0" 2>/dev/null \
+        || problems="$problems\n    target/vm/soft0-wire-bulk-loss.out is missing (run-rxe-tests writes it)"
+    expect wire_bulk_loss.soft0 "result: as expected"
+}
+
 test_no_leftovers() {
     rdma resource show >"$LOGS/no_leftovers.out" 2>&1
     grep -q "^$BASE_LINE\$" "$LOGS/no_leftovers.out" \
@@ -259,7 +368,7 @@ test_no_leftovers() {
 }
 
 # ------------------------------------------------------------------------------------------ main
-ALL="devices demo_seed demo_lab demo_pingpong pingpong_vs_ibv_rc_pingpong seed_c_vs_demo loopback_all wire_seed no_leftovers"
+ALL="devices demo_seed demo_lab demo_pingpong pingpong_vs_ibv_rc_pingpong seed_c_vs_demo loopback_all wire_seed wire_scenarios wire_bulk_loss no_leftovers"
 TESTS=${*:-$ALL}
 echo "kernel $(uname -r), $(nproc) CPUs; rxe0 on eth0 with $IP1 and $IP2; $(java -version 2>&1 | head -1)"
 # What rxe holds before any test: its own PD, CQ and QP1. Every run must leave exactly this.

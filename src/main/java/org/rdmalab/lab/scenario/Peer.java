@@ -46,6 +46,8 @@ public final class Peer implements AutoCloseable {
     private final ScenarioListener listener;
     private final Map<Long, Long> postedAt = new HashMap<>();
     private Context context;
+    /** The device's counters when this peer opened it: a kernel device counts from its creation. */
+    private Map<String, Long> countersAtOpen = Map.of();
     private PortAttributes portAttributes;
     private GidEntry gid;
     private ProtectionDomain pd;
@@ -122,6 +124,11 @@ public final class Peer implements AutoCloseable {
         try {
             context = device.open();
             step("ibv_open_device", device.name() + " (" + device.description() + ")");
+            try {
+                countersAtOpen = context.queryCounters();
+            } catch (VerbsException | RuntimeException e) {
+                countersAtOpen = Map.of(); // reportCounters says why at the end
+            }
             portAttributes = context.queryPort(PORT);
             step("ibv_query_port", String.format("port %d: %s, active_mtu %d, max_mtu %d, link_layer %s, lid %d",
                     PORT, portAttributes.state().cName(), portAttributes.activeMtu().bytes(),
@@ -373,13 +380,19 @@ public final class Peer implements AutoCloseable {
         step("ibv_destroy_qp", String.format("qp_num 0x%x destroyed: packets for it are now dropped", number));
     }
 
-    /** The device's hardware counters (empty when it has none), reported. */
+    /**
+     * What the device's hardware counters (none when it has none) counted since this peer opened
+     * it, reported: rxe's count from the device's creation, soft0's from its opening.
+     */
     void reportCounters() {
         if (context == null) {
             return;
         }
         try {
-            listener.onEvent(new ScenarioEvent.Counters(role, context.queryCounters()));
+            Map<String, Long> now = context.queryCounters();
+            Map<String, Long> during = new java.util.LinkedHashMap<>();
+            now.forEach((name, value) -> during.put(name, value - countersAtOpen.getOrDefault(name, 0L)));
+            listener.onEvent(new ScenarioEvent.Counters(role, during));
         } catch (VerbsException e) {
             failed(e);
         } catch (RuntimeException e) {
