@@ -144,6 +144,12 @@ final class BenchCommand implements Callable<Integer> {
         BenchReport report;
         try {
             report = awaitReport(run);
+        } catch (BenchException e) {
+            if (e.getCause() instanceof IllegalArgumentException) {
+                // A value the device refused (-m above its MTU, -x not in its GID table): a usage error.
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
+            throw e;
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
