@@ -217,7 +217,8 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
      * stop with a clear message instead of measuring nonsense.
      */
     public String agreement() {
-        return test.cliName() + " " + mode.name().toLowerCase() + " sizes " + sizes.get(0) + ".." + maxSize()
+        return test.cliName() + " " + mode.name().toLowerCase(java.util.Locale.ROOT) + " sizes " + sizes.get(0) + ".."
+                + maxSize()
                 + " (" + sizes.size() + ") " + (timed() ? "D" + durationSeconds : "n" + iterations) + " t" + txDepth
                 + " baseline " + baseline;
     }
