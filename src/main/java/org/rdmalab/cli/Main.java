@@ -18,6 +18,7 @@ import picocli.CommandLine.Option;
             TransitionCommand.class,
             LoopbackCommand.class,
             DemoCommand.class,
+            BenchCommand.class,
             DoctorCommand.class,
             PcapCommand.class,
             GuiCommand.class,

@@ -71,4 +71,17 @@ class LayeringTest {
                 .should().dependOnClassesThat().resideInAPackage("org.rdmalab.doctor..")
                 .check(classes);
     }
+
+    @Test
+    void benchReachesDevicesOnlyThroughTheVerbsApi() {
+        noClasses().that().resideInAPackage("org.rdmalab.bench..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.rdmalab.softroce..", "org.rdmalab.ibverbs..",
+                        "org.rdmalab.app..", "org.rdmalab.cli..", "org.rdmalab.lab..", "org.rdmalab.doctor..",
+                        "picocli..", "javafx..", "jnr..", "com.kenai..", "org.controlsfx..")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("org.rdmalab.verbs..", "org.rdmalab.control..", "org.rdmalab.lab..",
+                        "org.rdmalab.softroce..", "org.rdmalab.ibverbs..")
+                .should().dependOnClassesThat().resideInAPackage("org.rdmalab.bench..")
+                .check(classes);
+    }
 }

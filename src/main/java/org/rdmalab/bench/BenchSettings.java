@@ -1,0 +1,225 @@
+package org.rdmalab.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.rdmalab.verbs.Mtu;
+
+/**
+ * What one benchmark measures, with perftest's option names in its error messages. Both sides of
+ * a server/client run must use the same settings, as with perftest.
+ *
+ * @param test the verb (write, read, send, atomic)
+ * @param mode bandwidth or latency
+ * @param device the RDMA device ({@code -d}; soft0, rxe0, mlx5_0)
+ * @param ibPort the device port ({@code -i}, default 1)
+ * @param gidIndex the GID index ({@code -x}), or -1 to choose as perftest does
+ * @param sizes message sizes in bytes, in the order they run (one, or the {@code -a} sweep)
+ * @param iterations messages per size ({@code -n}); with {@code -a}, large sizes run fewer (see
+ *     {@link #iterationsFor(int)})
+ * @param durationSeconds run each size this long instead ({@code -D}); 0 for {@code -n}
+ * @param mtu the path MTU ({@code -m}), or null for the port's active MTU
+ * @param txDepth messages in flight ({@code -t}; perftest: 128 for bandwidth, 1 for latency)
+ * @param reportGbits bandwidth in Gb/sec instead of MB/sec ({@code --report_gbits})
+ * @param baseline also run the same pattern over plain UDP datagrams ({@code --baseline})
+ * @param sweepByteBudget with {@code -a}, the most bytes one size moves (iterations are cut to fit)
+ */
+public record BenchSettings(BenchTest test, BenchMode mode, String device, int ibPort, int gidIndex,
+                            List<Integer> sizes, int iterations, int durationSeconds, Mtu mtu, int txDepth,
+                            boolean reportGbits, boolean baseline, long sweepByteBudget) {
+
+    /** perftest's largest message (MAX_SIZE, 8 MiB); also the end of the {@code -a} sweep. */
+    public static final int MAX_SIZE = 1 << 23;
+    /** perftest's fewest iterations (MIN_ITER). */
+    public static final int MIN_ITERATIONS = 5;
+    /** The most iterations one size may run (perftest allows 10^8; the samples are kept in memory). */
+    public static final int MAX_ITERATIONS = 10_000_000;
+    /** The deepest send queue this tool asks for. */
+    public static final int MAX_TX_DEPTH = 16384;
+    /** perftest's default iterations. */
+    public static final int DEFAULT_ITERATIONS_BW = 5000;
+    public static final int DEFAULT_ITERATIONS_LAT = 1000;
+    /** perftest's default sizes: 64 KiB for bandwidth, 2 bytes for latency. */
+    public static final int DEFAULT_SIZE_BW = 65536;
+    public static final int DEFAULT_SIZE_LAT = 2;
+    /** perftest's default TX depth for bandwidth (latency tests keep one message in flight). */
+    public static final int DEFAULT_TX_DEPTH_BW = 128;
+    /** perftest's CQ moderation for bandwidth: one signaled completion per 100 messages. */
+    public static final int DEFAULT_CQ_MOD = 100;
+    /** With -a, each size moves at most this many bytes (256 MiB), so the sweep ends in minutes, not hours. */
+    public static final long DEFAULT_SWEEP_BUDGET = 256L << 20;
+
+    public BenchSettings {
+        Objects.requireNonNull(test, "test");
+        Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(device, "device");
+        sizes = List.copyOf(sizes);
+        if (sizes.isEmpty()) {
+            throw new IllegalArgumentException("no message size given (-s N or -a)");
+        }
+        for (int size : sizes) {
+            checkSize(test, size);
+        }
+        if (ibPort < 1 || ibPort > 255) {
+            throw new IllegalArgumentException("-i " + ibPort + ": the port number must be 1..255");
+        }
+        if (gidIndex < -1 || gidIndex > 255) {
+            throw new IllegalArgumentException("-x " + gidIndex + ": the GID index must be 0..255");
+        }
+        if (durationSeconds < 0 || durationSeconds > 3600) {
+            throw new IllegalArgumentException("-D " + durationSeconds + ": the duration must be 1..3600 seconds");
+        }
+        if (durationSeconds == 0 && (iterations < MIN_ITERATIONS || iterations > MAX_ITERATIONS)) {
+            throw new IllegalArgumentException("-n " + iterations + ": iterations must be " + MIN_ITERATIONS + ".."
+                    + MAX_ITERATIONS);
+        }
+        if (txDepth < 1 || txDepth > MAX_TX_DEPTH) {
+            throw new IllegalArgumentException("-t " + txDepth + ": the TX depth must be 1.." + MAX_TX_DEPTH);
+        }
+        if (sweepByteBudget < 1) {
+            throw new IllegalArgumentException("the sweep budget must be positive");
+        }
+    }
+
+    private static void checkSize(BenchTest test, int size) {
+        if (test == BenchTest.ATOMIC && size != BenchTest.ATOMIC_SIZE) {
+            throw new IllegalArgumentException("-s " + size + ": atomic operations move " + BenchTest.ATOMIC_SIZE
+                    + " bytes, so atomic tests take -s 8 (or no -s)");
+        }
+        if (size < 1 || size > MAX_SIZE) {
+            throw new IllegalArgumentException("-s " + size + ": the message size must be 1.." + MAX_SIZE
+                    + " bytes (8 MiB, perftest's largest)");
+        }
+    }
+
+    /**
+     * perftest's defaults for {@code test} and {@code mode}: one size (64 KiB for bandwidth, 2 bytes
+     * for latency, 8 for atomics), its iterations, TX depth 128 for bandwidth and 1 for latency, soft0
+     * port 1, GID chosen, the port's MTU.
+     */
+    public static BenchSettings defaults(BenchTest test, BenchMode mode) {
+        int size = test == BenchTest.ATOMIC ? BenchTest.ATOMIC_SIZE
+                : mode == BenchMode.BW ? DEFAULT_SIZE_BW : DEFAULT_SIZE_LAT;
+        return new BenchSettings(test, mode, "soft0", 1, -1, List.of(size),
+                mode == BenchMode.BW ? DEFAULT_ITERATIONS_BW : DEFAULT_ITERATIONS_LAT, 0, null,
+                mode == BenchMode.BW ? DEFAULT_TX_DEPTH_BW : 1, false, false, DEFAULT_SWEEP_BUDGET);
+    }
+
+    /** perftest's {@code -a}: 2, 4, ... 2^23 bytes (atomics: 8 only). */
+    public static List<Integer> sweep(BenchTest test) {
+        if (test == BenchTest.ATOMIC) {
+            return List.of(BenchTest.ATOMIC_SIZE);
+        }
+        List<Integer> sizes = new ArrayList<>();
+        for (int size = 2; size <= MAX_SIZE; size <<= 1) {
+            sizes.add(size);
+        }
+        return sizes;
+    }
+
+    public BenchSettings withDevice(String value) {
+        return new BenchSettings(test, mode, value, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
+                txDepth, reportGbits, baseline, sweepByteBudget);
+    }
+
+    public BenchSettings withPort(int value) {
+        return new BenchSettings(test, mode, device, value, gidIndex, sizes, iterations, durationSeconds, mtu,
+                txDepth, reportGbits, baseline, sweepByteBudget);
+    }
+
+    public BenchSettings withGidIndex(int value) {
+        return new BenchSettings(test, mode, device, ibPort, value, sizes, iterations, durationSeconds, mtu,
+                txDepth, reportGbits, baseline, sweepByteBudget);
+    }
+
+    public BenchSettings withSizes(List<Integer> value) {
+        return new BenchSettings(test, mode, device, ibPort, gidIndex, value, iterations, durationSeconds, mtu,
+                txDepth, reportGbits, baseline, sweepByteBudget);
+    }
+
+    public BenchSettings withIterations(int value) {
+        return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, value, durationSeconds, mtu,
+                txDepth, reportGbits, baseline, sweepByteBudget);
+    }
+
+    public BenchSettings withDuration(int seconds) {
+        return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, seconds, mtu,
+                txDepth, reportGbits, baseline, sweepByteBudget);
+    }
+
+    public BenchSettings withMtu(Mtu value) {
+        return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, value,
+                txDepth, reportGbits, baseline, sweepByteBudget);
+    }
+
+    public BenchSettings withTxDepth(int value) {
+        return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
+                value, reportGbits, baseline, sweepByteBudget);
+    }
+
+    public BenchSettings withReportGbits(boolean value) {
+        return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
+                txDepth, value, baseline, sweepByteBudget);
+    }
+
+    public BenchSettings withBaseline(boolean value) {
+        return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
+                txDepth, reportGbits, value, sweepByteBudget);
+    }
+
+    public BenchSettings withSweepByteBudget(long value) {
+        return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
+                txDepth, reportGbits, baseline, value);
+    }
+
+    /** True when each size runs for {@link #durationSeconds} rather than a number of iterations. */
+    public boolean timed() {
+        return durationSeconds > 0;
+    }
+
+    /**
+     * The iterations measured at {@code size}: {@link #iterations}, cut so that one size moves at most
+     * {@link #sweepByteBudget} bytes when several sizes run (never below {@link #MIN_ITERATIONS}).
+     */
+    public int iterationsFor(int size) {
+        if (sizes.size() == 1) {
+            return iterations;
+        }
+        long fit = sweepByteBudget / size;
+        return (int) Math.max(MIN_ITERATIONS, Math.min(iterations, fit));
+    }
+
+    /**
+     * Iterations run before the measured ones, whose times are dropped (the JIT compiles the loop,
+     * caches warm up): a tenth of the measured count, at least 10 and at most 1000.
+     */
+    public int warmupFor(int size) {
+        int measured = timed() ? 1000 : iterationsFor(size);
+        return Math.max(10, Math.min(1000, measured / 10));
+    }
+
+    /** Signaled completions: one per {@link #DEFAULT_CQ_MOD} messages (never more than the TX depth); 1 for latency. */
+    public int cqModeration() {
+        return mode == BenchMode.LAT ? 1 : Math.max(1, Math.min(DEFAULT_CQ_MOD, txDepth));
+    }
+
+    /** The largest size that runs. */
+    public int maxSize() {
+        int max = 0;
+        for (int size : sizes) {
+            max = Math.max(max, size);
+        }
+        return max;
+    }
+
+    /**
+     * The words both sides compare before they run, so two sides started with different options
+     * stop with a clear message instead of measuring nonsense.
+     */
+    public String agreement() {
+        return test.cliName() + " " + mode.name().toLowerCase(java.util.Locale.ROOT) + " sizes " + sizes.get(0) + ".."
+                + maxSize()
+                + " (" + sizes.size() + ") " + (timed() ? "D" + durationSeconds : "n" + iterations) + " t" + txDepth
+                + " baseline " + baseline;
+    }
+}

@@ -1,0 +1,470 @@
+package org.rdmalab.bench;
+
+import java.util.Arrays;
+import java.util.List;
+import org.rdmalab.control.ConnectionData;
+import org.rdmalab.verbs.CompletionQueue;
+import org.rdmalab.verbs.MemoryRegion;
+import org.rdmalab.verbs.QueuePair;
+import org.rdmalab.verbs.ReceiveWorkRequest;
+import org.rdmalab.verbs.ScatterGatherElement;
+import org.rdmalab.verbs.SendFlag;
+import org.rdmalab.verbs.SendWorkRequest;
+import org.rdmalab.verbs.VerbsException;
+import org.rdmalab.verbs.WcFlag;
+import org.rdmalab.verbs.WorkCompletion;
+
+/**
+ * perftest's traffic patterns through the verbs API, for one side of a connected pair: the client
+ * measures ({@link #measure}), the server answers ({@link #serve}).
+ *
+ * <ul>
+ *   <li>Bandwidth: the client keeps {@code -t} messages in flight, signals one completion per
+ *       {@code cq_mod} messages and the last, and stamps every post and completion. A SEND server
+ *       keeps receives posted; WRITE, READ and atomic servers do nothing (one-sided).</li>
+ *   <li>WRITE latency (ib_write_lat): each side writes the whole message into the peer's landing
+ *       slot and busy-polls the last byte of its own slot until the peer's write with the same
+ *       counter value arrives, then answers. One sample is the time between two posts of the
+ *       client: a round trip, reported halved.</li>
+ *   <li>SEND latency: the same ping-pong with SEND and RECV completions.</li>
+ *   <li>READ and atomic latency: the client posts one request and polls its completion; a sample is
+ *       the full round trip.</li>
+ * </ul>
+ * Warm-up iterations run first and are not measured. The end of a size is said in-band where the
+ * server loops (a last WRITE whose byte is {@link #STOP_BYTE}, a SEND with immediate {@link #STOP_IMM}),
+ * so a timed run ({@code -D}) needs no count. The CQ is busy-polled: spin, then yield (see
+ * {@link Progress#idle}); no sleeps.
+ *
+ * <p>One thread uses an instance.
+ */
+final class RdmaTraffic {
+
+    /** The byte a WRITE latency client writes last to end the ping-pong (counters run 1..254). */
+    static final byte STOP_BYTE = (byte) 0xff;
+    /** The immediate data of the SEND that ends a SEND test ("STOP"). */
+    static final int STOP_IMM = 0x53544f50;
+    /** Without a completion for this long a side gives up. */
+    static final long STALL_NANOS = 30_000_000_000L;
+
+    private static final int SIGNALED = SendFlag.SIGNALED.value();
+
+    private final VerbsSide side;
+    private final ConnectionData remote;
+    private final BenchSettings settings;
+    private final Progress progress;
+    private final QueuePair qp;
+    private final CompletionQueue cq;
+    private final MemoryRegion mr;
+    private final int slot;
+    private final byte[] one = new byte[1];
+    private final List<ReceiveWorkRequest> receive;
+    private long[] postTimes = new long[0];
+    private long[] completionTimes = new long[0];
+    private int receivesPosted;
+    private int sendsOutstanding;
+    private long receivesArrived;
+    private boolean stopArrived;
+
+    RdmaTraffic(VerbsSide side, ConnectionData remote, BenchSettings settings, Progress progress) {
+        this.side = side;
+        this.remote = remote;
+        this.settings = settings;
+        this.progress = progress;
+        this.qp = side.qp();
+        this.cq = side.cq();
+        this.mr = side.mr();
+        this.slot = side.slot();
+        this.receive = List.of(ReceiveWorkRequest.of(2, mr.sge(slot, slot)));
+    }
+
+    /**
+     * Gets a size ready before the sides meet: clears the counter bytes this side posts and polls,
+     * and keeps the receive queue full (SEND tests).
+     */
+    void prepare(int size) throws VerbsException {
+        one[0] = 0;
+        mr.write(size - 1, one);
+        mr.write(slot + size - 1, one);
+        stopArrived = false;
+        if (settings.test() == BenchTest.SEND) {
+            while (receivesPosted < side.rxDepth()) {
+                qp.postRecv(receive);
+                receivesPosted++;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- client
+
+    /** Measures one size (the client). */
+    BenchRow measure(int size, int sizeIndex) throws VerbsException, BenchException {
+        return settings.mode() == BenchMode.BW ? bandwidth(size, sizeIndex) : latency(size, sizeIndex);
+    }
+
+    private SendWorkRequest request(int size, long wrId, int flags) {
+        ScatterGatherElement source = mr.sge(0, size);
+        ScatterGatherElement landing = mr.sge(slot, size);
+        return switch (settings.test()) {
+            case WRITE -> SendWorkRequest.write(wrId, source, remote.addr(), remote.rkey(), flags);
+            case READ -> SendWorkRequest.read(wrId, landing, remote.addr(), remote.rkey(), flags);
+            case SEND -> SendWorkRequest.send(wrId, source, flags);
+            case ATOMIC -> SendWorkRequest.fetchAdd(wrId, mr.sge(slot, BenchTest.ATOMIC_SIZE), remote.addr(),
+                    remote.rkey(), 1, flags);
+        };
+    }
+
+    private BenchRow bandwidth(int size, int sizeIndex) throws VerbsException, BenchException {
+        List<SendWorkRequest> signaled = List.of(request(size, 1, SIGNALED));
+        List<SendWorkRequest> unsignaled = List.of(request(size, 0, 0));
+        window(signaled, unsignaled, settings.warmupFor(size), 0, false);
+        long count = settings.timed() ? 0 : settings.iterationsFor(size);
+        ensureCapacity(settings.timed() ? 1 << 16 : count);
+        progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), count, false, 1);
+        ResourceMeter.Snapshot before = ResourceMeter.snapshot();
+        long deadline = settings.timed() ? System.nanoTime() + settings.durationSeconds() * 1_000_000_000L : 0;
+        long moved = window(signaled, unsignaled, count, deadline, true);
+        ResourceMeter.Usage usage = ResourceMeter.since(before, moved);
+        if (settings.test() == BenchTest.SEND) {
+            sendStop(size);
+        }
+        BandwidthStats stats = BandwidthStats.of(size, postTimes, completionTimes, (int) moved,
+                settings.cqModeration(), true);
+        return new BenchRow(BenchRow.Path.RDMA, size, stats, null, usage, 0);
+    }
+
+    /**
+     * Posts {@code count} messages (or until {@code deadline}, then up to the next signaled one)
+     * with {@code -t} in flight; returns how many went.
+     */
+    private long window(List<SendWorkRequest> signaled, List<SendWorkRequest> unsignaled, long count, long deadline,
+                        boolean record) throws VerbsException, BenchException {
+        int cqMod = settings.cqModeration();
+        int depth = settings.txDepth();
+        long[] ring = new long[depth + 2];
+        int head = 0;
+        int tail = 0;
+        long posted = 0;
+        long completed = 0;
+        long limit = deadline == 0 ? count : Long.MAX_VALUE;
+        boolean lastSignaled = true;
+        int idle = 0;
+        long lastProgress = System.nanoTime();
+        while (true) {
+            while (posted < limit && posted - completed < depth) {
+                long now = System.nanoTime();
+                if (limit == Long.MAX_VALUE && now - deadline >= 0) {
+                    limit = lastSignaled ? posted : posted + 1;
+                    if (posted >= limit) {
+                        break;
+                    }
+                }
+                boolean signal = (posted + 1) % cqMod == 0 || posted == limit - 1;
+                if (record) {
+                    if (posted >= postTimes.length) {
+                        ensureCapacity(posted * 2);
+                    }
+                    postTimes[(int) posted] = now;
+                }
+                qp.postSend(signal ? signaled : unsignaled);
+                if (signal) {
+                    ring[tail] = posted;
+                    tail = (tail + 1) % ring.length;
+                }
+                lastSignaled = signal;
+                posted++;
+            }
+            if (posted >= limit && completed >= posted) {
+                return posted;
+            }
+            List<WorkCompletion> completions = cq.poll(16);
+            if (completions.isEmpty()) {
+                lastProgress = stallCheck(idle++, lastProgress, "a signaled completion");
+                continue;
+            }
+            long now = System.nanoTime();
+            for (int i = 0; i < completions.size(); i++) {
+                check(completions.get(i));
+                long last = ring[head];
+                head = (head + 1) % ring.length;
+                if (record) {
+                    for (long k = completed; k <= last; k++) {
+                        completionTimes[(int) k] = now;
+                    }
+                }
+                completed = last + 1;
+            }
+            idle = 0;
+            lastProgress = now;
+            if (record) {
+                progress.tick(completed, now);
+            }
+            progress.checkStop();
+        }
+    }
+
+    private void ensureCapacity(long wanted) {
+        if (wanted > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException("too many messages to keep their times");
+        }
+        if (postTimes.length < wanted) {
+            postTimes = Arrays.copyOf(postTimes, (int) wanted);
+            completionTimes = Arrays.copyOf(completionTimes, (int) wanted);
+        }
+    }
+
+    private BenchRow latency(int size, int sizeIndex) throws VerbsException, BenchException {
+        int warmup = settings.warmupFor(size);
+        long count = settings.timed() ? Long.MAX_VALUE : settings.iterationsFor(size);
+        ensureCapacity(settings.timed() ? 1 << 16 : count + 1);
+        List<SendWorkRequest> request = List.of(request(size, 1, SIGNALED));
+        int factor = settings.test().fullRoundTrip() ? 1 : 2;
+        ResourceMeter.Snapshot before = null;
+        long deadline = 0;
+        long measured = 0;
+        for (long i = 0; ; i++) {
+            long now = System.nanoTime();
+            if (i >= warmup) {
+                long k = i - warmup;
+                if (k == 0) {
+                    progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(),
+                            settings.timed() ? 0 : count, true, factor);
+                    before = ResourceMeter.snapshot();
+                    deadline = now + settings.durationSeconds() * 1_000_000_000L;
+                }
+                if (k >= postTimes.length) {
+                    ensureCapacity(k * 2);
+                }
+                postTimes[(int) k] = now;
+                if (k == count || (settings.timed() && now - deadline >= 0 && k >= LatencyStats.MEASURE_TAIL + 1)) {
+                    measured = k;
+                    break;
+                }
+                progress.tick(k, now);
+                progress.checkStop();
+            }
+            roundTrip(size, i, request);
+        }
+        ResourceMeter.Usage usage = ResourceMeter.since(before, measured);
+        endLatency(size);
+        for (int k = 0; k < measured; k++) {
+            completionTimes[k] = postTimes[k + 1] - postTimes[k];
+        }
+        LatencyStats stats = LatencyStats.of(size, measured, completionTimes, (int) measured, factor);
+        return new BenchRow(BenchRow.Path.RDMA, size, null, stats, usage, 0);
+    }
+
+    /** One measured exchange of the client. */
+    private void roundTrip(int size, long i, List<SendWorkRequest> request) throws VerbsException, BenchException {
+        switch (settings.test()) {
+            case WRITE -> {
+                byte value = counter(i);
+                one[0] = value;
+                mr.write(size - 1, one);
+                postSend(request);
+                awaitByte(slot + size - 1, value, "the server's WRITE");
+            }
+            case SEND -> {
+                postSend(request);
+                awaitReceive("the server's SEND");
+                repostReceive();
+            }
+            default -> {
+                postSend(request);
+                awaitSends();
+            }
+        }
+    }
+
+    /** Ends a latency size so the server stops answering (WRITE / SEND), then drains this side's sends. */
+    private void endLatency(int size) throws VerbsException, BenchException {
+        if (settings.test() == BenchTest.WRITE) {
+            one[0] = STOP_BYTE;
+            mr.write(size - 1, one);
+            postSend(List.of(request(size, 3, SIGNALED)));
+        } else if (settings.test() == BenchTest.SEND) {
+            sendStop(size);
+        }
+        awaitSends();
+    }
+
+    private void sendStop(int size) throws VerbsException, BenchException {
+        postSend(List.of(SendWorkRequest.sendWithImm(3, mr.sge(0, Math.min(size, 1)), STOP_IMM, SIGNALED)));
+        awaitSends();
+    }
+
+    static byte counter(long i) {
+        return (byte) (i % 254 + 1);
+    }
+
+    // ---------------------------------------------------------------- server
+
+    /** Answers one size (the server); returns when the client's end-of-size arrives, or at once for one-sided tests. */
+    void serve(int size) throws VerbsException, BenchException {
+        if (settings.test() == BenchTest.SEND) {
+            if (settings.mode() == BenchMode.BW) {
+                long lastProgress = System.nanoTime();
+                int idle = 0;
+                while (!stopArrived) {
+                    if (reap()) {
+                        idle = 0;
+                        lastProgress = System.nanoTime();
+                        while (receivesPosted < side.rxDepth()) {
+                            repostReceive();
+                        }
+                        progress.checkStop();
+                    } else {
+                        lastProgress = stallCheck(idle++, lastProgress, "the client's SENDs");
+                    }
+                }
+            } else {
+                List<SendWorkRequest> answer = List.of(SendWorkRequest.send(1, mr.sge(0, size), SIGNALED));
+                while (true) {
+                    awaitReceive("the client's SEND");
+                    if (stopArrived) {
+                        break;
+                    }
+                    repostReceive();
+                    postSend(answer);
+                }
+                repostReceive();
+                awaitSends();
+            }
+        } else if (settings.test() == BenchTest.WRITE && settings.mode() == BenchMode.LAT) {
+            List<SendWorkRequest> answer = List.of(SendWorkRequest.write(1, mr.sge(0, size), remote.addr(),
+                    remote.rkey(), SIGNALED));
+            for (long i = 0; ; i++) {
+                byte value = counter(i);
+                if (!awaitByteOrStop(slot + size - 1, value)) {
+                    break;
+                }
+                one[0] = value;
+                mr.write(size - 1, one);
+                postSend(answer);
+            }
+            awaitSends();
+        }
+        // WRITE / READ / atomic bandwidth and READ / atomic latency are one-sided: nothing to do.
+    }
+
+    // ---------------------------------------------------------------- completions
+
+    private void postSend(List<SendWorkRequest> request) throws VerbsException, BenchException {
+        long lastProgress = System.nanoTime();
+        int idle = 0;
+        while (sendsOutstanding >= side.sendDepth() - 1) {
+            if (reap()) {
+                idle = 0;
+                lastProgress = System.nanoTime();
+            } else {
+                lastProgress = stallCheck(idle++, lastProgress, "room in the send queue");
+            }
+        }
+        qp.postSend(request);
+        sendsOutstanding++;
+    }
+
+    private void repostReceive() throws VerbsException {
+        qp.postRecv(receive);
+        receivesPosted++;
+    }
+
+    /** Polls once; true when something completed. */
+    private boolean reap() throws VerbsException, BenchException {
+        List<WorkCompletion> completions = cq.poll(16);
+        for (int i = 0; i < completions.size(); i++) {
+            WorkCompletion wc = completions.get(i);
+            check(wc);
+            if (wc.opcode().value() >= 128) {
+                receivesPosted--;
+                receivesArrived++;
+                if (WcFlag.has(wc.wcFlags(), WcFlag.WITH_IMM) && wc.immData() == STOP_IMM) {
+                    stopArrived = true;
+                }
+            } else {
+                sendsOutstanding--;
+            }
+        }
+        return !completions.isEmpty();
+    }
+
+    private void awaitSends() throws VerbsException, BenchException {
+        long lastProgress = System.nanoTime();
+        int idle = 0;
+        while (sendsOutstanding > 0) {
+            if (reap()) {
+                idle = 0;
+                lastProgress = System.nanoTime();
+            } else {
+                lastProgress = stallCheck(idle++, lastProgress, "a send completion");
+            }
+        }
+    }
+
+    private void awaitReceive(String what) throws VerbsException, BenchException {
+        long target = receivesArrived + 1;
+        long lastProgress = System.nanoTime();
+        int idle = 0;
+        while (receivesArrived < target) {
+            if (reap()) {
+                idle = 0;
+                lastProgress = System.nanoTime();
+            } else {
+                lastProgress = stallCheck(idle++, lastProgress, what);
+            }
+        }
+    }
+
+    private void awaitByte(int offset, byte value, String what) throws VerbsException, BenchException {
+        long lastProgress = System.nanoTime();
+        int idle = 0;
+        while (mr.read(offset, 1)[0] != value) {
+            if (sendsOutstanding > 0 && reap()) {
+                idle = 0;
+                lastProgress = System.nanoTime();
+            } else {
+                lastProgress = stallCheck(idle++, lastProgress, what);
+            }
+        }
+    }
+
+    /** Waits for {@code value} at {@code offset}; false when the client's stop byte arrived instead. */
+    private boolean awaitByteOrStop(int offset, byte value) throws VerbsException, BenchException {
+        long lastProgress = System.nanoTime();
+        int idle = 0;
+        while (true) {
+            byte seen = mr.read(offset, 1)[0];
+            if (seen == value) {
+                return true;
+            }
+            if (seen == STOP_BYTE) {
+                return false;
+            }
+            if (sendsOutstanding > 0 && reap()) {
+                idle = 0;
+                lastProgress = System.nanoTime();
+            } else {
+                lastProgress = stallCheck(idle++, lastProgress, "the client's WRITE");
+            }
+        }
+    }
+
+    /** One idle pass; fails after {@link #STALL_NANOS} without progress, or when stopped. */
+    private long stallCheck(int idle, long lastProgress, String what) throws BenchException {
+        Progress.idle(idle);
+        if ((idle & 0xff) == 0xff) {
+            progress.checkStop();
+            if (System.nanoTime() - lastProgress > STALL_NANOS) {
+                throw new BenchException("nothing arrived for " + STALL_NANOS / 1_000_000_000L + " s while waiting for "
+                        + what + "; the other side stopped, or its packets do not reach this side");
+            }
+        }
+        return lastProgress;
+    }
+
+    private static void check(WorkCompletion wc) throws BenchException {
+        if (!wc.isSuccess()) {
+            throw new BenchException("a work request completed with " + wc.status().cName() + " (" + wc.opcode()
+                    + ", wr_id " + wc.wrId() + ", vendor_err " + wc.vendorError() + ")");
+        }
+    }
+}

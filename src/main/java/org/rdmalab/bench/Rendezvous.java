@@ -1,0 +1,29 @@
+package org.rdmalab.bench;
+
+import java.time.Duration;
+import org.rdmalab.control.ConnectionData;
+
+/**
+ * How the two sides of a run meet outside RDMA: they swap connection data once, then meet at named
+ * points (before and after each size and each baseline) so neither side runs ahead. Both sides must
+ * name the same points in the same order; a mismatch means they were started with different
+ * options and ends the run with a message saying so.
+ */
+interface Rendezvous extends AutoCloseable {
+
+    /** Sends this side's connection data and returns the peer's. */
+    ConnectionData exchange(ConnectionData local, Duration timeout) throws BenchException;
+
+    /** Waits until the peer reaches the point called {@code name}, at most {@code timeout}. */
+    void sync(String name, Duration timeout) throws BenchException;
+
+    /** The peer's IPv4 address, for the baseline's datagrams. */
+    String peerAddress();
+
+    /** perftest's "Data ex. method": {@code Ethernet} over TCP, {@code in process} in a loopback run. */
+    String method();
+
+    /** Releases the connection; unblocks a side waiting in {@link #sync}. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,106 @@
+package org.rdmalab.bench;
+
+import java.net.Inet4Address;
+import java.time.Duration;
+import java.util.List;
+import org.rdmalab.control.ConnectionData;
+import org.rdmalab.verbs.Device;
+import org.rdmalab.verbs.VerbsException;
+
+/**
+ * One side of a run from start to end: builds its verbs objects, swaps connection data, checks that
+ * both sides run the same test, connects, then for each size meets the peer, measures (client) or
+ * answers (server), and with {@code --baseline} does the same over UDP. Closes everything it opened.
+ */
+final class SideRunner {
+
+    /** How long the sides may take to meet outside the measured parts. */
+    static final Duration HANDSHAKE = Duration.ofSeconds(60);
+
+    private final boolean client;
+    private final BenchSettings settings;
+    private final Device device;
+    private final Inet4Address localAddress;
+    private final Rendezvous rendezvous;
+    private final BenchListener listener;
+    private final Progress progress;
+    private final List<BenchRow> rows;
+    private final int baselinePort;
+    private BenchInfo info;
+
+    SideRunner(boolean client, BenchSettings settings, Device device, Inet4Address localAddress, Rendezvous rendezvous,
+               BenchListener listener, Progress progress, List<BenchRow> rows, int baselinePort) {
+        this.client = client;
+        this.settings = settings;
+        this.device = device;
+        this.localAddress = localAddress;
+        this.rendezvous = rendezvous;
+        this.listener = listener;
+        this.progress = progress;
+        this.rows = rows;
+        this.baselinePort = baselinePort;
+    }
+
+    /** The header facts, once connected (client and server alike). */
+    BenchInfo info() {
+        return info;
+    }
+
+    void run() throws VerbsException, BenchException {
+        try (VerbsSide side = new VerbsSide(device, localAddress, settings)) {
+            ConnectionData local = side.local();
+            ConnectionData remote = rendezvous.exchange(local, HANDSHAKE);
+            rendezvous.sync("bench " + settings.agreement(), HANDSHAKE);
+            side.connect(remote);
+            rendezvous.sync("connected", HANDSHAKE);
+            info = new BenchInfo(settings, device.name(), device.backend() + " (" + device.description() + ")",
+                    side.port().linkLayer(), side.mtu(), side.gid().index(), 0, side.outstandingReads(), local, remote,
+                    rendezvous.method());
+            listener.started(info);
+            RdmaTraffic traffic = new RdmaTraffic(side, remote, settings, progress);
+            String localIp = addressOf(local, localAddress.getHostAddress());
+            String peerIp = addressOf(remote, rendezvous.peerAddress());
+            List<Integer> sizes = settings.sizes();
+            for (int index = 0; index < sizes.size(); index++) {
+                int size = sizes.get(index);
+                traffic.prepare(size);
+                rendezvous.sync("size " + size, HANDSHAKE);
+                if (client) {
+                    report(traffic.measure(size, index));
+                } else {
+                    traffic.serve(size);
+                }
+                rendezvous.sync("size " + size + " done", timeoutFor(size));
+                if (settings.baseline()) {
+                    try (UdpBaseline udp = UdpBaseline.open(localIp, peerIp, baselinePort, settings, side.mtu().bytes(),
+                            progress)) {
+                        rendezvous.sync("baseline " + size, HANDSHAKE);
+                        if (client) {
+                            report(udp.measure(size, index));
+                        } else {
+                            udp.serve();
+                        }
+                        rendezvous.sync("baseline " + size + " done", timeoutFor(size));
+                    }
+                }
+            }
+        }
+    }
+
+    private void report(BenchRow row) {
+        rows.add(row);
+        listener.row(row);
+    }
+
+    /** The IPv4 address in a GID (soft0, rxe: the address the device sends from), else {@code fallback}. */
+    static String addressOf(ConnectionData data, String fallback) {
+        return data.gid().isIpv4Mapped() ? data.gid().ipv4().getHostAddress() : fallback;
+    }
+
+    /** How long one size may take: at 1 MB/s or 10 ms per message, whichever is longer, plus two minutes. */
+    Duration timeoutFor(int size) {
+        long messages = (long) settings.warmupFor(size) + (settings.timed() ? 0 : settings.iterationsFor(size));
+        long seconds = Math.max(messages * (long) size / 1_000_000L, messages / 100) + settings.durationSeconds() + 120;
+        return Duration.ofSeconds(Math.min(seconds, Duration.ofDays(1).toSeconds()));
+    }
+}

@@ -1,0 +1,400 @@
+package org.rdmalab.bench;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.Arrays;
+import org.rdmalab.verbs.spi.DeviceOptions;
+
+/**
+ * The baseline: the same traffic pattern as {@link RdmaTraffic} over plain UDP datagrams between
+ * the same two addresses, from the same threads, with no RDMA logic (no PSNs, no retransmission, no
+ * memory regions). A message of {@code size} bytes goes out as ceil(size / payload) datagrams of at
+ * most {@code payload} bytes (the path MTU, as a RoCE packet carries), each behind a 12-byte header
+ * (type, last-flag, index, message number, message size; RoCE's BTH is also 12 bytes).
+ *
+ * <ul>
+ *   <li>WRITE / SEND bandwidth: {@code -t} messages in flight, the server answers each message's
+ *       last datagram with a header-only ack, as an RC responder acks.</li>
+ *   <li>READ / atomic bandwidth: {@code -t} requests in flight; the server answers each with the
+ *       message's datagrams.</li>
+ *   <li>WRITE / SEND latency: ping-pong of whole messages (reported halved);
+ *       READ / atomic latency: request then response (full round trip).</li>
+ * </ul>
+ * UDP does not retransmit: a message whose answer has not come {@link #LOSS_NANOS} after the last
+ * progress is counted lost (its bytes are not counted as moved; a lost ping-pong is not a sample).
+ * Sockets are non-blocking and busy-polled as the CQ is (spin, then yield); buffers are direct and
+ * reused, so the steady state allocates nothing.
+ *
+ * <p>One thread uses an instance; {@link #close()} closes the socket and is idempotent.
+ */
+final class UdpBaseline implements AutoCloseable {
+
+    static final byte DATA = 1;
+    static final byte ACK = 2;
+    static final byte REQUEST = 3;
+    static final byte RESPONSE = 4;
+    static final byte END = 5;
+    /** type, flags, index (u16), message number (s32), message size (s32). */
+    static final int HEADER = 12;
+    /** The bytes a READ / atomic request carries after the header (RETH: address, rkey, length). */
+    static final int REQUEST_BYTES = 16;
+    /** The same socket buffers as the software device's (4 MiB). */
+    static final int SOCKET_BUFFER = 4 << 20;
+    /** A message not answered this long after the last progress is lost. */
+    static final long LOSS_NANOS = 100_000_000L;
+    /** The server gives up after this long without a datagram. */
+    static final long SILENCE_NANOS = 30_000_000_000L;
+
+    private static final byte LAST = 1;
+
+    private final DatagramChannel channel;
+    private final BenchSettings settings;
+    private final Progress progress;
+    private final int payload;
+    private final ByteBuffer out;
+    private final ByteBuffer in;
+    private long[] postTimes = new long[0];
+    private long[] completionTimes = new long[0];
+    private byte inType;
+    private boolean inLast;
+    private int inSeq;
+    private int inSize;
+
+    private UdpBaseline(DatagramChannel channel, BenchSettings settings, Progress progress, int payload) {
+        this.channel = channel;
+        this.settings = settings;
+        this.progress = progress;
+        this.payload = payload;
+        this.out = ByteBuffer.allocateDirect(HEADER + Math.max(payload, REQUEST_BYTES));
+        this.in = ByteBuffer.allocateDirect(HEADER + Math.max(payload, REQUEST_BYTES));
+    }
+
+    /**
+     * Binds {@code localIp:port}, connects to {@code peerIp:port}.
+     *
+     * @param payload bytes of message data per datagram (the path MTU)
+     */
+    static UdpBaseline open(String localIp, String peerIp, int port, BenchSettings settings, int payload,
+                            Progress progress) throws BenchException {
+        DatagramChannel channel = null;
+        try {
+            channel = DatagramChannel.open(StandardProtocolFamily.INET);
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER);
+            channel.bind(new InetSocketAddress(DeviceOptions.parseAddress(localIp), port));
+            channel.connect(new InetSocketAddress(DeviceOptions.parseAddress(peerIp), port));
+            channel.configureBlocking(false);
+            return new UdpBaseline(channel, settings, progress, payload);
+        } catch (IOException e) {
+            if (channel != null) {
+                try {
+                    channel.close();
+                } catch (IOException ignored) {
+                    // Closing a socket that failed to bind.
+                }
+            }
+            throw new BenchException("the UDP baseline cannot use " + localIp + ":" + port + " (" + e.getMessage()
+                    + "); choose another --baseline-port", e);
+        }
+    }
+
+    /** Datagrams a message of {@code size} bytes needs. */
+    int datagrams(int size) {
+        return Math.max(1, (size + payload - 1) / payload);
+    }
+
+    // ---------------------------------------------------------------- client
+
+    /** Measures one size (the client), then tells the server the size is over. */
+    BenchRow measure(int size, int sizeIndex) throws BenchException {
+        try {
+            BenchRow row = settings.mode() == BenchMode.BW ? bandwidth(size, sizeIndex) : latency(size, sizeIndex);
+            for (int i = 0; i < 3; i++) {
+                send(END, false, 0, 0, 0, 0);
+            }
+            return row;
+        } catch (IOException e) {
+            throw new BenchException("the UDP baseline failed: " + e.getMessage(), e);
+        }
+    }
+
+    private boolean oneSided() {
+        return settings.test().fullRoundTrip();
+    }
+
+    private BenchRow bandwidth(int size, int sizeIndex) throws IOException, BenchException {
+        window(size, settings.warmupFor(size), 0, false);
+        long count = settings.timed() ? 0 : settings.iterationsFor(size);
+        ensureCapacity(settings.timed() ? 1 << 16 : count);
+        progress.begin(BenchRow.Path.BASELINE, size, sizeIndex, settings.sizes().size(), count, false, 1);
+        ResourceMeter.Snapshot before = ResourceMeter.snapshot();
+        long deadline = settings.timed() ? System.nanoTime() + settings.durationSeconds() * 1_000_000_000L : 0;
+        long[] result = window(size, count, deadline, true);
+        long moved = result[0];
+        long lost = result[1];
+        ResourceMeter.Usage usage = ResourceMeter.since(before, moved);
+        BandwidthStats all = BandwidthStats.of(size, postTimes, completionTimes, (int) moved, 1, true);
+        double delivered = moved == 0 ? 0 : (double) (moved - lost) / moved;
+        BandwidthStats stats = new BandwidthStats(size, moved, all.peakBytesPerSecond(),
+                all.averageBytesPerSecond() * delivered, all.messagesPerSecond() * delivered, all.elapsedNanos());
+        return new BenchRow(BenchRow.Path.BASELINE, size, stats, null, usage, lost);
+    }
+
+    /** {messages sent, messages lost}. */
+    private long[] window(int size, long count, long deadline, boolean record) throws IOException, BenchException {
+        int depth = settings.txDepth();
+        long posted = 0;
+        long completed = 0;
+        long lost = 0;
+        long limit = deadline == 0 ? count : Long.MAX_VALUE;
+        long lastProgress = System.nanoTime();
+        int idle = 0;
+        while (true) {
+            while (posted < limit && posted - completed < depth) {
+                long now = System.nanoTime();
+                if (limit == Long.MAX_VALUE && now - deadline >= 0) {
+                    limit = posted;
+                    break;
+                }
+                if (record) {
+                    if (posted >= postTimes.length) {
+                        ensureCapacity(posted * 2);
+                    }
+                    postTimes[(int) posted] = now;
+                }
+                if (oneSided()) {
+                    send(REQUEST, true, 0, (int) posted, size, REQUEST_BYTES);
+                } else {
+                    sendMessage(DATA, (int) posted, size);
+                }
+                posted++;
+            }
+            if (posted >= limit && completed >= posted) {
+                return new long[] {posted, lost};
+            }
+            byte type = receive();
+            long now = System.nanoTime();
+            boolean answer = (type == ACK || (type == RESPONSE && inLast)) && inSeq >= completed && inSeq < posted;
+            if (answer) {
+                if (record) {
+                    for (long k = completed; k <= inSeq; k++) {
+                        completionTimes[(int) k] = now;
+                    }
+                }
+                completed = inSeq + 1L;
+                lastProgress = now;
+                idle = 0;
+                if (record) {
+                    progress.tick(completed, now);
+                }
+                continue;
+            }
+            if (type != 0) {
+                continue;
+            }
+            Progress.idle(idle++);
+            if (now - lastProgress > LOSS_NANOS) {
+                lost += posted - completed;
+                if (record) {
+                    for (long k = completed; k < posted; k++) {
+                        completionTimes[(int) k] = now;
+                    }
+                }
+                completed = posted;
+                lastProgress = now;
+                progress.checkStop();
+            }
+            if ((idle & 0xff) == 0xff) {
+                progress.checkStop();
+            }
+        }
+    }
+
+    private BenchRow latency(int size, int sizeIndex) throws IOException, BenchException {
+        int warmup = settings.warmupFor(size);
+        long count = settings.timed() ? Long.MAX_VALUE : settings.iterationsFor(size);
+        ensureCapacity(settings.timed() ? 1 << 16 : count);
+        int factor = oneSided() ? 1 : 2;
+        ResourceMeter.Snapshot before = null;
+        long deadline = 0;
+        long samples = 0;
+        long lost = 0;
+        long attempts = 0;
+        for (long i = 0; ; i++) {
+            long start = System.nanoTime();
+            boolean measuring = i >= warmup;
+            if (measuring) {
+                if (i == warmup) {
+                    progress.begin(BenchRow.Path.BASELINE, size, sizeIndex, settings.sizes().size(),
+                            settings.timed() ? 0 : count, true, factor);
+                    before = ResourceMeter.snapshot();
+                    deadline = start + settings.durationSeconds() * 1_000_000_000L;
+                }
+                if (attempts == count || (settings.timed() && start - deadline >= 0
+                        && samples > LatencyStats.MEASURE_TAIL)) {
+                    break;
+                }
+                progress.tick(samples, start);
+                progress.checkStop();
+            }
+            if (oneSided()) {
+                send(REQUEST, true, 0, (int) i, size, REQUEST_BYTES);
+            } else {
+                sendMessage(DATA, (int) i, size);
+            }
+            boolean answered = awaitAnswer((int) i);
+            long end = System.nanoTime();
+            if (measuring) {
+                attempts++;
+                if (answered) {
+                    if (samples >= postTimes.length) {
+                        ensureCapacity(samples * 2);
+                    }
+                    postTimes[(int) samples++] = end - start;
+                } else {
+                    lost++;
+                }
+            }
+        }
+        ResourceMeter.Usage usage = ResourceMeter.since(before, samples);
+        if (samples < LatencyStats.MEASURE_TAIL + 1) {
+            throw new BenchException("the UDP baseline lost " + lost + " of " + attempts
+                    + " round trips; too few answers to report");
+        }
+        LatencyStats stats = LatencyStats.of(size, attempts, postTimes, (int) samples, factor);
+        return new BenchRow(BenchRow.Path.BASELINE, size, null, stats, usage, lost);
+    }
+
+    /** Waits for the last datagram of the answer to message {@code seq}; false when it was lost. */
+    private boolean awaitAnswer(int seq) throws IOException, BenchException {
+        long since = System.nanoTime();
+        int idle = 0;
+        while (true) {
+            byte type = receive();
+            if ((type == DATA || type == RESPONSE) && inLast && inSeq == seq) {
+                return true;
+            }
+            if (type == 0) {
+                Progress.idle(idle++);
+                if ((idle & 0xff) == 0xff) {
+                    progress.checkStop();
+                    if (System.nanoTime() - since > LOSS_NANOS) {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+
+    private void ensureCapacity(long wanted) {
+        if (postTimes.length < wanted) {
+            postTimes = Arrays.copyOf(postTimes, (int) Math.min(Integer.MAX_VALUE - 8, wanted));
+            completionTimes = Arrays.copyOf(completionTimes, postTimes.length);
+        }
+    }
+
+    // ---------------------------------------------------------------- server
+
+    /** Answers one size until the client's END (the server). */
+    void serve() throws BenchException {
+        boolean bandwidth = settings.mode() == BenchMode.BW;
+        long lastDatagram = System.nanoTime();
+        int idle = 0;
+        try {
+            while (true) {
+                byte type = receive();
+                if (type == 0) {
+                    Progress.idle(idle++);
+                    if ((idle & 0xff) == 0xff) {
+                        progress.checkStop();
+                        if (System.nanoTime() - lastDatagram > SILENCE_NANOS) {
+                            throw new BenchException("the UDP baseline heard nothing from the client for "
+                                    + SILENCE_NANOS / 1_000_000_000L + " s");
+                        }
+                    }
+                    continue;
+                }
+                idle = 0;
+                lastDatagram = System.nanoTime();
+                switch (type) {
+                    case DATA -> {
+                        if (inLast) {
+                            if (bandwidth) {
+                                send(ACK, true, 0, inSeq, 0, 0);
+                            } else {
+                                sendMessage(DATA, inSeq, inSize);
+                            }
+                        }
+                    }
+                    case REQUEST -> sendMessage(RESPONSE, inSeq, inSize);
+                    case END -> {
+                        return;
+                    }
+                    default -> {
+                        // A stray answer type: ignore it, as a responder drops what it does not expect.
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new BenchException("the UDP baseline failed: " + e.getMessage(), e);
+        }
+    }
+
+    // ---------------------------------------------------------------- datagrams
+
+    private void sendMessage(byte type, int seq, int size) throws IOException, BenchException {
+        int count = datagrams(size);
+        for (int index = 0; index < count; index++) {
+            int length = Math.min(payload, size - index * payload);
+            send(type, index == count - 1, index, seq, size, Math.max(0, length));
+        }
+    }
+
+    private void send(byte type, boolean last, int index, int seq, int size, int length)
+            throws IOException, BenchException {
+        out.clear();
+        out.put(type).put(last ? LAST : 0).putShort((short) index).putInt(seq).putInt(size);
+        out.limit(HEADER + length);
+        out.position(0);
+        int idle = 0;
+        while (channel.write(out) == 0) {
+            Progress.idle(idle++);
+            if ((idle & 0xff) == 0xff) {
+                progress.checkStop();
+            }
+        }
+    }
+
+    /** Reads one datagram if one is there: its type (the header lands in the in* fields), or 0. */
+    private byte receive() throws IOException {
+        in.clear();
+        int read;
+        try {
+            read = channel.read(in);
+        } catch (java.net.PortUnreachableException e) {
+            // The peer's socket is not bound yet or already closed (ICMP): nothing to read.
+            return 0;
+        }
+        if (read < HEADER) {
+            return 0;
+        }
+        inType = in.get(0);
+        inLast = (in.get(1) & LAST) != 0;
+        inSeq = in.getInt(4);
+        inSize = in.getInt(8);
+        return inType;
+    }
+
+    @Override
+    public void close() {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // Closing a datagram socket does not fail in practice; nothing is left to release.
+        }
+    }
+}

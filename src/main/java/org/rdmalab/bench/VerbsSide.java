@@ -1,0 +1,223 @@
+package org.rdmalab.bench;
+
+import java.net.Inet4Address;
+import java.security.SecureRandom;
+import java.util.List;
+import org.rdmalab.control.ConnectionData;
+import org.rdmalab.verbs.AccessFlag;
+import org.rdmalab.verbs.AddressVector;
+import org.rdmalab.verbs.CompletionQueue;
+import org.rdmalab.verbs.Context;
+import org.rdmalab.verbs.Device;
+import org.rdmalab.verbs.DeviceAttributes;
+import org.rdmalab.verbs.Errno;
+import org.rdmalab.verbs.GidEntry;
+import org.rdmalab.verbs.GidSelection;
+import org.rdmalab.verbs.GlobalRoute;
+import org.rdmalab.verbs.MemoryRegion;
+import org.rdmalab.verbs.Mtu;
+import org.rdmalab.verbs.PortAttributes;
+import org.rdmalab.verbs.ProtectionDomain;
+import org.rdmalab.verbs.QpAttrMask;
+import org.rdmalab.verbs.QpAttributes;
+import org.rdmalab.verbs.QpCapabilities;
+import org.rdmalab.verbs.QpInitAttributes;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.QpType;
+import org.rdmalab.verbs.QueuePair;
+import org.rdmalab.verbs.VerbsException;
+
+/**
+ * One side's verbs objects, as perftest builds them: an opened device, a PD, one registered buffer,
+ * one CQ for sends and receives, one RC QP, brought to RTS against the peer's connection data.
+ *
+ * <p>The buffer has two slots of {@link #slot()} bytes: messages go out from slot 0 and the peer's
+ * WRITEs, SENDs and this side's READ / atomic results land in slot 1 (as ib_write_lat keeps the byte
+ * it posts apart from the byte it polls). The peer is told the address of slot 1.
+ *
+ * <p>Used by one thread at a time. {@link #close()} releases everything (QP, MR, CQ, PD, device) and
+ * is idempotent.
+ */
+final class VerbsSide implements AutoCloseable {
+
+    /** perftest's RTR / RTS values: min_rnr_timer 12, timeout 14 (-u), retry_cnt 7, rnr_retry 7. */
+    static final int MIN_RNR_TIMER = 12;
+    static final int ACK_TIMEOUT = 14;
+    static final int RETRY_COUNT = 7;
+    static final int RNR_RETRY = 7;
+    /** READ / atomic requests in flight at most (perftest caps its outstanding reads at the device's limit). */
+    static final int MAX_OUTSTANDING_READS = 16;
+    /** Receives kept posted for SEND bandwidth (perftest's rx depth 512) and latency. */
+    static final int RX_DEPTH_BW = 512;
+    static final int RX_DEPTH_LAT = 4;
+
+    private final BenchSettings settings;
+    private final Context context;
+    private final PortAttributes port;
+    private final GidEntry gid;
+    private final Mtu mtu;
+    private final int slot;
+    private final int outstandingReads;
+    private final int sendDepth;
+    private final int rxDepth;
+    private final int psn;
+    private ProtectionDomain pd;
+    private MemoryRegion mr;
+    private CompletionQueue cq;
+    private QueuePair qp;
+
+    /**
+     * Opens {@code device} and creates the objects.
+     *
+     * @param localAddress the address whose GID this side sends from (when {@code -x} is not given)
+     * @throws IllegalArgumentException when {@code -m} exceeds the port's active MTU or {@code -x} is not in the table
+     */
+    VerbsSide(Device device, Inet4Address localAddress, BenchSettings settings) throws VerbsException {
+        this.settings = settings;
+        this.context = device.open();
+        try {
+            port = context.queryPort(settings.ibPort());
+            gid = chooseGid(localAddress);
+            mtu = settings.mtu() != null ? settings.mtu() : port.activeMtu();
+            if (mtu.bytes() > port.activeMtu().bytes()) {
+                throw new IllegalArgumentException("-m " + mtu.bytes() + " is above the active MTU "
+                        + port.activeMtu().bytes() + " of " + device.name() + " port " + settings.ibPort()
+                        + "; choose -m " + port.activeMtu().bytes() + " or less (or raise the link's MTU)");
+            }
+            DeviceAttributes attributes = context.queryDevice();
+            outstandingReads = Math.max(1, Math.min(MAX_OUTSTANDING_READS, attributes.maxQpRdAtomic()));
+            int maxWr = Math.max(1, attributes.maxQpWr() - 1);
+            sendDepth = Math.min(maxWr, Math.max(settings.txDepth(), 16) + 1);
+            rxDepth = settings.test() != BenchTest.SEND ? 1
+                    : Math.min(maxWr, settings.mode() == BenchMode.BW ? RX_DEPTH_BW : RX_DEPTH_LAT);
+            if (settings.txDepth() > maxWr) {
+                throw new IllegalArgumentException("-t " + settings.txDepth() + " is above " + device.name()
+                        + "'s max_qp_wr " + attributes.maxQpWr());
+            }
+            slot = Math.max(64, (settings.maxSize() + 63) & ~63);
+            psn = new SecureRandom().nextInt(1 << 24);
+            pd = context.allocatePd();
+            mr = pd.registerMemory(2 * slot, AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
+                    AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC));
+            int cqe = Math.min(attributes.maxCqe(), sendDepth + rxDepth + 16);
+            cq = context.createCq(cqe, null, 0);
+            qp = pd.createQp(new QpInitAttributes(QpType.RC, cq, cq,
+                    new QpCapabilities(sendDepth, rxDepth, 1, 1, 0), false));
+        } catch (VerbsException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private GidEntry chooseGid(Inet4Address localAddress) throws VerbsException {
+        List<GidEntry> table = context.gidTable(settings.ibPort());
+        if (settings.gidIndex() >= 0) {
+            for (GidEntry entry : table) {
+                if (entry.index() == settings.gidIndex()) {
+                    return entry;
+                }
+            }
+            throw new IllegalArgumentException("-x " + settings.gidIndex() + ": " + context.device().name()
+                    + " port " + settings.ibPort() + " has no GID there; populated indexes: "
+                    + table.stream().map(entry -> String.valueOf(entry.index())).toList());
+        }
+        return GidSelection.forAddress(table, localAddress).map(GidSelection.Choice::entry)
+                .orElseThrow(() -> new VerbsException("ibv_query_gid_ex", Errno.ENODATA, context.device().name()
+                        + " port " + settings.ibPort() + " has no GID; RoCE needs one"));
+    }
+
+    /** What the peer needs: QPN, PSN, LID, GID, and the address and rkey of slot 1. */
+    ConnectionData local() {
+        return new ConnectionData(QpType.RC, qp.qpNum(), psn, port.lid(), gid.gid(), mr.address() + slot, mr.rkey(),
+                slot, mtu);
+    }
+
+    /** RESET → INIT → RTR → RTS against {@code remote}, with perftest's attributes. */
+    void connect(ConnectionData remote) throws VerbsException {
+        if (remote.length() < settings.maxSize()) {
+            throw new IllegalArgumentException("the peer's buffer holds " + remote.length() + " bytes but this side"
+                    + " sends up to " + settings.maxSize() + "; start both sides with the same -s / -a");
+        }
+        qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).portNum(settings.ibPort())
+                        .accessFlags(AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
+                                AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)),
+                QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
+        AddressVector av = new AddressVector(GlobalRoute.of(remote.gid(), gid.index()), remote.lid(), 0, 0, 0,
+                settings.ibPort());
+        qp.modify(new QpAttributes().state(QpState.RTR).pathMtu(mtu).destQpNum(remote.qpn()).rqPsn(remote.psn())
+                        .maxDestRdAtomic(outstandingReads).minRnrTimer(MIN_RNR_TIMER).addressVector(av),
+                QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
+                        QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
+        qp.modify(new QpAttributes().state(QpState.RTS).timeout(ACK_TIMEOUT).retryCount(RETRY_COUNT)
+                        .rnrRetry(RNR_RETRY).sqPsn(psn).maxRdAtomic(outstandingReads),
+                QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
+                        QpAttrMask.SQ_PSN, QpAttrMask.MAX_QP_RD_ATOMIC));
+    }
+
+    Context context() {
+        return context;
+    }
+
+    PortAttributes port() {
+        return port;
+    }
+
+    GidEntry gid() {
+        return gid;
+    }
+
+    Mtu mtu() {
+        return mtu;
+    }
+
+    MemoryRegion mr() {
+        return mr;
+    }
+
+    CompletionQueue cq() {
+        return cq;
+    }
+
+    QueuePair qp() {
+        return qp;
+    }
+
+    /** Bytes per slot (the largest size, rounded up to 64). */
+    int slot() {
+        return slot;
+    }
+
+    int outstandingReads() {
+        return outstandingReads;
+    }
+
+    /** Send queue depth granted. */
+    int sendDepth() {
+        return sendDepth;
+    }
+
+    /** Receives kept posted (SEND tests). */
+    int rxDepth() {
+        return rxDepth;
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (qp != null) {
+                qp.close();
+            }
+            if (mr != null) {
+                mr.close();
+            }
+            if (cq != null) {
+                cq.close();
+            }
+            if (pd != null) {
+                pd.close();
+            }
+        } finally {
+            context.close();
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/**
+ * The measuring engine behind {@code bench}: perftest's tests (ib_write / read / send / atomic, bw
+ * and lat) through the verbs API only, so they run on the software device and on the native backend
+ * alike, and a raw UDP baseline of the same traffic pattern in the same run.
+ *
+ * <p>Start a run with {@link org.rdmalab.bench.BenchEngine#start} ({@link
+ * org.rdmalab.bench.BenchSettings} says what, {@link org.rdmalab.bench.Topology} where: both sides in
+ * this process, or server / client over TCP with RDMA Lab's control protocol). The returned {@link
+ * org.rdmalab.bench.BenchRun} can be stopped from any thread and completes with a {@link
+ * org.rdmalab.bench.BenchReport}. While it runs, a {@link org.rdmalab.bench.BenchListener} hears the
+ * header facts, {@link org.rdmalab.bench.LiveSample}s a few times a second and one {@link
+ * org.rdmalab.bench.BenchRow} per size and path. {@link org.rdmalab.bench.LatencyStats} and {@link
+ * org.rdmalab.bench.BandwidthStats} compute perftest's figures; {@link org.rdmalab.bench.BenchFormat}
+ * prints its tables and {@link org.rdmalab.bench.BenchJson} its JSON keys.
+ *
+ * <p>Threads: a run uses its own threads ({@code rdmalab-bench}, and in a loopback run
+ * {@code rdmalab-bench-server} and {@code rdmalab-bench-client}); the listener is called on them and
+ * must return quickly. The measuring loops busy-poll (spin, then yield) and never sleep; every wait
+ * for the peer has a timeout. Every socket and verbs object is closed on every path.
+ *
+ * <p>Depends on {@code verbs} and {@code control} only: no backend, no JavaFX, no picocli.
+ */
+package org.rdmalab.bench;

@@ -1,0 +1,147 @@
+package org.rdmalab.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rdmalab.testing.Ports;
+import org.rdmalab.verbs.spi.Backends;
+
+/**
+ * The engine as a GUI uses it: start a run, hear its header, samples and rows, stop it; and the
+ * server / client pair over TCP. Two software devices on 127.0.0.1 and 127.0.0.2; figures are only
+ * checked to be positive, never for speed.
+ */
+@Timeout(120)
+class BenchEngineTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+
+    /** Records what the run reports. */
+    private static final class Recorder implements BenchListener {
+        final AtomicInteger started = new AtomicInteger();
+        final List<LiveSample> samples = new CopyOnWriteArrayList<>();
+        final List<BenchRow> rows = new CopyOnWriteArrayList<>();
+        final CountDownLatch firstSample = new CountDownLatch(1);
+
+        @Override
+        public void started(BenchInfo info) {
+            started.incrementAndGet();
+        }
+
+        @Override
+        public void sample(LiveSample sample) {
+            samples.add(sample);
+            firstSample.countDown();
+        }
+
+        @Override
+        public void row(BenchRow row) {
+            rows.add(row);
+        }
+    }
+
+    private static Topology.Loopback loopback() {
+        return new Topology.Loopback("127.0.0.1", "127.0.0.2", Ports.freeUdpPort(), Ports.freeUdpPort());
+    }
+
+    @Test
+    void aLoopbackRunReportsTheRdmaRowThenTheBaselineRowAndTheirRatio() throws Exception {
+        Recorder recorder = new Recorder();
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
+                .withIterations(200).withBaseline(true);
+        BenchReport report = new BenchEngine(Backends.installed()).start(settings, loopback(), recorder).await(WAIT);
+        assertFalse(report.stopped());
+        assertEquals(1, recorder.started.get());
+        assertEquals(List.of(BenchRow.Path.RDMA, BenchRow.Path.BASELINE),
+                recorder.rows.stream().map(BenchRow::path).toList());
+        for (BenchRow row : report.rows()) {
+            assertEquals(4096, row.bytes());
+            assertEquals(200, row.bandwidth().iterations());
+            assertTrue(row.bandwidth().averageBytesPerSecond() > 0, row.toString());
+            assertTrue(row.bandwidth().peakBytesPerSecond() >= row.bandwidth().averageBytesPerSecond() * 0.999,
+                    "the peak is never below the average: " + row);
+            assertNotNull(row.usage());
+        }
+        assertTrue(report.ratio(4096).orElseThrow() > 0);
+        assertEquals("soft0", report.info().deviceName());
+    }
+
+    @Test
+    void aLatencyRunMeasuresEveryIterationAfterTheWarmup() throws Exception {
+        BenchSettings settings = BenchSettings.defaults(BenchTest.SEND, BenchMode.LAT).withIterations(100);
+        BenchReport report = new BenchEngine(Backends.installed()).start(settings, loopback(), BenchListener.NONE)
+                .await(WAIT);
+        LatencyStats stats = report.rows().get(0).latency();
+        assertEquals(100, stats.iterations());
+        assertEquals(100, stats.sortedMicros().length);
+        assertTrue(stats.minMicros() > 0 && stats.minMicros() <= stats.typicalMicros()
+                && stats.typicalMicros() <= stats.maxMicros(), stats.toString());
+    }
+
+    @Test
+    void stopEndsARunWithinSecondsAndReleasesItsSockets() throws Exception {
+        Recorder recorder = new Recorder();
+        Topology.Loopback topology = loopback();
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
+                .withDuration(120).withTxDepth(16);
+        BenchRun run = new BenchEngine(Backends.installed()).start(settings, topology, recorder);
+        assertTrue(recorder.firstSample.await(60, TimeUnit.SECONDS), "a live sample within a minute");
+        LiveSample sample = recorder.samples.get(0);
+        assertEquals(BenchRow.Path.RDMA, sample.path());
+        assertTrue(sample.recentBytesPerSecond() > 0, sample.toString());
+        run.stop();
+        BenchReport report = run.await(Duration.ofSeconds(30));
+        assertTrue(report.stopped());
+        assertTrue(Ports.portReleased(topology.udpPort()), "both devices closed their sockets");
+    }
+
+    @Test
+    void aServerAndAClientMeasureOverTcpWithTheBaseline() throws Exception {
+        int tcp = Ports.freeTcpPort();
+        int udp = Ports.freeUdpPort();
+        int baseline = Ports.freeUdpPort();
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.LAT).withSizes(List.of(8))
+                .withIterations(100).withBaseline(true);
+        BenchEngine engine = new BenchEngine(Backends.installed());
+        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, baseline,
+                Duration.ofSeconds(60)), BenchListener.NONE);
+        Recorder recorder = new Recorder();
+        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, baseline,
+                Duration.ofSeconds(60)), recorder);
+        BenchReport measured = client.await(WAIT);
+        BenchReport served = server.await(WAIT);
+        assertEquals(List.of(BenchRow.Path.RDMA, BenchRow.Path.BASELINE),
+                measured.rows().stream().map(BenchRow::path).toList());
+        assertEquals("Ethernet", measured.info().exchange());
+        assertTrue(measured.ratio(8).orElseThrow() > 0);
+        assertTrue(served.rows().isEmpty(), "the client measures, the server answers");
+        assertEquals(1, recorder.started.get());
+    }
+
+    @Test
+    void sidesStartedWithDifferentOptionsStopWithAClearMessage() throws Exception {
+        int tcp = Ports.freeTcpPort();
+        int udp = Ports.freeUdpPort();
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
+                .withIterations(100);
+        BenchEngine engine = new BenchEngine(Backends.installed());
+        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), BenchListener.NONE);
+        BenchRun client = engine.start(settings.withSizes(List.of(8192)), new Topology.Client("127.0.0.2",
+                "127.0.0.1", tcp, udp, 0, Duration.ofSeconds(60)), BenchListener.NONE);
+        BenchException failure = assertThrows(BenchException.class, () -> client.await(WAIT));
+        assertTrue(failure.getMessage().contains("same options"), failure.getMessage());
+        assertThrows(BenchException.class, () -> server.await(WAIT));
+    }
+}

@@ -1,0 +1,70 @@
+package org.rdmalab.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** perftest's defaults and the option checks, with messages that name the option. */
+class BenchSettingsTest {
+
+    @Test
+    void defaultsAreThoseOfPerftest() {
+        BenchSettings bw = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW);
+        assertEquals(List.of(65536), bw.sizes());
+        assertEquals(5000, bw.iterations());
+        assertEquals(128, bw.txDepth());
+        assertEquals(100, bw.cqModeration());
+        BenchSettings lat = BenchSettings.defaults(BenchTest.WRITE, BenchMode.LAT);
+        assertEquals(List.of(2), lat.sizes());
+        assertEquals(1000, lat.iterations());
+        assertEquals(1, lat.txDepth());
+        assertEquals(List.of(8), BenchSettings.defaults(BenchTest.ATOMIC, BenchMode.BW).sizes());
+    }
+
+    @Test
+    void theSweepRunsTwoToEightMebibytesAndBoundsTheBytesPerSize() {
+        List<Integer> sizes = BenchSettings.sweep(BenchTest.WRITE);
+        assertEquals(23, sizes.size());
+        assertEquals(2, sizes.get(0));
+        assertEquals(1 << 23, sizes.get(22));
+        BenchSettings sweep = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(sizes);
+        assertEquals(5000, sweep.iterationsFor(2));
+        assertEquals(32, sweep.iterationsFor(1 << 23), "256 MiB / 8 MiB");
+        assertEquals(List.of(8), BenchSettings.sweep(BenchTest.ATOMIC));
+    }
+
+    @Test
+    void badValuesNameTheOption() {
+        BenchSettings base = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW);
+        assertMessage("-s 0", () -> base.withSizes(List.of(0)));
+        assertMessage("-s 16777216", () -> base.withSizes(List.of(1 << 24)));
+        assertMessage("-n 1", () -> base.withIterations(1));
+        assertMessage("-t 0", () -> base.withTxDepth(0));
+        assertMessage("-i 0", () -> base.withPort(0));
+        assertMessage("-D 4000", () -> base.withDuration(4000));
+        assertMessage("atomic operations move 8 bytes",
+                () -> BenchSettings.defaults(BenchTest.ATOMIC, BenchMode.BW).withSizes(List.of(16)));
+    }
+
+    @Test
+    void aTimedRunNeedsNoIterationCount() {
+        BenchSettings timed = BenchSettings.defaults(BenchTest.READ, BenchMode.LAT).withDuration(3).withIterations(0);
+        assertTrue(timed.timed());
+    }
+
+    @Test
+    void warmupIsATenthBetweenTenAndAThousand() {
+        BenchSettings base = BenchSettings.defaults(BenchTest.WRITE, BenchMode.LAT);
+        assertEquals(10, base.withIterations(50).warmupFor(2));
+        assertEquals(100, base.withIterations(1000).warmupFor(2));
+        assertEquals(1000, base.withIterations(1_000_000).warmupFor(2));
+    }
+
+    private static void assertMessage(String expected, org.junit.jupiter.api.function.Executable executable) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, executable);
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+}
