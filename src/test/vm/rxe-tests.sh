@@ -368,6 +368,34 @@ test_wire_bulk_loss() {
     expect wire_bulk_loss.soft0 "result: as expected"
 }
 
+# bench on rxe0 beside perftest's ib_write_bw and ib_write_lat in the same VM, server on $IP1 and
+# client on $IP2, same sizes and counts. The figures are reported, not asserted (an emulated CPU).
+test_bench_vs_perftest() {
+    local out=$LOGS/bench_vs_perftest
+    PORT=18515
+    peers bench_vs_perftest.ib_write_bw ib_write_bw -d rxe0 -x 1 -s 65536 -n 500 \
+        -- ib_write_bw -d rxe0 -x 2 -s 65536 -n 500 "$IP1"
+    expect_status "ib_write_bw client" "$client_status" 0
+    peers bench_vs_perftest.bench_bw lab bench write --bw -d rxe0 --local-ip "$IP1" -s 65536 -n 500 --timeout 600 \
+        -- lab bench write --bw -d rxe0 --local-ip "$IP2" -s 65536 -n 500 --timeout 600 "$IP1"
+    expect_status "bench write --bw server" "$server_status" 0
+    expect_status "bench write --bw client" "$client_status" 0
+    expect bench_vs_perftest.bench_bw.client "#bytes     #iterations    BW peak[MB/sec]"
+    peers bench_vs_perftest.ib_write_lat ib_write_lat -d rxe0 -x 1 -s 8 -n 500 \
+        -- ib_write_lat -d rxe0 -x 2 -s 8 -n 500 "$IP1"
+    expect_status "ib_write_lat client" "$client_status" 0
+    peers bench_vs_perftest.bench_lat lab bench write --lat -d rxe0 --local-ip "$IP1" -s 8 -n 500 --timeout 600 \
+        -- lab bench write --lat -d rxe0 --local-ip "$IP2" -s 8 -n 500 --timeout 600 "$IP1"
+    expect_status "bench write --lat server" "$server_status" 0
+    expect_status "bench write --lat client" "$client_status" 0
+    expect bench_vs_perftest.bench_lat.client "t_typical[usec]"
+    # The rows, side by side, for the log: the first data line under each table's head.
+    local f
+    for f in ib_write_bw bench_bw ib_write_lat bench_lat; do
+        echo "    $f: $(grep -A1 -E '#bytes' "$out.$f.client" | tail -1 | tr -s ' ')"
+    done
+}
+
 test_no_leftovers() {
     rdma resource show >"$LOGS/no_leftovers.out" 2>&1
     grep -q "^$BASE_LINE\$" "$LOGS/no_leftovers.out" \
@@ -375,7 +403,7 @@ test_no_leftovers() {
 }
 
 # ------------------------------------------------------------------------------------------ main
-ALL="devices demo_seed demo_lab demo_pingpong pingpong_vs_ibv_rc_pingpong seed_c_vs_demo loopback_all wire_seed wire_scenarios wire_bulk_loss no_leftovers"
+ALL="devices demo_seed demo_lab demo_pingpong pingpong_vs_ibv_rc_pingpong seed_c_vs_demo loopback_all wire_seed wire_scenarios wire_bulk_loss bench_vs_perftest no_leftovers"
 TESTS=${*:-$ALL}
 echo "kernel $(uname -r), $(nproc) CPUs; rxe0 on eth0 with $IP1 and $IP2; $(java -version 2>&1 | head -1)"
 # What rxe holds before any test: its own PD, CQ and QP1. Every run must leave exactly this.
