@@ -85,9 +85,11 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
      * {@code ibv_create_qp} (rxe: {@code rxe_create_qp}, {@code rxe_qp_chk_init}, {@code rxe_qp_from_init}):
      * EOPNOTSUPP for UD and other types, EINVAL for a CQ of another context
      * or capabilities beyond rxe's limits. Starts the device's transport (binds its UDP socket) on
-     * the first QP, which can fail with EADDRINUSE. The granted capabilities follow rxe: the
-     * inline size and SGE count both grow to fill the send WQE ({@code max(16 × max_send_sge,
-     * max_inline_data)} bytes).
+     * the first QP, which can fail with EADDRINUSE. The granted capabilities follow rxe
+     * ({@code rxe_init_sq}, {@code rxe_init_rq}): the inline size and SGE count both grow to fill
+     * the send WQE ({@code max(16 × max_send_sge, max_inline_data)} bytes), and each queue's depth
+     * is rounded up to {@code 2^k - 1} ({@link SoftRoceProfile#queueDepth}); the QP reports the
+     * granted values.
      */
     static SoftQueuePair create(SoftProtectionDomain pd, QpInitAttributes init) throws VerbsException {
         String verb = "ibv_create_qp";
@@ -105,7 +107,8 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         checkCap(cap.maxRecvSge(), SoftRoceProfile.MAX_SGE, "max_recv_sge");
         checkCap(cap.maxInlineData(), SoftRoceProfile.MAX_INLINE_DATA, "max_inline_data");
         int wqeBytes = Math.max(16 * cap.maxSendSge(), cap.maxInlineData());
-        QpCapabilities granted = new QpCapabilities(cap.maxSendWr(), cap.maxRecvWr(),
+        QpCapabilities granted = new QpCapabilities(SoftRoceProfile.queueDepth(cap.maxSendWr()),
+                SoftRoceProfile.queueDepth(cap.maxRecvWr()),
                 Math.min(SoftRoceProfile.MAX_SGE, wqeBytes / 16), cap.maxRecvSge(), wqeBytes);
         SoftTransport transport = context.transport(verb);
         SoftQueuePair qp = new SoftQueuePair(pd, transport, context.allocateQpNumber(), init.type(), sendCq, recvCq,
