@@ -86,9 +86,16 @@ final class Requester {
         rnrWaiting = false;
     }
 
-    /** Posted work requests reach the send queue ({@code rxe_post_send} then the requester task). */
+    /**
+     * Posted work requests reach the send queue ({@code rxe_post_send} then the requester task).
+     * One posted before a reset that has happened since is dropped without a completion: with
+     * rxe it was in the ring the reset emptied.
+     */
     void enqueue(List<SendWqe> wqes) {
         for (SendWqe wqe : wqes) {
+            if (wqe.generation != config.generation) {
+                continue; // its slot was freed by the reset
+            }
             if (config.state == QpState.ERR || config.closed()) {
                 sendQueue.used.decrementAndGet();
                 config.sendCq.push(WorkCompletion.error(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(),

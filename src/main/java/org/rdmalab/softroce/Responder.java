@@ -130,9 +130,16 @@ final class Responder {
         config.recvCq.push(WorkCompletion.error(recv.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, config.qpn), false);
     }
 
-    /** Posted receives reach the receive queue ({@code rxe_post_recv}); in ERR they are flushed. */
+    /**
+     * Posted receives reach the receive queue ({@code rxe_post_recv}); in ERR they are flushed.
+     * One posted before a reset that has happened since is dropped without a completion, as
+     * rxe's reset empties the queue it was in.
+     */
     void enqueue(List<RecvWqe> wqes) {
         for (RecvWqe wqe : wqes) {
+            if (wqe.generation != config.generation) {
+                continue; // its slot was freed by the reset
+            }
             if (config.state == QpState.ERR || config.closed()) {
                 flushRecv(wqe);
             } else {

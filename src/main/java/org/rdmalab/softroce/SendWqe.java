@@ -23,6 +23,8 @@ final class SendWqe {
     final List<ScatterGatherElement> sges;
     final byte[] inline;
     final long length;
+    /** {@link QpConfig#generation} when it was posted. */
+    final int generation;
     SoftMemoryRegion[] regions;
     int[] offsets;
     int[] lengths;
@@ -34,7 +36,7 @@ final class SendWqe {
     int readPsn;
     int requestPsn;
 
-    SendWqe(SendWorkRequest request, boolean signaled, byte[] inline, long length) {
+    SendWqe(SendWorkRequest request, boolean signaled, byte[] inline, long length, int generation) {
         this.wrId = request.wrId();
         this.opcode = request.opcode();
         this.flags = request.sendFlags();
@@ -47,6 +49,7 @@ final class SendWqe {
         this.sges = request.sgList();
         this.inline = inline;
         this.length = length;
+        this.generation = generation;
     }
 
     boolean readOrAtomic() {

@@ -420,17 +420,20 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         String verb = "ibv_post_send";
         List<SendWqe> accepted = new ArrayList<>(requests.size());
         VerbsException failure = null;
-        for (SendWorkRequest request : requests) {
-            try {
-                QpState now = config.state;
-                if (now == QpState.RESET || now == QpState.INIT || now == QpState.RTR) {
-                    throw new VerbsException(verb, Errno.EINVAL, "the QP is in " + now
-                            + "; the send queue accepts work requests from RTS on");
+        synchronized (config.postLock) {
+            int generation = config.generation;
+            for (SendWorkRequest request : requests) {
+                try {
+                    QpState now = config.state;
+                    if (now == QpState.RESET || now == QpState.INIT || now == QpState.RTR) {
+                        throw new VerbsException(verb, Errno.EINVAL, "the QP is in " + now
+                                + "; the send queue accepts work requests from RTS on");
+                    }
+                    accepted.add(checkSend(request, generation));
+                } catch (VerbsException e) {
+                    failure = e;
+                    break;
                 }
-                accepted.add(checkSend(request));
-            } catch (VerbsException e) {
-                failure = e;
-                break;
             }
         }
         if (!accepted.isEmpty()) {
@@ -441,7 +444,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         }
     }
 
-    private SendWqe checkSend(SendWorkRequest request) throws VerbsException {
+    private SendWqe checkSend(SendWorkRequest request, int generation) throws VerbsException {
         String verb = "ibv_post_send";
         WrOpcode opcode = request.opcode();
         boolean supported = switch (opcode) {
@@ -492,7 +495,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             }
         } while (!sendQueue.used.compareAndSet(used, used + 1));
         boolean signaled = sqSigAll || request.signaled();
-        return new SendWqe(request, signaled, inline, length);
+        return new SendWqe(request, signaled, inline, length, generation);
     }
 
     /** {@code ibv_post_recv} (rxe: {@code rxe_post_recv}, {@code post_one_recv}): EINVAL in RESET, for too many SGEs or 2 GiB or more, ENOMEM when the receive queue is full. */
@@ -502,29 +505,32 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         String verb = "ibv_post_recv";
         List<RecvWqe> accepted = new ArrayList<>(requests.size());
         VerbsException failure = null;
-        for (ReceiveWorkRequest request : requests) {
-            if (config.state == QpState.RESET) {
-                failure = new VerbsException(verb, Errno.EINVAL, "the QP is in RESET; the receive queue accepts work "
-                        + "requests from INIT on");
-                break;
+        synchronized (config.postLock) {
+            int generation = config.generation;
+            for (ReceiveWorkRequest request : requests) {
+                if (config.state == QpState.RESET) {
+                    failure = new VerbsException(verb, Errno.EINVAL, "the QP is in RESET; the receive queue accepts work "
+                            + "requests from INIT on");
+                    break;
+                }
+                if (request.sgList().size() > capabilities.maxRecvSge()) {
+                    failure = new VerbsException(verb, Errno.EINVAL, "num_sge " + request.sgList().size()
+                            + " is above the QP's max_recv_sge " + capabilities.maxRecvSge());
+                    break;
+                }
+                if (request.totalLength() >= SoftRoceProfile.MAX_MESSAGE_SIZE) {
+                    failure = new VerbsException(verb, Errno.EINVAL, "the scatter list holds " + request.totalLength()
+                            + " bytes; a message is at most 2^31 - 1 bytes");
+                    break;
+                }
+                int used = receiveQueue.used.get();
+                if (used >= capabilities.maxRecvWr() || !receiveQueue.used.compareAndSet(used, used + 1)) {
+                    failure = new VerbsException(verb, Errno.ENOMEM, "the receive queue is full: max_recv_wr "
+                            + capabilities.maxRecvWr() + " work requests are posted");
+                    break;
+                }
+                accepted.add(new RecvWqe(request, generation));
             }
-            if (request.sgList().size() > capabilities.maxRecvSge()) {
-                failure = new VerbsException(verb, Errno.EINVAL, "num_sge " + request.sgList().size()
-                        + " is above the QP's max_recv_sge " + capabilities.maxRecvSge());
-                break;
-            }
-            if (request.totalLength() >= SoftRoceProfile.MAX_MESSAGE_SIZE) {
-                failure = new VerbsException(verb, Errno.EINVAL, "the scatter list holds " + request.totalLength()
-                        + " bytes; a message is at most 2^31 - 1 bytes");
-                break;
-            }
-            int used = receiveQueue.used.get();
-            if (used >= capabilities.maxRecvWr() || !receiveQueue.used.compareAndSet(used, used + 1)) {
-                failure = new VerbsException(verb, Errno.ENOMEM, "the receive queue is full: max_recv_wr "
-                        + capabilities.maxRecvWr() + " work requests are posted");
-                break;
-            }
-            accepted.add(new RecvWqe(request));
         }
         if (!accepted.isEmpty()) {
             config.loop.execute(() -> responder.enqueue(accepted));
@@ -541,7 +547,6 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             config.loop.call("ibv_destroy_qp", LOOP_TIMEOUT, () -> {
                 config.transport.unregister(this);
                 resetOnLoop();
-                config.state = QpState.RESET;
                 return null;
             });
         } catch (VerbsException e) {
@@ -607,10 +612,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             completer.setPsn(attr.sqPsn());
         }
         switch (to) {
-            case RESET -> {
-                resetOnLoop();
-                config.state = QpState.RESET;
-            }
+            case RESET -> resetOnLoop();
             case ERR -> enterError(null, null);
             case RTR -> {
                 if (from == QpState.INIT) {
@@ -630,12 +632,19 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         }
     }
 
-    /** Back to RESET's empty queues ({@code rxe_qp_reset}); work requests vanish without completions. */
+    /**
+     * To RESET with empty queues ({@code rxe_qp_reset}); work requests vanish without
+     * completions, also those posted before the reset that have not reached the loop yet.
+     */
     private void resetOnLoop() {
-        sendQueue.clear();
-        requester.reset();
-        completer.reset();
-        responder.reset();
+        synchronized (config.postLock) {
+            config.generation++;
+            sendQueue.clear();
+            requester.reset();
+            completer.reset();
+            responder.reset();
+            config.state = QpState.RESET;
+        }
     }
 
     /**

@@ -1,0 +1,210 @@
+package org.rdmalab.softroce;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.rdmalab.softroce.wire.Opcode;
+import org.rdmalab.verbs.QpAttrMask;
+import org.rdmalab.verbs.QpAttributes;
+import org.rdmalab.verbs.QpCapabilities;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.ReceiveWorkRequest;
+import org.rdmalab.verbs.SendFlag;
+import org.rdmalab.verbs.SendWorkRequest;
+import org.rdmalab.verbs.WcOpcode;
+import org.rdmalab.verbs.WcStatus;
+import org.rdmalab.verbs.WorkCompletion;
+
+/**
+ * Rules soft0 takes from rxe's sources (issue 9), each on the simulated network: what a reset
+ * leaves behind, FENCE, the responder's length and PadCnt checks, and memory regions deregistered
+ * while a work request still needs them.
+ */
+class SoftRoceRxeRulesTest {
+
+    private static final int SIGNALED = SendFlag.SIGNALED.value();
+
+    private static void moveTo(Peers.Side side, QpState state) throws Exception {
+        side.qp.modify(new QpAttributes().state(state), QpAttrMask.STATE.value());
+    }
+
+    private static List<WcStatus> statuses(List<WorkCompletion> completions) {
+        return completions.stream().map(WorkCompletion::status).toList();
+    }
+
+    // ---- FENCE: rxe_wqe_is_fenced ------------------------------------------------------------
+
+    /** Every datagram's opcode in the order the network carried it; responses of {@code held} are lost while it is true. */
+    private static List<Opcode> record(Peers peers, boolean[] holdResponses) {
+        List<Opcode> seen = new ArrayList<>();
+        peers.net.intercept((src, dst, datagram) -> {
+            Opcode op = SoftRoceTransportTest.decode(datagram).opcode();
+            if (holdResponses[0] && !op.isRequest()) {
+                return 0;
+            }
+            seen.add(op);
+            return 1;
+        });
+        return seen;
+    }
+
+    /**
+     * rxe (IBA 10.8.3.3): a work request posted with IBV_SEND_FENCE waits until every earlier
+     * READ and atomic has completed; an unfenced one does not wait.
+     */
+    @Test
+    void aFencedRequestWaitsForEveryOutstandingReadAndAtomic() throws Exception {
+        for (String first : List.of("read", "fetch-add")) {
+            for (boolean fenced : new boolean[] {true, false}) {
+                String what = first + (fenced ? " then a fenced WRITE" : " then an unfenced WRITE");
+                try (Peers peers = Peers.simulated()) {
+                    boolean[] hold = {true};
+                    List<Opcode> seen = record(peers, hold);
+                    peers.a.qp.postSend(first.equals("read")
+                            ? SendWorkRequest.read(1, peers.a.mr.sge(0, 3000), peers.b.mr.address(), peers.b.mr.rkey(),
+                                    SIGNALED)
+                            : SendWorkRequest.fetchAdd(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                                    peers.b.mr.rkey(), 1, SIGNALED));
+                    int flags = SIGNALED | (fenced ? SendFlag.FENCE.value() : 0);
+                    peers.a.qp.postSend(new SendWorkRequest(2, List.of(peers.a.mr.sge(8192, 8)),
+                            org.rdmalab.verbs.WrOpcode.RDMA_WRITE, flags, 0, peers.b.mr.address() + 8192,
+                            peers.b.mr.rkey(), 0, 0));
+                    peers.net.advance(java.time.Duration.ofMillis(1));
+                    boolean writeSent = seen.contains(Opcode.RC_RDMA_WRITE_ONLY);
+                    assertEquals(!fenced, writeSent, what + ": " + seen);
+                    hold[0] = false;
+                    peers.run();
+                    List<WorkCompletion> done = Peers.drain(peers.a);
+                    assertEquals(List.of(WcStatus.SUCCESS, WcStatus.SUCCESS), statuses(done), what);
+                    if (fenced) {
+                        int write = seen.indexOf(Opcode.RC_RDMA_WRITE_ONLY);
+                        int lastResponse = 0;
+                        for (int i = 0; i < seen.size(); i++) {
+                            if (seen.get(i).isReadResponse() || seen.get(i) == Opcode.RC_ATOMIC_ACKNOWLEDGE) {
+                                lastResponse = i;
+                            }
+                        }
+                        assertTrue(write > lastResponse, what + ": the WRITE follows the completed "
+                                + first + ": " + seen);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The fence is about READs and atomics only (rxe since 5.19): a fenced WRITE after an
+     * unacknowledged WRITE or SEND goes out at once, without waiting for its ACK.
+     */
+    @Test
+    void aFenceDoesNotWaitForWritesOrSends() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            boolean[] hold = {true};
+            List<Opcode> seen = record(peers, hold);
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(1, peers.b.mr.sge(0, 64)));
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                    SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.send(2, peers.a.mr.sge(0, 8), SIGNALED));
+            peers.a.qp.postSend(new SendWorkRequest(3, List.of(peers.a.mr.sge(0, 8)),
+                    org.rdmalab.verbs.WrOpcode.RDMA_WRITE, SIGNALED | SendFlag.FENCE.value(), 0,
+                    peers.b.mr.address() + 64, peers.b.mr.rkey(), 0, 0));
+            peers.net.advance(java.time.Duration.ofMillis(1));
+            assertEquals(List.of(Opcode.RC_RDMA_WRITE_ONLY, Opcode.RC_SEND_ONLY, Opcode.RC_RDMA_WRITE_ONLY), seen,
+                    "all three went out before any ACK");
+            hold[0] = false;
+            peers.run();
+            assertEquals(List.of(WcStatus.SUCCESS, WcStatus.SUCCESS, WcStatus.SUCCESS), statuses(Peers.drain(peers.a)));
+        }
+    }
+
+    // ---- reset: rxe_qp_reset empties the queues ---------------------------------------------
+
+    /**
+     * A WRITE posted in ERR is accepted (to be flushed); when the QP is reset before the
+     * transport takes it (the simulation runs a modify at once and a post later, as a loaded
+     * machine may), it must not survive into the reconnected QP and go on the wire.
+     */
+    @Test
+    void aSendAcceptedInErrDoesNotSurviveAReset() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.capabilities = new QpCapabilities(1, 1, 1, 1, 0);
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.a.mr.write(0, new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+            moveTo(peers.a, QpState.ERR);
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            moveTo(peers.a, QpState.RESET);
+            Peers.connect(peers.a, peers.b, setup, 0, 0);
+            peers.run();
+            assertEquals(List.of(), Peers.drain(peers.a), "the reset dropped it: no completion");
+            assertArrayEquals(new byte[8], peers.b.mr.read(0, 8), "and it never reached the peer");
+            assertEquals(0, peers.a.counter(Counter.SENT_PKTS));
+            // Its slot is free again: the one-entry send queue takes a new request.
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address() + 64,
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.run();
+            WorkCompletion done = Peers.drain(peers.a).get(0);
+            assertEquals(2, done.wrId());
+            assertEquals(WcStatus.SUCCESS, done.status());
+            assertArrayEquals(peers.a.mr.read(0, 8), peers.b.mr.read(64, 8));
+        }
+    }
+
+    /** The same for a receive: after the reset only the receives posted since exist. */
+    @Test
+    void aReceiveAcceptedInErrDoesNotSurviveAReset() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.capabilities = new QpCapabilities(1, 1, 1, 1, 0);
+        try (Peers peers = Peers.simulated(setup)) {
+            moveTo(peers.b, QpState.ERR);
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(10, peers.b.mr.sge(0, 64)));
+            moveTo(peers.b, QpState.RESET);
+            Peers.connect(peers.b, peers.a, setup, 0, 0);
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(11, peers.b.mr.sge(128, 64)));
+            peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, 16), SIGNALED));
+            peers.run();
+            List<WorkCompletion> received = Peers.drain(peers.b);
+            assertEquals(1, received.size(), received.toString());
+            assertEquals(11, received.get(0).wrId(), "the SEND lands in the receive posted after the reset");
+            assertEquals(WcOpcode.RECV, received.get(0).opcode());
+            assertEquals(WcStatus.SUCCESS, received.get(0).status());
+            assertEquals(List.of(WcStatus.SUCCESS), statuses(Peers.drain(peers.a)));
+        }
+    }
+
+    /** A reset with work in both queues empties them and frees every slot, without completions. */
+    @Test
+    void aResetEmptiesBothQueuesAndFreesTheirSlots() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.capabilities = new QpCapabilities(3, 3, 1, 1, 0);
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.net.intercept((src, dst, datagram) -> 0); // nothing arrives: the requests stay outstanding
+            for (int i = 0; i < 3; i++) {
+                peers.a.qp.postSend(SendWorkRequest.write(i, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                        peers.b.mr.rkey(), SIGNALED));
+                peers.a.qp.postRecv(ReceiveWorkRequest.of(100 + i, peers.a.mr.sge(4096, 64)));
+            }
+            peers.net.advance(java.time.Duration.ofMillis(1));
+            moveTo(peers.a, QpState.RESET);
+            peers.run();
+            assertEquals(List.of(), Peers.drain(peers.a), "a reset completes nothing");
+            peers.net.intercept((src, dst, datagram) -> 1);
+            Peers.connect(peers.a, peers.b, setup, 100, 0);
+            moveTo(peers.b, QpState.RESET);
+            Peers.connect(peers.b, peers.a, setup, 0, 100);
+            for (int i = 0; i < 3; i++) {
+                peers.a.qp.postSend(SendWorkRequest.write(10 + i, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                        peers.b.mr.rkey(), SIGNALED));
+                peers.a.qp.postRecv(ReceiveWorkRequest.of(200 + i, peers.a.mr.sge(4096, 64)));
+            }
+            peers.run();
+            List<WorkCompletion> done = Peers.drain(peers.a);
+            assertEquals(List.of(10L, 11L, 12L), done.stream().map(WorkCompletion::wrId).toList());
+            assertTrue(done.stream().allMatch(WorkCompletion::isSuccess), done.toString());
+        }
+    }
+}
