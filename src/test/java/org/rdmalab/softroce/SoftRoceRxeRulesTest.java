@@ -8,6 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.rdmalab.softroce.wire.Opcode;
+import org.rdmalab.softroce.wire.Reth;
+import org.rdmalab.softroce.wire.RocePacket;
+import org.rdmalab.softroce.wire.RocePacketEncoder;
 import org.rdmalab.verbs.QpAttrMask;
 import org.rdmalab.verbs.QpAttributes;
 import org.rdmalab.verbs.QpCapabilities;
@@ -118,6 +121,163 @@ class SoftRoceRxeRulesTest {
             hold[0] = false;
             peers.run();
             assertEquals(List.of(WcStatus.SUCCESS, WcStatus.SUCCESS, WcStatus.SUCCESS), statuses(Peers.drain(peers.a)));
+        }
+    }
+
+    // ---- the responder's length and PadCnt checks: rxe_resp_check_length, check_rkey ---------
+
+    private static final int A = SimulatedNetwork.toInt(org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.1"));
+    private static final int B = SimulatedNetwork.toInt(org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.2"));
+
+    /**
+     * A request from a to b, built with the wire encoder and signed: {@code payload} bytes of
+     * {@code fill}, then {@code pad} pad bytes with PadCnt {@code pad} (null: the right pad).
+     */
+    private static byte[] request(Peers peers, Opcode op, int psn, Reth reth, int payload, Integer pad) {
+        java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(payload + 128);
+        byte[] data = new byte[payload];
+        java.util.Arrays.fill(data, (byte) 0x5A);
+        int length = RocePacketEncoder.encode(out, op, peers.b.qp.qpNum(), psn, true, false, reth, null, null, null,
+                0x1234, data, 0, payload);
+        byte[] datagram;
+        if (pad == null) {
+            datagram = java.util.Arrays.copyOf(out.array(), length + 4);
+        } else {
+            int unpadded = length - RocePacketEncoder.padCount(payload);
+            datagram = java.util.Arrays.copyOf(out.array(), unpadded + pad + 4); // pad bytes are zeros
+            java.util.Arrays.fill(datagram, unpadded, datagram.length, (byte) 0);
+            datagram[1] = (byte) ((datagram[1] & ~0x30) | (pad << 4));
+        }
+        return SoftRoceVerbsTest.resign(datagram, A, B);
+    }
+
+    /** The AETH syndromes b sends a, recorded. */
+    private static List<Integer> naksFromB(Peers peers) {
+        List<Integer> syndromes = new ArrayList<>();
+        peers.net.intercept((src, dst, datagram) -> {
+            RocePacket packet = SoftRoceTransportTest.decode(datagram);
+            if (src == B && packet.opcode() == Opcode.RC_ACKNOWLEDGE && !packet.aeth().isAck()) {
+                syndromes.add(packet.aeth().syndrome());
+            }
+            return 1;
+        });
+        return syndromes;
+    }
+
+    private static void inject(Peers peers, byte[]... datagrams) {
+        for (byte[] datagram : datagrams) {
+            peers.net.inject(A, 4791, B, 4791, datagram);
+        }
+        peers.run();
+    }
+
+    /** What b did with an injected SEND: its receive completions, its state and its NAKs. */
+    private static String sendOutcome(Peers peers, List<Integer> naks) throws Exception {
+        return statuses(Peers.drain(peers.b)) + " " + peers.b.qp.state() + " naks " + naks;
+    }
+
+    /**
+     * rxe refuses a SEND or WRITE LAST without payload and a MIDDLE without a full MTU: NAK
+     * invalid request (0x61), the receive in use completes with IBV_WC_REM_INV_REQ_ERR, the QP
+     * goes to ERR. The same packets with payload are accepted.
+     */
+    @Test
+    void zeroLengthLastAndMiddlePacketsAreRefused() throws Exception {
+        for (Opcode bad : List.of(Opcode.RC_SEND_LAST, Opcode.RC_SEND_LAST_WITH_IMMEDIATE, Opcode.RC_SEND_MIDDLE)) {
+            try (Peers peers = Peers.simulated()) {
+                List<Integer> naks = naksFromB(peers);
+                peers.b.qp.postRecv(ReceiveWorkRequest.of(1, peers.b.mr.sge(0, 8192)));
+                peers.b.qp.postRecv(ReceiveWorkRequest.of(2, peers.b.mr.sge(0, 8192)));
+                inject(peers, request(peers, Opcode.RC_SEND_FIRST, 0, null, 1024, null),
+                        request(peers, bad, 1, null, 0, null));
+                assertEquals("[REM_INV_REQ_ERR, WR_FLUSH_ERR] ERR naks [97]", sendOutcome(peers, naks),
+                        bad + " with no payload");
+            }
+        }
+        try (Peers peers = Peers.simulated()) {
+            List<Integer> naks = naksFromB(peers);
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(1, peers.b.mr.sge(0, 8192)));
+            inject(peers, request(peers, Opcode.RC_SEND_FIRST, 0, null, 1024, null),
+                    request(peers, Opcode.RC_SEND_MIDDLE, 1, null, 1024, null),
+                    request(peers, Opcode.RC_SEND_LAST, 2, null, 1, null));
+            assertEquals("[SUCCESS] RTS naks []", sendOutcome(peers, naks), "the same message with payload");
+        }
+        for (Opcode bad : List.of(Opcode.RC_RDMA_WRITE_LAST, Opcode.RC_RDMA_WRITE_MIDDLE)) {
+            try (Peers peers = Peers.simulated()) {
+                List<Integer> naks = naksFromB(peers);
+                Reth reth = new Reth(peers.b.mr.address(), peers.b.mr.rkey(), 2048);
+                inject(peers, request(peers, Opcode.RC_RDMA_WRITE_FIRST, 0, reth, 1024, null),
+                        request(peers, bad, 1, null, 0, null));
+                assertEquals("[] ERR naks [97]", sendOutcome(peers, naks), bad + " with no payload");
+            }
+        }
+    }
+
+    /**
+     * rxe checks a WRITE's PadCnt against its length (check_rkey): no pad while more than one MTU
+     * is left, and {@code (-length) & 3} on the packet that ends it. A wrong one is refused like a
+     * length error; the right one is accepted.
+     */
+    @Test
+    void aWriteWithAWrongPadCountIsRefused() throws Exception {
+        record Case(String what, int payload, Integer pad, String outcome) { }
+        List<Case> cases = List.of(
+                new Case("ONLY, 5 bytes, PadCnt 3", 5, null, "[] RTS naks []"),
+                new Case("ONLY, 5 bytes, PadCnt 0", 5, 0, "[] ERR naks [97]"),
+                new Case("ONLY, 5 bytes, PadCnt 1", 5, 1, "[] ERR naks [97]"),
+                new Case("ONLY, 8 bytes, PadCnt 2", 8, 2, "[] ERR naks [97]"));
+        for (Case c : cases) {
+            try (Peers peers = Peers.simulated()) {
+                List<Integer> naks = naksFromB(peers);
+                Reth reth = new Reth(peers.b.mr.address(), peers.b.mr.rkey(), c.payload);
+                inject(peers, request(peers, Opcode.RC_RDMA_WRITE_ONLY, 0, reth, c.payload, c.pad));
+                assertEquals(c.outcome, sendOutcome(peers, naks), c.what);
+                byte[] expected = new byte[c.payload];
+                if (c.pad == null) {
+                    java.util.Arrays.fill(expected, (byte) 0x5A);
+                }
+                assertArrayEquals(expected, peers.b.mr.read(0, c.payload), c.what + ": memory");
+            }
+        }
+        // Pad on a packet that does not end the WRITE: a full MTU of payload, then pad bytes.
+        for (int pad = 0; pad <= 3; pad++) {
+            try (Peers peers = Peers.simulated()) {
+                List<Integer> naks = naksFromB(peers);
+                Reth reth = new Reth(peers.b.mr.address(), peers.b.mr.rkey(), 2048);
+                inject(peers, request(peers, Opcode.RC_RDMA_WRITE_FIRST, 0, reth, 1024, pad),
+                        request(peers, Opcode.RC_RDMA_WRITE_LAST, 1, null, 1024, null));
+                assertEquals(pad == 0 ? "[] RTS naks []" : "[] ERR naks [97]", sendOutcome(peers, naks),
+                        "WRITE_FIRST with PadCnt " + pad);
+            }
+        }
+    }
+
+    /** A WRITE_WITH_IMM refused for its pad completes the receive it took with IBV_WC_REM_INV_REQ_ERR. */
+    @Test
+    void aWriteWithImmediateRefusedForItsLengthCompletesItsReceive() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            List<Integer> naks = naksFromB(peers);
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(7, peers.b.mr.sge(0, 0)));
+            Reth reth = new Reth(peers.b.mr.address(), peers.b.mr.rkey(), 6);
+            inject(peers, request(peers, Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 0, reth, 6, 0));
+            assertEquals("[REM_INV_REQ_ERR] ERR naks [97]", sendOutcome(peers, naks));
+        }
+    }
+
+    /** On UC the same refusals drop the message silently (rxe's class D): no NAK, no ERR, the next message lands. */
+    @Test
+    void onUcARefusedPacketDropsItsMessageOnly() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.type = org.rdmalab.verbs.QpType.UC;
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(1, peers.b.mr.sge(0, 8192)));
+            inject(peers, request(peers, Opcode.UC_SEND_FIRST, 0, null, 1024, null),
+                    request(peers, Opcode.UC_SEND_LAST, 1, null, 0, null),
+                    request(peers, Opcode.UC_SEND_ONLY, 2, null, 10, null));
+            List<WorkCompletion> received = Peers.drain(peers.b);
+            assertEquals(List.of(WcStatus.SUCCESS), statuses(received));
+            assertEquals(10, received.get(0).byteLength(), "the receive holds the next message, not the refused one");
+            assertEquals(QpState.RTS, peers.b.qp.state());
         }
     }
 
