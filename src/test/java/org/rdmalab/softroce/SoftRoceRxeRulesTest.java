@@ -281,6 +281,73 @@ class SoftRoceRxeRulesTest {
         }
     }
 
+    // ---- deregistered memory: copy_data looks the lkey up at every packet --------------------
+
+    /**
+     * A WRITE whose first transmission was lost is sent again from the memory its lkey names at
+     * that time: once the MR is deregistered (ibv_dereg_mr) the retransmission fails with
+     * IBV_WC_LOC_QP_OP_ERR, as rxe's lookup fails, and nothing reaches the peer.
+     */
+    @Test
+    void aRetransmissionAfterDeregistrationFails() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            org.rdmalab.verbs.MemoryRegion source = peers.a.pd.registerMemory(4096,
+                    org.rdmalab.verbs.AccessFlag.LOCAL_WRITE.value());
+            source.write(0, new byte[] {9, 9, 9, 9, 9, 9, 9, 9});
+            boolean[] lose = {true};
+            peers.net.intercept((src, dst, datagram) -> lose[0] ? 0 : 1);
+            peers.a.qp.postSend(SendWorkRequest.write(1, source.sge(0, 3000), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address() + 8192,
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.net.advance(java.time.Duration.ofMillis(1));
+            assertEquals(4, peers.a.counter(Counter.SENT_PKTS), "both went out once (and were lost)");
+            source.close();
+            lose[0] = false;
+            peers.run();
+            List<WorkCompletion> done = Peers.drain(peers.a);
+            assertEquals(List.of(WcStatus.LOC_QP_OP_ERR, WcStatus.WR_FLUSH_ERR), statuses(done), done.toString());
+            assertEquals(QpState.ERR, peers.a.qp.state());
+            assertEquals(4, peers.a.counter(Counter.SENT_PKTS), "the retransmission never went out");
+            assertArrayEquals(new byte[8], peers.b.mr.read(0, 8), "nothing reached the peer");
+        }
+    }
+
+    /**
+     * The packets of a long WRITE that wait for the window when its MR is deregistered are not
+     * sent: the WRITE fails with IBV_WC_LOC_QP_OP_ERR after the packets that went out before.
+     */
+    @Test
+    void packetsNotYetSentWhenTheMrIsDeregisteredAreNotSent() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            org.rdmalab.verbs.MemoryRegion source = peers.a.pd.registerMemory(200 * 1024,
+                    org.rdmalab.verbs.AccessFlag.LOCAL_WRITE.value());
+            peers.a.qp.postSend(SendWorkRequest.write(1, source.sge(0, 200 * 1024), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.net.advance(java.time.Duration.ofNanos(1)); // the post reaches the loop; nothing arrives yet
+            assertEquals(SoftQueuePair.MAX_UNACKED_PSNS, peers.a.counter(Counter.SENT_PKTS), "the first window went out");
+            source.close();
+            peers.run();
+            assertEquals(List.of(WcStatus.LOC_QP_OP_ERR), statuses(Peers.drain(peers.a)));
+            assertEquals(SoftQueuePair.MAX_UNACKED_PSNS, peers.a.counter(Counter.SENT_PKTS),
+                    "no packet after the deregistration");
+        }
+    }
+
+    /** A SGE reaching past its MR fails at the packet that reads outside (mr_check_range): IBV_WC_LOC_PROT_ERR. */
+    @Test
+    void aGatherListOutsideItsMrFailsWhereItLeavesTheMr() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            org.rdmalab.verbs.MemoryRegion source = peers.a.pd.registerMemory(1500,
+                    org.rdmalab.verbs.AccessFlag.LOCAL_WRITE.value());
+            peers.a.qp.postSend(SendWorkRequest.write(1, new org.rdmalab.verbs.ScatterGatherElement(source.address(),
+                    2048, source.lkey()), peers.b.mr.address(), peers.b.mr.rkey(), SIGNALED));
+            peers.run();
+            assertEquals(List.of(WcStatus.LOC_PROT_ERR), statuses(Peers.drain(peers.a)));
+            assertEquals(1, peers.a.counter(Counter.SENT_PKTS), "the first 1024 bytes lie inside and went out");
+        }
+    }
+
     // ---- reset: rxe_qp_reset empties the queues ---------------------------------------------
 
     /**
