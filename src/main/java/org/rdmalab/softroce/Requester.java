@@ -307,7 +307,8 @@ final class Requester {
             gatherOffset = offset;
             return wqe.inline;
         }
-        if (!lookUpSges(wqe, offset, length)) {
+        gatherFailure = wqe.lookUp(config.context, config.pd, offset, length, false);
+        if (gatherFailure != null) {
             return null;
         }
         int start = 0;
@@ -327,34 +328,6 @@ final class Requester {
         ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, offset, scratch, 0, length, false);
         gatherOffset = 0;
         return scratch;
-    }
-
-    /** Resolves the SGEs bytes {@code [offset, offset + length)} of the message lie in, or sets {@link #gatherFailure}. */
-    private boolean lookUpSges(SendWqe wqe, int offset, int length) {
-        long start = 0;
-        long end = (long) offset + length;
-        for (int i = 0; i < wqe.lengths.length && start < end; i++) {
-            int segment = wqe.lengths[i];
-            long segmentEnd = start + segment;
-            if (segment > 0 && offset < segmentEnd) {
-                ScatterGatherElement sge = wqe.sges.get(i);
-                SoftMemoryRegion region = config.context.regionByKey(sge.lkey());
-                if (region == null || region.softPd() != config.pd) {
-                    gatherFailure = WcStatus.LOC_QP_OP_ERR;
-                    return false;
-                }
-                long from = Math.max(offset, start) - start;
-                long to = Math.min(end, segmentEnd) - start;
-                if (!region.contains(sge.address() + from, to - from)) {
-                    gatherFailure = WcStatus.LOC_PROT_ERR;
-                    return false;
-                }
-                wqe.regions[i] = region;
-                wqe.offsets[i] = region.offsetOf(sge.address());
-            }
-            start = segmentEnd;
-        }
-        return true;
     }
 
     /** Points the sender back at {@code psn} for a go-back-N retry ({@code req_retry}). */

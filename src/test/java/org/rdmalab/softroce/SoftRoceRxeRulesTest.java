@@ -264,7 +264,11 @@ class SoftRoceRxeRulesTest {
         }
     }
 
-    /** On UC the same refusals drop the message silently (rxe's class D): no NAK, no ERR, the next message lands. */
+    /**
+     * On UC the same refusal drops the message silently (rxe's class D): no NAK, no ERR. soft0
+     * then places the next message in the same receive (rxe drops that one too; see
+     * docs/softroce.md).
+     */
     @Test
     void onUcARefusedPacketDropsItsMessageOnly() throws Exception {
         Peers.Setup setup = new Peers.Setup();
@@ -331,6 +335,35 @@ class SoftRoceRxeRulesTest {
             assertEquals(List.of(WcStatus.LOC_QP_OP_ERR), statuses(Peers.drain(peers.a)));
             assertEquals(SoftQueuePair.MAX_UNACKED_PSNS, peers.a.counter(Counter.SENT_PKTS),
                     "no packet after the deregistration");
+        }
+    }
+
+    /**
+     * A READ's responses are copied where its scatter list's lkeys point when they arrive (rxe's
+     * do_read and do_atomic): a target MR deregistered meanwhile fails the READ or atomic with
+     * IBV_WC_LOC_PROT_ERR instead of writing into the old memory.
+     */
+    @Test
+    void aReadOrAtomicWhoseTargetIsDeregisteredBeforeItsResponseFails() throws Exception {
+        for (boolean read : new boolean[] {true, false}) {
+            try (Peers peers = Peers.simulated()) {
+                org.rdmalab.verbs.MemoryRegion target = peers.a.pd.registerMemory(4096,
+                        org.rdmalab.verbs.AccessFlag.LOCAL_WRITE.value());
+                boolean[] hold = {true};
+                peers.net.intercept((src, dst, datagram) -> hold[0] && src == B ? 0 : 1);
+                peers.a.qp.postSend(read
+                        ? SendWorkRequest.read(1, target.sge(0, 3000), peers.b.mr.address(), peers.b.mr.rkey(),
+                                SIGNALED)
+                        : SendWorkRequest.fetchAdd(1, target.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(), 1,
+                                SIGNALED));
+                peers.net.advance(java.time.Duration.ofMillis(1));
+                target.close();
+                hold[0] = false;
+                peers.run();
+                String what = read ? "READ" : "FETCH_ADD";
+                assertEquals(List.of(WcStatus.LOC_PROT_ERR), statuses(Peers.drain(peers.a)), what);
+                assertEquals(QpState.ERR, peers.a.qp.state(), what);
+            }
         }
     }
 
