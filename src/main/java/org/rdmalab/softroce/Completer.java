@@ -299,6 +299,10 @@ final class Completer {
             return State.COMPST_DONE;
         }
         if (expected > 0) {
+            if (wqe.lookUp(config.context, config.pd, offset, expected, true) != null) {
+                errorStatus = WcStatus.LOC_PROT_ERR; // rxe (do_read): whatever copy_data refuses
+                return State.COMPST_ERROR;
+            }
             ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, offset, packet.buffer(), packet.payloadOffset(),
                     expected, true);
         }
@@ -332,6 +336,10 @@ final class Completer {
         byte[] word = new byte[8];
         for (int i = 0; i < 8; i++) {
             word[i] = (byte) (original >>> (8 * i)); // host (little-endian) order in memory
+        }
+        if (wqe.lookUp(config.context, config.pd, 0, 8, true) != null) {
+            errorStatus = WcStatus.LOC_PROT_ERR; // rxe (do_atomic): whatever copy_data refuses
+            return State.COMPST_ERROR;
         }
         ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, 0, word, 0, 8, true);
         wqe.done = true;

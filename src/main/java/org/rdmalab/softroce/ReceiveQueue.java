@@ -24,7 +24,10 @@ final class ReceiveQueue {
         return queue.poll();
     }
 
-    /** Forgets every receive (reset): no completions. */
+    /**
+     * Forgets every receive (reset): no completions. Frees every slot, also those of the receive
+     * in use and of posts that have not reached the loop yet; call under the QP's post lock.
+     */
     void clear() {
         queue.clear();
         used.set(0);

@@ -10,12 +10,15 @@ final class RecvWqe {
     final long wrId;
     final List<ScatterGatherElement> sges;
     final long capacity;
+    /** {@link QpConfig#generation} when it was posted. */
+    final int generation;
     SoftMemoryRegion[] regions;
     int[] offsets;
     int[] lengths;
     private Boolean valid;
 
-    RecvWqe(ReceiveWorkRequest request) {
+    RecvWqe(ReceiveWorkRequest request, int generation) {
+        this.generation = generation;
         this.wrId = request.wrId();
         this.sges = request.sgList();
         this.capacity = request.totalLength();

@@ -46,6 +46,8 @@ final class Requester {
     private boolean rnrWaiting;
     private int packetsSinceAckRequest;
     private int gatherOffset;
+    /** Why the last {@link #gather} could not read the payload, or null. */
+    private WcStatus gatherFailure;
 
     Requester(QpConfig config, SendQueue sendQueue) {
         this.config = config;
@@ -86,9 +88,16 @@ final class Requester {
         rnrWaiting = false;
     }
 
-    /** Posted work requests reach the send queue ({@code rxe_post_send} then the requester task). */
+    /**
+     * Posted work requests reach the send queue ({@code rxe_post_send} then the requester task).
+     * One posted before a reset that has happened since is dropped without a completion: with
+     * rxe it was in the ring the reset emptied.
+     */
     void enqueue(List<SendWqe> wqes) {
         for (SendWqe wqe : wqes) {
+            if (wqe.generation != config.generation) {
+                continue; // its slot was freed by the reset
+            }
             if (config.state == QpState.ERR || config.closed()) {
                 sendQueue.used.decrementAndGet();
                 config.sendCq.push(WorkCompletion.error(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(),
@@ -111,10 +120,10 @@ final class Requester {
         }
         while (sendIndex < sendQueue.tail) {
             SendWqe wqe = sendQueue.at(sendIndex);
+            if (wqe.done) {
+                break; // failed locally: it waits for the completer, and nothing after it goes out
+            }
             if (!wqe.started) {
-                if (wqe.done) {
-                    break;
-                }
                 if (wqe.readOrAtomic() && rdOutstanding >= config.maxRdAtomic) {
                     break;
                 }
@@ -144,7 +153,12 @@ final class Requester {
             if (config.type == QpType.RC && Psn.diff(psn, completer.ackedPsn()) > MAX_UNACKED_PSNS) {
                 break;
             }
-            sendRequest(wqe, sendPacket);
+            if (!sendRequest(wqe, sendPacket)) {
+                wqe.done = true;
+                wqe.status = gatherFailure;
+                completer.completeWqes();
+                return;
+            }
             if (config.type == QpType.RC) {
                 completer.startTimer();
             }
@@ -167,8 +181,10 @@ final class Requester {
     }
 
     /**
-     * Checks the gather list as the requester reads it: null when usable, else the local error
-     * (rxe finds these when it copies the payload, {@code finish_packet} / {@code copy_data}).
+     * Checks a work request as it starts: null when it may go, else the local error. A SEND's or
+     * WRITE's gather list is not checked here but at each packet, as rxe's {@code copy_data}
+     * looks up the lkeys each time it copies ({@link #gather}). A READ's or atomic's scatter list
+     * is resolved now; rxe resolves it when the response arrives (see docs/softroce.md).
      */
     private WcStatus resolveLocal(SendWqe wqe) {
         if (wqe.length > SoftRoceProfile.MAX_MESSAGE_SIZE) {
@@ -185,13 +201,13 @@ final class Requester {
         for (int i = 0; i < count; i++) {
             ScatterGatherElement sge = wqe.sges.get(i);
             wqe.lengths[i] = sge.length();
-            if (sge.length() == 0) {
+            if (sge.length() == 0 || !needsWrite) {
                 continue;
             }
             SoftMemoryRegion region = config.context.regionByKey(sge.lkey());
             if (region == null || region.softPd() != config.pd
                     || !region.contains(sge.address(), Integer.toUnsignedLong(sge.length()))
-                    || (needsWrite && !region.allows(AccessFlag.LOCAL_WRITE))) {
+                    || !region.allows(AccessFlag.LOCAL_WRITE)) {
                 return WcStatus.LOC_PROT_ERR;
             }
             wqe.regions[i] = region;
@@ -206,9 +222,10 @@ final class Requester {
 
     /**
      * Encodes and sends packet {@code packet} of {@code wqe} ({@code next_opcode},
-     * {@code init_req_packet}, {@code finish_packet}, then {@code rxe_xmit_packet}).
+     * {@code init_req_packet}, {@code finish_packet}, then {@code rxe_xmit_packet}). Returns
+     * false, sending nothing, when the payload cannot be read ({@link #gatherFailure} says why).
      */
-    private void sendRequest(SendWqe wqe, int packet) {
+    private boolean sendRequest(SendWqe wqe, int packet) {
         int psn = Psn.add(wqe.firstPsn, packet);
         int mtu = config.mtu;
         int destQpn = config.destQpn;
@@ -259,6 +276,9 @@ final class Requester {
                 int offset = packet * mtu;
                 int length = (int) Math.min(mtu, wqe.length - offset);
                 byte[] data = gather(wqe, offset, length);
+                if (gatherFailure != null) {
+                    return false;
+                }
                 // rxe (init_req_packet): SE only on the last packet of a SEND or a WRITE_WITH_IMM.
                 boolean solicited = last && (!write || imm) && SendFlag.has(wqe.flags, SendFlag.SOLICITED);
                 RocePacketEncoder.encode(out, opcode(op), destQpn, psn, ackRequest, solicited, reth, null, null, null,
@@ -266,10 +286,19 @@ final class Requester {
             }
         }
         config.transmit();
+        return true;
     }
 
-    /** The array holding bytes {@code [offset, offset + length)} of the message; sets {@link #gatherOffset}. */
+    /**
+     * The array holding bytes {@code [offset, offset + length)} of the message; sets
+     * {@link #gatherOffset}. As rxe's {@code copy_data} does for every packet, first, and
+     * retransmitted, it looks up the lkey of each SGE the packet reads: a key that no longer
+     * names a region of the QP's PD (deregistered, say) fails the work request with
+     * IBV_WC_LOC_QP_OP_ERR ({@code lookup_mr} fails, -EINVAL), a range outside the region with
+     * IBV_WC_LOC_PROT_ERR ({@code mr_check_range}, -EFAULT); then {@link #gatherFailure} is set.
+     */
     private byte[] gather(SendWqe wqe, int offset, int length) {
+        gatherFailure = null;
         if (length == 0) {
             gatherOffset = 0;
             return null;
@@ -277,6 +306,10 @@ final class Requester {
         if (wqe.inline != null) {
             gatherOffset = offset;
             return wqe.inline;
+        }
+        gatherFailure = wqe.lookUp(config.context, config.pd, offset, length, false);
+        if (gatherFailure != null) {
+            return null;
         }
         int start = 0;
         for (int i = 0; i < wqe.lengths.length; i++) {

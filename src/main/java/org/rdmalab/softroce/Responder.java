@@ -44,7 +44,7 @@ final class Responder {
         RESPST_CHK_OP_VALID,
         /** May a READ or atomic be answered: not with max_dest_rd_atomic 0 ({@code check_resource}). */
         RESPST_CHK_RESOURCE,
-        /** Is the payload as long as its position requires ({@code check_length})? */
+        /** Is the payload as long as its position requires ({@code rxe_resp_check_length})? */
         RESPST_CHK_LENGTH,
         /** SEND and WRITE data placed ({@code execute}, {@code send_data_in}, {@code write_data_in}). */
         RESPST_EXECUTE,
@@ -130,9 +130,16 @@ final class Responder {
         config.recvCq.push(WorkCompletion.error(recv.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, config.qpn), false);
     }
 
-    /** Posted receives reach the receive queue ({@code rxe_post_recv}); in ERR they are flushed. */
+    /**
+     * Posted receives reach the receive queue ({@code rxe_post_recv}); in ERR they are flushed.
+     * One posted before a reset that has happened since is dropped without a completion, as
+     * rxe's reset empties the queue it was in.
+     */
     void enqueue(List<RecvWqe> wqes) {
         for (RecvWqe wqe : wqes) {
+            if (wqe.generation != config.generation) {
+                continue; // its slot was freed by the reset
+            }
             if (config.state == QpState.ERR || config.closed()) {
                 flushRecv(wqe);
             } else {
@@ -237,7 +244,7 @@ final class Responder {
                 case RESPST_CHK_OP_SEQ -> checkOpSeq(op, psn, uc);
                 case RESPST_CHK_OP_VALID -> checkOpValid(op, psn, uc);
                 case RESPST_CHK_RESOURCE -> checkResource(op, psn, uc);
-                case RESPST_CHK_LENGTH -> checkLength(op, packet.payloadLength(), psn, uc);
+                case RESPST_CHK_LENGTH -> checkLength(packet, psn, uc);
                 case RESPST_READ_REPLY -> readReply(packet, psn, uc);
                 case RESPST_ATOMIC_REPLY -> atomicReply(packet, psn, uc);
                 case RESPST_EXECUTE -> (op.isSend() ? sendDataIn(packet, psn, uc) : writeDataIn(packet, psn, uc))
@@ -293,11 +300,32 @@ final class Responder {
         return State.RESPST_CHK_LENGTH;
     }
 
-    /** {@code check_length}: at most one MTU, exactly one MTU on FIRST and MIDDLE. */
-    private State checkLength(Opcode op, int payload, int psn, boolean uc) {
+    /**
+     * {@code rxe_resp_check_length} (IBA C9-92, C9-94): a SEND or WRITE packet's payload is exactly
+     * one MTU on FIRST and MIDDLE, at most one on ONLY, and between 1 byte and one MTU on LAST (a
+     * zero-length LAST is refused); a RETH's DMA length is at most 2^31. A failure is rxe's
+     * {@code RESPST_ERR_LENGTH}: on RC a NAK invalid request, the receive in use completes with
+     * IBV_WC_REM_INV_REQ_ERR and the QP goes to ERR; on UC the message is dropped.
+     */
+    private State checkLength(RocePacket packet, int psn, boolean uc) {
+        Opcode op = packet.opcode();
         int mtu = config.mtu;
-        if (payload > mtu || ((op.isFirst() || op.isMiddle()) && payload != mtu)) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.LOC_LEN_ERR, uc);
+        int payload = packet.payloadLength();
+        boolean bad = false;
+        if (op.hasPayload()) {
+            if (op.isOnly()) {
+                bad = payload > mtu;
+            } else if (op.isFirst() || op.isMiddle()) {
+                bad = payload != mtu;
+            } else if (op.isLast()) {
+                bad = payload == 0 || payload > mtu;
+            }
+        }
+        if (op.hasReth() && packet.reth().dmaLengthUnsigned() > (1L << 31)) {
+            bad = true;
+        }
+        if (bad) {
+            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
             return State.RESPST_DONE;
         }
         if (op.isReadRequest()) {
@@ -397,8 +425,8 @@ final class Responder {
             writeRemaining = length;
             writeLength = length;
         }
-        if (payload > writeRemaining || (ends && payload != writeRemaining)) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
+        if (!writeLengthFits(packet, payload, ends)) {
+            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
             return false;
         }
         if (payload > 0) {
@@ -423,6 +451,24 @@ final class Responder {
             inProgress = IN_WRITE;
         }
         return true;
+    }
+
+    /**
+     * The length and PadCnt checks rxe makes on a WRITE packet against what is left of the RETH's
+     * DMA length ({@code check_rkey}, failing as {@code RESPST_ERR_LENGTH}): while more than one
+     * MTU is left the packet carries exactly one MTU and no pad; the packet that ends the WRITE
+     * carries all that is left, with PadCnt {@code (-left) & 3}. A WRITE of length 0 is not
+     * checked, as rxe skips it.
+     */
+    private boolean writeLengthFits(RocePacket packet, int payload, boolean ends) {
+        if (writeLength == 0) {
+            return payload == 0;
+        }
+        int pad = packet.bth().padCount();
+        if (writeRemaining > config.mtu) {
+            return payload == config.mtu && pad == 0 && !ends;
+        }
+        return payload == writeRemaining && pad == ((int) -writeRemaining & 3);
     }
 
     /** {@code read_reply}: saves the READ as a resource, reserves its PSNs and sends the responses. */

@@ -45,7 +45,10 @@ final class SendQueue {
         return wqe;
     }
 
-    /** Forgets every work request (reset): no completions. */
+    /**
+     * Forgets every work request (reset): no completions. Frees every slot, also those of posts
+     * that have not reached the loop yet (they are dropped there); call under the QP's post lock.
+     */
     void clear() {
         for (long i = head; i < tail; i++) {
             ring[(int) (i % ring.length)] = null;

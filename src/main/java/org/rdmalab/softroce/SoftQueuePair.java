@@ -85,9 +85,11 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
      * {@code ibv_create_qp} (rxe: {@code rxe_create_qp}, {@code rxe_qp_chk_init}, {@code rxe_qp_from_init}):
      * EOPNOTSUPP for UD and other types, EINVAL for a CQ of another context
      * or capabilities beyond rxe's limits. Starts the device's transport (binds its UDP socket) on
-     * the first QP, which can fail with EADDRINUSE. The granted capabilities follow rxe: the
-     * inline size and SGE count both grow to fill the send WQE ({@code max(16 × max_send_sge,
-     * max_inline_data)} bytes).
+     * the first QP, which can fail with EADDRINUSE. The granted capabilities follow rxe
+     * ({@code rxe_init_sq}, {@code rxe_init_rq}): the inline size and SGE count both grow to fill
+     * the send WQE ({@code max(16 × max_send_sge, max_inline_data)} bytes), and each queue's depth
+     * is rounded up to {@code 2^k - 1} ({@link SoftRoceProfile#queueDepth}); the QP reports the
+     * granted values.
      */
     static SoftQueuePair create(SoftProtectionDomain pd, QpInitAttributes init) throws VerbsException {
         String verb = "ibv_create_qp";
@@ -105,7 +107,8 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         checkCap(cap.maxRecvSge(), SoftRoceProfile.MAX_SGE, "max_recv_sge");
         checkCap(cap.maxInlineData(), SoftRoceProfile.MAX_INLINE_DATA, "max_inline_data");
         int wqeBytes = Math.max(16 * cap.maxSendSge(), cap.maxInlineData());
-        QpCapabilities granted = new QpCapabilities(cap.maxSendWr(), cap.maxRecvWr(),
+        QpCapabilities granted = new QpCapabilities(SoftRoceProfile.queueDepth(cap.maxSendWr()),
+                SoftRoceProfile.queueDepth(cap.maxRecvWr()),
                 Math.min(SoftRoceProfile.MAX_SGE, wqeBytes / 16), cap.maxRecvSge(), wqeBytes);
         SoftTransport transport = context.transport(verb);
         SoftQueuePair qp = new SoftQueuePair(pd, transport, context.allocateQpNumber(), init.type(), sendCq, recvCq,
@@ -417,17 +420,20 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         String verb = "ibv_post_send";
         List<SendWqe> accepted = new ArrayList<>(requests.size());
         VerbsException failure = null;
-        for (SendWorkRequest request : requests) {
-            try {
-                QpState now = config.state;
-                if (now == QpState.RESET || now == QpState.INIT || now == QpState.RTR) {
-                    throw new VerbsException(verb, Errno.EINVAL, "the QP is in " + now
-                            + "; the send queue accepts work requests from RTS on");
+        synchronized (config.postLock) {
+            int generation = config.generation;
+            for (SendWorkRequest request : requests) {
+                try {
+                    QpState now = config.state;
+                    if (now == QpState.RESET || now == QpState.INIT || now == QpState.RTR) {
+                        throw new VerbsException(verb, Errno.EINVAL, "the QP is in " + now
+                                + "; the send queue accepts work requests from RTS on");
+                    }
+                    accepted.add(checkSend(request, generation));
+                } catch (VerbsException e) {
+                    failure = e;
+                    break;
                 }
-                accepted.add(checkSend(request));
-            } catch (VerbsException e) {
-                failure = e;
-                break;
             }
         }
         if (!accepted.isEmpty()) {
@@ -438,7 +444,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         }
     }
 
-    private SendWqe checkSend(SendWorkRequest request) throws VerbsException {
+    private SendWqe checkSend(SendWorkRequest request, int generation) throws VerbsException {
         String verb = "ibv_post_send";
         WrOpcode opcode = request.opcode();
         boolean supported = switch (opcode) {
@@ -489,7 +495,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             }
         } while (!sendQueue.used.compareAndSet(used, used + 1));
         boolean signaled = sqSigAll || request.signaled();
-        return new SendWqe(request, signaled, inline, length);
+        return new SendWqe(request, signaled, inline, length, generation);
     }
 
     /** {@code ibv_post_recv} (rxe: {@code rxe_post_recv}, {@code post_one_recv}): EINVAL in RESET, for too many SGEs or 2 GiB or more, ENOMEM when the receive queue is full. */
@@ -499,29 +505,32 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         String verb = "ibv_post_recv";
         List<RecvWqe> accepted = new ArrayList<>(requests.size());
         VerbsException failure = null;
-        for (ReceiveWorkRequest request : requests) {
-            if (config.state == QpState.RESET) {
-                failure = new VerbsException(verb, Errno.EINVAL, "the QP is in RESET; the receive queue accepts work "
-                        + "requests from INIT on");
-                break;
+        synchronized (config.postLock) {
+            int generation = config.generation;
+            for (ReceiveWorkRequest request : requests) {
+                if (config.state == QpState.RESET) {
+                    failure = new VerbsException(verb, Errno.EINVAL, "the QP is in RESET; the receive queue accepts work "
+                            + "requests from INIT on");
+                    break;
+                }
+                if (request.sgList().size() > capabilities.maxRecvSge()) {
+                    failure = new VerbsException(verb, Errno.EINVAL, "num_sge " + request.sgList().size()
+                            + " is above the QP's max_recv_sge " + capabilities.maxRecvSge());
+                    break;
+                }
+                if (request.totalLength() >= SoftRoceProfile.MAX_MESSAGE_SIZE) {
+                    failure = new VerbsException(verb, Errno.EINVAL, "the scatter list holds " + request.totalLength()
+                            + " bytes; a message is at most 2^31 - 1 bytes");
+                    break;
+                }
+                int used = receiveQueue.used.get();
+                if (used >= capabilities.maxRecvWr() || !receiveQueue.used.compareAndSet(used, used + 1)) {
+                    failure = new VerbsException(verb, Errno.ENOMEM, "the receive queue is full: max_recv_wr "
+                            + capabilities.maxRecvWr() + " work requests are posted");
+                    break;
+                }
+                accepted.add(new RecvWqe(request, generation));
             }
-            if (request.sgList().size() > capabilities.maxRecvSge()) {
-                failure = new VerbsException(verb, Errno.EINVAL, "num_sge " + request.sgList().size()
-                        + " is above the QP's max_recv_sge " + capabilities.maxRecvSge());
-                break;
-            }
-            if (request.totalLength() >= SoftRoceProfile.MAX_MESSAGE_SIZE) {
-                failure = new VerbsException(verb, Errno.EINVAL, "the scatter list holds " + request.totalLength()
-                        + " bytes; a message is at most 2^31 - 1 bytes");
-                break;
-            }
-            int used = receiveQueue.used.get();
-            if (used >= capabilities.maxRecvWr() || !receiveQueue.used.compareAndSet(used, used + 1)) {
-                failure = new VerbsException(verb, Errno.ENOMEM, "the receive queue is full: max_recv_wr "
-                        + capabilities.maxRecvWr() + " work requests are posted");
-                break;
-            }
-            accepted.add(new RecvWqe(request));
         }
         if (!accepted.isEmpty()) {
             config.loop.execute(() -> responder.enqueue(accepted));
@@ -538,7 +547,6 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             config.loop.call("ibv_destroy_qp", LOOP_TIMEOUT, () -> {
                 config.transport.unregister(this);
                 resetOnLoop();
-                config.state = QpState.RESET;
                 return null;
             });
         } catch (VerbsException e) {
@@ -604,10 +612,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             completer.setPsn(attr.sqPsn());
         }
         switch (to) {
-            case RESET -> {
-                resetOnLoop();
-                config.state = QpState.RESET;
-            }
+            case RESET -> resetOnLoop();
             case ERR -> enterError(null, null);
             case RTR -> {
                 if (from == QpState.INIT) {
@@ -627,12 +632,19 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         }
     }
 
-    /** Back to RESET's empty queues ({@code rxe_qp_reset}); work requests vanish without completions. */
+    /**
+     * To RESET with empty queues ({@code rxe_qp_reset}); work requests vanish without
+     * completions, also those posted before the reset that have not reached the loop yet.
+     */
     private void resetOnLoop() {
-        sendQueue.clear();
-        requester.reset();
-        completer.reset();
-        responder.reset();
+        synchronized (config.postLock) {
+            config.generation++;
+            sendQueue.clear();
+            requester.reset();
+            completer.reset();
+            responder.reset();
+            config.state = QpState.RESET;
+        }
     }
 
     /**

@@ -149,7 +149,11 @@ final class SoftRoceContext extends ResourceNode implements Context, PacketObser
         return new SoftCompletionChannel(this);
     }
 
-    /** {@code ibv_create_cq}: EINVAL when {@code cqe} is outside 1..max_cqe or the channel is foreign. */
+    /**
+     * {@code ibv_create_cq}: EINVAL when {@code cqe} is outside 1..max_cqe or the channel is
+     * foreign. The CQ holds {@code cqe} rounded up to {@code 2^k - 1} entries, as with rxe, and
+     * {@link CompletionQueue#capacity()} reports that.
+     */
     @Override
     public CompletionQueue createCq(int cqe, CompletionChannel channel, int compVector) throws VerbsException {
         ensureOpen();
@@ -169,7 +173,9 @@ final class SoftRoceContext extends ResourceNode implements Context, PacketObser
             }
             softChannel = c;
         }
-        return new SoftCompletionQueue(this, cqe, softChannel, nextCqHandle.getAndIncrement());
+        // rxe (rxe_cq_from_init): the queue holds 2^k - 1 entries, at least cqe, and cq->cqe says how many.
+        return new SoftCompletionQueue(this, SoftRoceProfile.queueDepth(cqe), softChannel,
+                nextCqHandle.getAndIncrement());
     }
 
     // ---- memory regions ------------------------------------------------------------------

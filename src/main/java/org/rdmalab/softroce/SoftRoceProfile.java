@@ -37,6 +37,23 @@ public final class SoftRoceProfile {
     /** rxe's outstanding RDMA READ / atomic limit. */
     public static final int MAX_RD_ATOMIC = 128;
 
+    /**
+     * The usable depth of a queue asked for {@code requested} entries, as rxe grants it: its
+     * queues ({@code rxe_queue_init}) have a power-of-two number of slots, at least
+     * {@code requested + 1}, and one slot stays empty, so the depth is {@code 2^k - 1}
+     * (1 gives 1, 2 gives 3, 16 gives 31, 0 gives 0). {@code ibv_create_qp} returns it as
+     * {@code max_send_wr} / {@code max_recv_wr}, {@code ibv_query_qp} reports it, and
+     * {@code ibv_create_cq} returns it as {@code cqe}.
+     */
+    static int queueDepth(int requested) {
+        int slots = requested + 1;
+        int power = Integer.highestOneBit(slots);
+        if (power < slots) {
+            power <<= 1;
+        }
+        return power - 1;
+    }
+
     /** The largest header rxe puts in front of a payload, taken off the link MTU. */
     static final int MAX_HEADER_LENGTH = 80;
 

@@ -11,7 +11,10 @@ import java.util.concurrent.locks.LockSupport;
  */
 public interface CompletionQueue extends AutoCloseable {
 
-    /** The number of entries ({@code cq->cqe}). */
+    /**
+     * The number of entries the device granted ({@code cq->cqe}), which may be more than asked
+     * for: rxe rounds up to {@code 2^k - 1}, NICs to their own sizes.
+     */
     int capacity();
 
     /** The channel it reports to, or null. */

@@ -23,7 +23,11 @@ public interface QueuePair extends AutoCloseable {
     /** The receive CQ. */
     CompletionQueue recvCq();
 
-    /** The capabilities granted at creation. */
+    /**
+     * The capabilities granted at creation, as {@code ibv_create_qp} writes them back into
+     * {@code qp_init_attr.cap}: they may exceed the request (rxe rounds queue depths up to
+     * {@code 2^k - 1} and grows inline data and SGEs to fill a WQE).
+     */
     QpCapabilities capabilities();
 
     /**

@@ -135,10 +135,13 @@ class SoftRoceVerbsTest {
             assertEquals(Errno.EINVAL, e.errno());
             assertTrue(e.getMessage().startsWith("ibv_post_recv failed: EINVAL (22, Invalid argument): the QP is in RESET"));
             qp.modify(new QpAttributes().state(QpState.INIT).portNum(1), INIT_MASK);
-            qp.postRecv(ReceiveWorkRequest.of(1, mr.sge()));
-            qp.postRecv(ReceiveWorkRequest.of(2, mr.sge()));
-            e = assertThrows(VerbsException.class, () -> qp.postRecv(ReceiveWorkRequest.of(3, mr.sge())));
+            assertEquals(3, qp.capabilities().maxRecvWr(), "max_recv_wr 2 is granted as 3, as rxe rounds it");
+            for (int i = 1; i <= 3; i++) {
+                qp.postRecv(ReceiveWorkRequest.of(i, mr.sge()));
+            }
+            e = assertThrows(VerbsException.class, () -> qp.postRecv(ReceiveWorkRequest.of(4, mr.sge())));
             assertEquals(Errno.ENOMEM, e.errno());
+            assertTrue(e.getMessage().contains("max_recv_wr 3 work requests are posted"), e.getMessage());
             e = assertThrows(VerbsException.class, () -> qp.postSend(SendWorkRequest.send(1, mr.sge(), 0)));
             assertEquals(Errno.EINVAL, e.errno());
             assertTrue(e.getMessage().contains("the QP is in INIT"), e.getMessage());
@@ -156,8 +159,42 @@ class SoftRoceVerbsTest {
             assertTrue(e.getMessage().contains("above the QP's max_inline_data 16"), e.getMessage());
             e = assertThrows(VerbsException.class, () -> qp.postSend(java.util.List.of(
                     SendWorkRequest.send(1, mr.sge(0, 8), 0), SendWorkRequest.send(2, mr.sge(0, 8), 0),
-                    SendWorkRequest.send(3, mr.sge(0, 8), 0))));
+                    SendWorkRequest.send(3, mr.sge(0, 8), 0), SendWorkRequest.send(4, mr.sge(0, 8), 0))));
             assertEquals(Errno.ENOMEM, e.errno());
+            assertTrue(e.getMessage().contains("max_send_wr 3 work requests are outstanding"), e.getMessage());
+        }
+    }
+
+    /**
+     * rxe's queues have 2^k slots with one kept free (rxe_queue_init): the depths ibv_create_qp and
+     * ibv_create_cq grant, and ibv_query_qp reports, are the request rounded up to 2^k - 1.
+     */
+    @Test
+    void queueDepthsAreRoundedUpAsRxeGrantsThem() throws Exception {
+        SimulatedNetwork net = new SimulatedNetwork();
+        try (Context context = simulatedDevice(net).open()) {
+            ProtectionDomain pd = context.allocatePd();
+            int[][] cqes = {{1, 1}, {2, 3}, {3, 3}, {4, 7}, {16, 31}, {31, 31}, {4096, 8191}, {32767, 32767}};
+            for (int[] cqe : cqes) {
+                assertEquals(cqe[1], context.createCq(cqe[0], null, 0).capacity(), "cqe " + cqe[0]);
+            }
+            CompletionQueue cq = context.createCq(1, null, 0);
+            int[][] depths = {{0, 0}, {1, 1}, {2, 3}, {7, 7}, {8, 15}, {100, 127}, {16384, 32767}};
+            for (int[] depth : depths) {
+                QueuePair qp = pd.createQp(new QpInitAttributes(QpType.RC, cq, cq,
+                        new QpCapabilities(depth[0], depth[0], 1, 1, 0), false));
+                String what = "max_send_wr/max_recv_wr " + depth[0];
+                assertEquals(depth[1], qp.capabilities().maxSendWr(), what);
+                assertEquals(depth[1], qp.capabilities().maxRecvWr(), what);
+                assertEquals(depth[1], qp.query(0).capabilities().maxSendWr(), what + ", ibv_query_qp");
+                assertEquals(depth[1], qp.query(0).capabilities().maxRecvWr(), what + ", ibv_query_qp");
+                qp.close();
+            }
+            VerbsException e = assertThrows(VerbsException.class, () -> pd.createQp(new QpInitAttributes(QpType.RC,
+                    cq, cq, new QpCapabilities(16385, 1, 1, 1, 0), false)));
+            assertTrue(e.getMessage().contains("max_send_wr 16385 is outside 0..16384"), e.getMessage());
+            e = assertThrows(VerbsException.class, () -> context.createCq(32768, null, 0));
+            assertEquals(Errno.EINVAL, e.errno());
         }
     }
 
