@@ -175,8 +175,8 @@ final class SoftTransport implements Fabric.Receiver {
         // Captured before the send: once the datagram is out, the peer's reply may reach a shared
         // capture first, and a request must never appear after its response.
         if (capture != null) {
-            capture.write(epochNanos(), localIp, localPort, destinationIp, peerPort, tos, ttl, buffer, offset, length,
-                    true);
+            capture.write(epochNanos(), localIp, localPort, destinationIp, peerPort, endpoint.sentTos(tos),
+                    endpoint.sentTtl(ttl), buffer, offset, length, true);
         }
         if (!endpoint.send(destinationIp, peerPort, buffer, offset, length)) {
             count(Counter.SEND_DROPPED);
