@@ -71,7 +71,7 @@ final class CaptureTap {
 
     /** Writes one datagram; a received one is skipped when its sender writes to the same file. */
     void write(long epochNanos, int source, int sourcePort, int destination, int destinationPort, int tos, int ttl,
-               byte[] buffer, int offset, int length, boolean sent) {
+               int ipId, byte[] buffer, int offset, int length, boolean sent) {
         if (!sent) {
             synchronized (OPEN) {
                 if (shared.endpoints.contains(key(source, sourcePort))) {
@@ -79,8 +79,8 @@ final class CaptureTap {
                 }
             }
         }
-        shared.writer.write(epochNanos, source, sourcePort, destination, destinationPort, tos, ttl, buffer, offset,
-                length);
+        shared.writer.write(epochNanos, source, sourcePort, destination, destinationPort, tos, ttl, ipId, buffer,
+                offset, length);
     }
 
     /** Leaves the file; the last user closes it. Idempotent. */

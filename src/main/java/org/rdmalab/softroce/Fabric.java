@@ -40,6 +40,19 @@ interface Fabric {
          */
         boolean send(int destinationIp, int destinationPort, byte[] buffer, int offset, int length);
 
+        /**
+         * The IPv4 TOS and TTL the datagrams really carry for a QP that asked for {@code tos} and
+         * {@code ttl} (a capture shows these); by default what was asked.
+         */
+        default int sentTos(int tos) {
+            return tos;
+        }
+
+        /** See {@link #sentTos}. */
+        default int sentTtl(int ttl) {
+            return ttl;
+        }
+
         /** Unbinds and stops the loop (waits a bounded time for its thread). Idempotent. */
         @Override
         void close();

@@ -52,8 +52,12 @@ public final class SoftRoceDevice implements Device {
 
     @Override
     public String description() {
-        return "software RoCE v2 on " + profile.address().getHostAddress() + " UDP " + profile.udpPort()
-                + (fabric instanceof SimulatedNetwork ? " (simulated network)" : "");
+        String text = "software RoCE v2 on " + profile.address().getHostAddress() + " UDP " + profile.udpPort();
+        if (fabric instanceof SimulatedNetwork) {
+            return text + " (simulated network)";
+        }
+        WireSocket.Setup wire = WireSocket.probe();
+        return wire.fixedId() ? text : text + "; wire interop with kernel rxe off: " + wire.problem();
     }
 
     /** {@code ibv_open_device}: binds nothing yet. */

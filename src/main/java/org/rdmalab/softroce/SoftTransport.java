@@ -175,8 +175,8 @@ final class SoftTransport implements Fabric.Receiver {
         // Captured before the send: once the datagram is out, the peer's reply may reach a shared
         // capture first, and a request must never appear after its response.
         if (capture != null) {
-            capture.write(epochNanos(), localIp, localPort, destinationIp, peerPort, tos, ttl, buffer, offset, length,
-                    true);
+            capture.write(epochNanos(), localIp, localPort, destinationIp, peerPort, endpoint.sentTos(tos),
+                    endpoint.sentTtl(ttl), 0, buffer, offset, length, true);
         }
         if (!endpoint.send(destinationIp, peerPort, buffer, offset, length)) {
             count(Counter.SEND_DROPPED);
@@ -193,8 +193,14 @@ final class SoftTransport implements Fabric.Receiver {
 
     @Override
     public void onDatagram(int sourceIp, int sourcePort, byte[] buffer, int offset, int length) {
+        // The socket does not show the IPv4 ID: 0 from software devices (and any sender whose socket
+        // is set like this one's), another value from kernel rxe and NICs, found from the ICRC
+        // (Icrc.recoverIpv4Id; a 16-bit check remains). -1: no ID makes the ICRC match.
+        int ipId = Icrc.verifyCanonicalIpv4(sourceIp, localIp, sourcePort, localPort, buffer, offset, length) ? 0
+                : Icrc.recoverIpv4Id(sourceIp, localIp, sourcePort, localPort, buffer, offset, length);
         if (capture != null) {
-            capture.write(epochNanos(), sourceIp, sourcePort, localIp, localPort, 0, 64, buffer, offset, length, false);
+            capture.write(epochNanos(), sourceIp, sourcePort, localIp, localPort, 0, 64, Math.max(ipId, 0), buffer,
+                    offset, length, false);
         }
         RocePacket packet;
         try {
@@ -207,7 +213,7 @@ final class SoftTransport implements Fabric.Receiver {
             }
             return;
         }
-        if (!Icrc.verifyCanonicalIpv4(sourceIp, localIp, sourcePort, localPort, buffer, offset, length)) {
+        if (ipId < 0) {
             count(Counter.RCVD_ICRC_ERR);
             drop(packet, sourceIp, sourcePort, "ICRC mismatch");
             return;

@@ -48,10 +48,16 @@ final class UdpFabric implements Fabric {
             channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
             channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER);
             channel.bind(new InetSocketAddress(address, port));
+            // IPv4 ID 0 and DF on every datagram: the header the ICRC is computed over (WireSocket).
+            WireSocket.Setup wire = WireSocket.configure(channel);
+            if (!wire.fixedId()) {
+                LOG.fine(() -> name + ": the kernel chooses the IPv4 ID, so kernel rxe will drop this device's packets: "
+                        + wire.problem());
+            }
             channel.configureBlocking(false);
             selector = Selector.open();
             channel.register(selector, SelectionKey.OP_READ);
-            UdpLoop loop = new UdpLoop(name, channel, selector, receiver);
+            UdpLoop loop = new UdpLoop(name, channel, selector, receiver, wire.ttl());
             loop.start();
             return loop;
         } catch (BindException e) {
@@ -96,6 +102,7 @@ final class UdpFabric implements Fabric {
         private final Receiver receiver;
         private final Thread thread;
         private final int localPort;
+        private final int ttl;
         private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
         private final AtomicBoolean sleeping = new AtomicBoolean();
         private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
@@ -105,8 +112,9 @@ final class UdpFabric implements Fabric {
         private volatile boolean running = true;
         private long timerSequence;
 
-        UdpLoop(String name, DatagramChannel channel, Selector selector, Receiver receiver) throws IOException {
+        UdpLoop(String name, DatagramChannel channel, Selector selector, Receiver receiver, int ttl) throws IOException {
             this.channel = channel;
+            this.ttl = ttl;
             this.selector = selector;
             this.receiver = receiver;
             this.localPort = ((InetSocketAddress) channel.getLocalAddress()).getPort();
@@ -126,6 +134,18 @@ final class UdpFabric implements Fabric {
         @Override
         public int localPort() {
             return localPort;
+        }
+
+        /** The socket sets no IP_TOS: every datagram carries TOS 0, whatever the QP's traffic class. */
+        @Override
+        public int sentTos(int tos) {
+            return 0;
+        }
+
+        /** The socket's IP_TTL (the route's default, 64 on Linux), whatever the QP's hop limit: rxe does the same. */
+        @Override
+        public int sentTtl(int requested) {
+            return ttl;
         }
 
         @Override

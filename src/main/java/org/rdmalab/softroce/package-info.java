@@ -12,7 +12,9 @@
  * {@code SoftTransport}), the fabrics packets travel on (real UDP, or
  * {@link org.rdmalab.softroce.SimulatedNetwork} with a virtual clock for tests), the
  * {@link org.rdmalab.softroce.FaultInjector}, the capture tap and the port
- * {@link org.rdmalab.softroce.Counter}s.
+ * {@link org.rdmalab.softroce.Counter}s. {@code WireSocket} (with the jnr-ffi interface
+ * {@link org.rdmalab.softroce.SocketCalls}) sets the UDP socket so that the kernel sends the IPv4
+ * header the ICRC covers (ID 0, DF), which lets kernel rxe take soft0's packets.
  *
  * <p>Threads: each opened device context owns one transport thread (named like
  * {@code soft0@127.0.0.1 transport}), started with its first QP. Every QP's protocol state,

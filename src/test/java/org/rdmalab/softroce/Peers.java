@@ -95,9 +95,15 @@ final class Peers implements AutoCloseable {
 
     /** Over real UDP: devices on 127.0.0.1 and 127.0.0.2 at {@code port}. */
     static Peers udp(Setup setup, int port, java.nio.file.Path capture) throws VerbsException {
+        return udp(setup, "127.0.0.1", "127.0.0.2", port, capture);
+    }
+
+    /** Over real UDP: devices on {@code addressA} and {@code addressB} at {@code port}. */
+    static Peers udp(Setup setup, String addressA, String addressB, int port, java.nio.file.Path capture)
+            throws VerbsException {
         DeviceOptions base = DeviceOptions.defaults().withUdpPort(port).withCapture(capture);
-        Device da = SoftRoceProvider.udpDevice(base.withAddress(DeviceOptions.parseAddress("127.0.0.1")).withFaults(setup.faultsA));
-        Device db = SoftRoceProvider.udpDevice(base.withAddress(DeviceOptions.parseAddress("127.0.0.2")).withFaults(setup.faultsB));
+        Device da = SoftRoceProvider.udpDevice(base.withAddress(DeviceOptions.parseAddress(addressA)).withFaults(setup.faultsA));
+        Device db = SoftRoceProvider.udpDevice(base.withAddress(DeviceOptions.parseAddress(addressB)).withFaults(setup.faultsB));
         Side sa = open(da, setup);
         Side sb;
         try {

@@ -84,8 +84,14 @@ public final class PcapWriter implements AutoCloseable {
     }
 
     /** {@link #write(long, Inet4Address, int, Inet4Address, int, int, int, byte[], int, int)} with int addresses. */
+    public void write(long epochNanos, int srcAddress, int srcPort, int dstAddress, int dstPort, int tos, int ttl,
+                      byte[] udpPayload, int off, int len) {
+        write(epochNanos, srcAddress, srcPort, dstAddress, dstPort, tos, ttl, 0, udpPayload, off, len);
+    }
+
+    /** As the int-address form, with IPv4 identification {@code ipId} (a received packet's, when known). */
     public synchronized void write(long epochNanos, int srcAddress, int srcPort, int dstAddress, int dstPort, int tos,
-                                   int ttl, byte[] udpPayload, int off, int len) {
+                                   int ttl, int ipId, byte[] udpPayload, int off, int len) {
         if (closed || failure != null) {
             return;
         }
@@ -102,7 +108,7 @@ public final class PcapWriter implements AutoCloseable {
         b.putShort((short) 0x0200).putInt(dstAddress); // destination MAC 02:00:a:b:c:d
         b.putShort((short) 0x0200).putInt(srcAddress); // source MAC
         b.putShort((short) 0x0800); // IPv4
-        Ipv4Header.write(b, srcAddress, dstAddress, UDP + len, tos, ttl);
+        Ipv4Header.write(b, srcAddress, dstAddress, UDP + len, tos, ttl, ipId);
         b.putShort((short) srcPort);
         b.putShort((short) dstPort);
         b.putShort((short) (UDP + len));

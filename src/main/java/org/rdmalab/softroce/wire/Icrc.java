@@ -2,6 +2,7 @@ package org.rdmalab.softroce.wire;
 
 import java.net.Inet4Address;
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.zip.CRC32;
 
 /**
@@ -18,9 +19,14 @@ import java.util.zip.CRC32;
  * The 32-bit value goes on the wire least significant byte first; {@link #read} and
  * {@link #write} use that order, so values compare directly with {@link #compute}.
  *
- * <p>The software device cannot choose the IPv4 identification its kernel UDP socket sends, so it
- * computes the ICRC over a canonical IPv4 header instead ({@link Ipv4Header#canonical}: ID 0, DF)
- * and writes that same header into captures (rocev2.md "A limit that shapes the design").
+ * <p>The software device computes its ICRC over a canonical IPv4 header ({@link Ipv4Header#canonical}:
+ * ID 0, DF), and its socket is set so that the kernel sends exactly that header (see the device's
+ * {@code WireSocket}). A received packet's IPv4 identification is not visible to a UDP socket,
+ * though, and kernel rxe sends a non-zero, changing one. {@link #recoverIpv4Id} finds it from the
+ * ICRC itself: the CRC is linear, so the 16 ID bits follow from the 32-bit ICRC, and the other 16
+ * bits still check the packet. Such a packet is therefore checked by a 16-bit code instead of a
+ * 32-bit one: a corrupted packet passes with a chance of 1 in 65536 instead of 1 in 2<sup>32</sup>
+ * (the Ethernet FCS and, where present, the UDP checksum still guard the link).
  *
  * <p>Thread-safe: each thread uses its own {@link CRC32} and scratch array; no allocation per call
  * except in the {@link Inet4Address} forms ({@link Inet4Address#getAddress()} copies).
@@ -153,6 +159,104 @@ public final class Icrc {
         }
         int expected = forCanonicalIpv4(src, dst, srcPort, dstPort, roce, off, lengthWithIcrc - LENGTH);
         return expected == read(roce, off + lengthWithIcrc - LENGTH);
+    }
+
+    /**
+     * The IPv4 identification a packet must have travelled with for its ICRC to match, the other
+     * header fields being those of the canonical header ({@link Ipv4Header#canonical}: DF, no
+     * options; TOS and TTL are masked anyway); -1 when no identification makes it match. 0 when the
+     * ICRC matches the canonical header itself.
+     *
+     * <p>How: the ICRC is an affine function of the message, so changing the ID from 0 to {@code x}
+     * changes the ICRC by {@code L(x)}, a GF(2)-linear map of the 16 ID bits that depends only on how
+     * many bytes follow the ID. {@code L} is one-to-one (a CRC-32 detects every burst of 32 bits or
+     * fewer), so {@code L(x) = ICRC(ID 0) xor received ICRC} has at most one solution; the other 16
+     * bits of the equation are the check that remains.
+     *
+     * @param lengthWithIcrc bytes from the BTH to the end of the ICRC
+     */
+    public static int recoverIpv4Id(int src, int dst, int srcPort, int dstPort, byte[] roce, int off,
+                                    int lengthWithIcrc) {
+        if (lengthWithIcrc < Bth.LENGTH + LENGTH
+                || Ipv4Header.LENGTH + UDP_HEADER + lengthWithIcrc > 0xFFFF) {
+            return -1;
+        }
+        int lengthWithoutIcrc = lengthWithIcrc - LENGTH;
+        int delta = forCanonicalIpv4(src, dst, srcPort, dstPort, roce, off, lengthWithoutIcrc)
+                ^ read(roce, off + lengthWithoutIcrc);
+        if (delta == 0) {
+            return 0;
+        }
+        // Bytes after the ID field: the rest of the IPv4 header, the UDP header and the RoCE bytes.
+        int trailing = Ipv4Header.LENGTH - 6 + UDP_HEADER + lengthWithoutIcrc;
+        int[] basis = IdSolver.forTrailing(trailing);
+        int id = 0;
+        for (int i = 0; i < 16; i++) {
+            int vector = basis[i];
+            if ((delta & Integer.lowestOneBit(vector)) != 0) {
+                delta ^= vector;
+                id ^= basis[16 + i];
+            }
+        }
+        return delta == 0 ? id : -1;
+    }
+
+    /**
+     * For each number of bytes that follow the IPv4 ID in the ICRC's input, the change each ID bit
+     * makes to the ICRC, reduced so that each vector has a pivot bit (its lowest) that no other vector
+     * has set: entries 0..15 the vectors, 16..31 the ID bits each stands for. Built once per length
+     * and kept; thread-safe.
+     */
+    private static final class IdSolver {
+
+        private static final AtomicReferenceArray<int[]> CACHE = new AtomicReferenceArray<>(0x10000);
+
+        static int[] forTrailing(int trailing) {
+            int[] basis = CACHE.get(trailing);
+            if (basis == null) {
+                basis = build(trailing);
+                CACHE.set(trailing, basis);
+            }
+            return basis;
+        }
+
+        private static int[] build(int trailing) {
+            CRC32 crc = new CRC32();
+            byte[] message = new byte[2 + trailing];
+            crc.update(message);
+            int zero = (int) crc.getValue();
+            int[] basis = new int[32];
+            for (int bit = 0; bit < 16; bit++) {
+                // The ID is big-endian: bits 8..15 in the first byte, 0..7 in the second.
+                int index = bit >= 8 ? 0 : 1;
+                message[index] = (byte) (1 << (bit & 7));
+                crc.reset();
+                crc.update(message);
+                message[index] = 0;
+                // crc(a) ^ crc(b) ^ crc(c) = crc(a ^ b ^ c) for messages of one length: the linear part.
+                int vector = (int) crc.getValue() ^ zero;
+                int mask = 1 << bit;
+                for (int j = 0; j < bit; j++) {
+                    if ((vector & Integer.lowestOneBit(basis[j])) != 0) {
+                        vector ^= basis[j];
+                        mask ^= basis[16 + j];
+                    }
+                }
+                if (vector == 0) {
+                    throw new AssertionError("the ICRC's ID bits are dependent for " + trailing + " trailing bytes");
+                }
+                int pivot = Integer.lowestOneBit(vector);
+                for (int j = 0; j < bit; j++) {
+                    if ((basis[j] & pivot) != 0) {
+                        basis[j] ^= vector;
+                        basis[16 + j] ^= mask;
+                    }
+                }
+                basis[bit] = vector;
+                basis[16 + bit] = mask;
+            }
+            return basis;
+        }
     }
 
     /** Checks the ICRC of a whole packet against the IP and UDP headers it really travelled with. */

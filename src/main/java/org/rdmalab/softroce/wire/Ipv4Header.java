@@ -36,17 +36,25 @@ public final class Ipv4Header {
 
     /** Writes the canonical header at the buffer's position and advances it; addresses as ints. */
     public static void write(ByteBuffer out, int src, int dst, int payloadLength, int tos, int ttl) {
+        write(out, src, dst, payloadLength, tos, ttl, 0);
+    }
+
+    /**
+     * Writes the canonical header with identification {@code id} instead of 0 (a received packet
+     * whose sender chose one, see {@code Icrc#recoverIpv4Id}).
+     */
+    public static void write(ByteBuffer out, int src, int dst, int payloadLength, int tos, int ttl, int id) {
         int totalLength = LENGTH + payloadLength;
         if (payloadLength < 0 || totalLength > 0xFFFF) {
             throw new IllegalArgumentException("IPv4 payload length " + payloadLength + " is outside 0..65515");
         }
-        if ((tos & ~0xFF) != 0 || (ttl & ~0xFF) != 0) {
-            throw new IllegalArgumentException("TOS " + tos + " or TTL " + ttl + " is not a byte value");
+        if ((tos & ~0xFF) != 0 || (ttl & ~0xFF) != 0 || (id & ~0xFFFF) != 0) {
+            throw new IllegalArgumentException("TOS " + tos + ", TTL " + ttl + " or ID " + id + " is out of range");
         }
-        int checksum = checksum(0x4500 | tos, totalLength, 0, FLAG_DF, ttl << 8 | PROTOCOL_UDP, src, dst);
+        int checksum = checksum(0x4500 | tos, totalLength, id, FLAG_DF, ttl << 8 | PROTOCOL_UDP, src, dst);
         out.putShort((short) (0x4500 | tos));
         out.putShort((short) totalLength);
-        out.putShort((short) 0);
+        out.putShort((short) id);
         out.putShort((short) FLAG_DF);
         out.putShort((short) (ttl << 8 | PROTOCOL_UDP));
         out.putShort((short) checksum);

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# rxe-soft0.sh: soft0 (RDMA Lab's user-space RoCE v2 device) against the kernel's rxe on a real wire.
+# Two VMs (src/test/vm/rxe-vm --pair --without-rxe b): VM a (10.1.0.1) has rxe0 on eth0, VM b
+# (10.1.0.2) never loads rdma_rxe, so UDP 4791 is free there and soft0 binds it. Both VMs run this
+# script; it takes its part from RXE_VM_RXE. run-rxe-tests starts it:
+#
+#   src/test/vm/rxe-vm --pair --without-rxe b 'bash src/test/vm/rxe-soft0.sh' 'bash src/test/vm/rxe-soft0.sh'
+#
+# Steps, each with a server on one VM and its client on the other, in lockstep through files in the
+# shared project folder: the seed demo both ways, RDMA Lab's pingpong against ibv_rc_pingpong both
+# ways, and a 256 KiB SEND / READ / WRITE both ways with netem dropping 2 % of the packets that leave
+# either VM. Both VMs capture eth0 for every step, and `pcap inspect` must verify every packet; the seed
+# step also compares soft0's own capture with the wire, byte for byte from the IPv4 header on.
+# Every program's output is kept in target/rxe-vm-interop/. VM b prints PASS / FAIL per step.
+set -u
+[ "${RXE_VM:-}" = 1 ] || { echo "rxe-soft0.sh: run me in the VMs: src/test/vm/rxe-vm --pair --without-rxe b ..." >&2; exit 2; }
+LOGS=target/rxe-vm-interop
+SYNC=$LOGS/sync
+mkdir -p "$SYNC"
+lab() { java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar target/rdma-lab.jar "$@"; }
+if [ "$RXE_VM_RXE" = 1 ]; then me=rxe other=soft0 DEV=rxe0; else me=soft0 other=rxe DEV=soft0; fi
+# The seed polls a CQ for 2 s (MAX_POLL_CQ_TIMEOUT); an emulated VM on a busy machine can take
+# longer than that between the peers' steps, so every demo here waits up to a minute.
+WAIT=(--timeout 600 --poll-timeout 60000)
+# Bulk: large enough for go-back-N under loss, small enough for emulated CPUs.
+BULK=(--size 262144 --mtu 1024)
+failed=0
+
+# barrier NAME: both VMs reached NAME (files in the shared folder; 10 minutes at most).
+barrier() {
+    touch "$SYNC/$1.$me"
+    local n=0
+    while [ ! -e "$SYNC/$1.$other" ]; do
+        sleep 0.2; n=$((n + 1))
+        [ $n -lt 3000 ] || { echo "rxe-soft0.sh: the other VM never reached '$1'" >&2; return 1; }
+    done
+}
+# listening PORT: this VM's server listens on TCP PORT (then tells the other VM).
+listening() {
+    local n=0
+    while ! ss -ltn 2>/dev/null | grep -q ":$1 "; do
+        sleep 0.2; n=$((n + 1)); [ $n -lt 3000 ] || return 1
+    done
+}
+capture_start() { # tcpdump on the wire for step $1 in both VMs: a's file is $1.pcap, b's $1.soft0-side.pcap
+    local file=$LOGS/$1.pcap
+    [ "$me" = rxe ] || file=$LOGS/$1.soft0-side.pcap
+    tcpdump -i eth0 -U --immediate-mode -w "$file" udp port 4791 2>"$LOGS/$1.tcpdump.$me" &
+    dump=$!
+    local n=0
+    while ! grep -q "listening on" "$LOGS/$1.tcpdump.$me" && [ $n -lt 100 ]; do sleep 0.2; n=$((n + 1)); done
+    grep -E '^Udp:' /proc/net/snmp | tail -1 >"$LOGS/$1.udp.$me"
+}
+capture_stop() {
+    sleep 0.5; kill -INT "$dump"; wait "$dump"
+    grep -E '^Udp:' /proc/net/snmp | tail -1 >>"$LOGS/$1.udp.$me"
+    if [ "$me" = rxe ]; then
+        lab pcap inspect "$LOGS/$1.pcap" >"$LOGS/$1.inspect" 2>&1
+        echo $? >"$LOGS/$1.inspect.status"
+    else
+        lab pcap inspect "$LOGS/$1.soft0-side.pcap" >"$LOGS/$1.soft0-side.inspect" 2>&1
+        echo $? >"$LOGS/$1.soft0-side.inspect.status"
+    fi
+}
+
+# step NAME SERVER_VM SERVER_CMD... -- CLIENT_CMD...: one exchange; each VM runs its half.
+step() {
+    local name=$1 server_vm=$2; shift 2
+    local server=() client=()
+    while [ "$1" != -- ]; do server+=("$1"); shift; done; shift
+    client=("$@")
+    barrier "$name.begin" || return 1
+    capture_start "$name"
+    barrier "$name.capturing" || return 1
+    if [ "$me" = "$server_vm" ]; then
+        "${server[@]}" >"$LOGS/$name.server" 2>&1 &
+        local pid=$!
+        listening "$PORT" && touch "$SYNC/$name.listening"
+        wait "$pid"; echo $? >"$LOGS/$name.server.status"
+    else
+        # RDMA Lab's client tries again while the connection is refused; ibv_rc_pingpong does not.
+        local n=0
+        while [ "${client[0]}" != lab ] && [ ! -e "$SYNC/$name.listening" ] && [ $n -lt 3000 ]; do
+            sleep 0.2; n=$((n + 1))
+        done
+        "${client[@]}" >"$LOGS/$name.client" 2>&1
+        echo $? >"$LOGS/$name.client.status"
+    fi
+    barrier "$name.end" || return 1
+    capture_stop "$name"
+    barrier "$name.inspected"
+}
+
+# verdict NAME TEXT...: VM b judges a step from both VMs' files ("file:text" pairs must hold).
+verdict() {
+    local name=$1; shift
+    [ "$me" = soft0 ] || return 0
+    local problems="" want file text
+    for f in server client inspect soft0-side.inspect; do
+        [ "$(cat "$LOGS/$name.$f.status" 2>/dev/null)" = 0 ] || problems="$problems\n    $f exited $(cat "$LOGS/$name.$f.status" 2>/dev/null || echo '?')"
+    done
+    for f in inspect soft0-side.inspect; do
+        grep -q "RoCEv2 packets: [1-9][0-9]* ICRC ok, 0 ICRC bad, 0 malformed" "$LOGS/$name.$f" \
+            || problems="$problems\n    pcap inspect of the wire ($name.$f): $(tail -1 "$LOGS/$name.$f")"
+    done
+    for want in "$@"; do
+        file=${want%%:*}; text=${want#*:}
+        grep -qF -- "$text" "$LOGS/$name.$file" || problems="$problems\n    $name.$file lacks: $text"
+    done
+    if [ -z "$problems" ]; then
+        echo "PASS $name (rxe side: $(tail -1 "$LOGS/$name.inspect"); soft0 side: $(tail -1 "$LOGS/$name.soft0-side.inspect"))"
+    else
+        failed=1
+        echo "FAIL $name"; printf "%b\n" "$problems" | sed '/^$/d'
+        for f in server client inspect soft0-side.inspect; do
+            [ -f "$LOGS/$name.$f" ] && { echo "  --- $name.$f (last lines)"; tail -8 "$LOGS/$name.$f" | sed 's/^/  | /'; }
+        done
+    fi
+}
+
+# The packets of a capture from the IPv4 header on (tcpdump -x), one line each, sorted.
+packets() {
+    tcpdump -r "$1" -nn -t -v -x 2>/dev/null | awk '/^IP / { if (p) print p; p = $0; next } { p = p " " $0 } END { if (p) print p }' \
+        | sed 's/  */ /g' | sort
+}
+
+SEED_SERVER="server:Contents of server buffer: 'HelloWorld'"
+SEED_CLIENT="client:IBV_WC_SUCCESS opcode IBV_WC_RDMA_WRITE byte_len 11"
+
+# 1. The seed demo: rxe serves, soft0 connects (soft0 keeps its own capture) ...
+PORT=12025
+step seed_rxe_server rxe lab demo "$RXE_IP" rxe0 "${WAIT[@]}" \
+    -- lab demo "$RXE_IP" soft0 "$RXE_PEER_IP" "${WAIT[@]}" --pcap "$LOGS/seed_rxe_server.soft0.pcap"
+verdict seed_rxe_server "$SEED_SERVER" "$SEED_CLIENT" "client:Message is: 'ServerSend'"
+if [ "$me" = soft0 ]; then
+    packets "$LOGS/seed_rxe_server.soft0-side.pcap" >"$LOGS/seed_rxe_server.wire.packets"
+    packets "$LOGS/seed_rxe_server.soft0.pcap" >"$LOGS/seed_rxe_server.soft0.packets"
+    if [ -s "$LOGS/seed_rxe_server.wire.packets" ] \
+            && diff -u "$LOGS/seed_rxe_server.wire.packets" "$LOGS/seed_rxe_server.soft0.packets" >"$LOGS/seed_rxe_server.packets.diff"; then
+        echo "PASS soft0's own capture equals the wire ($(wc -l <"$LOGS/seed_rxe_server.wire.packets") packets, IPv4 header to ICRC)"
+    else
+        failed=1; echo "FAIL soft0's own capture differs from the wire (- wire, + soft0):"; head -20 "$LOGS/seed_rxe_server.packets.diff" | sed 's/^/  | /'
+    fi
+fi
+# ... and the other way round.
+step seed_soft0_server soft0 lab demo "$RXE_IP" soft0 "${WAIT[@]}" \
+    -- lab demo "$RXE_IP" rxe0 "$RXE_PEER_IP" "${WAIT[@]}"
+verdict seed_soft0_server "$SEED_SERVER" "$SEED_CLIENT" "client:Message is: 'ServerSend'"
+
+# 2. Pingpong against ibv_rc_pingpong (GID 1 of rxe0 is its IPv4 address).
+PORT=18515
+step pingpong_rxe_server rxe ibv_rc_pingpong -d rxe0 -g 1 -n 200 \
+    -- lab demo "$RXE_IP" soft0 "$RXE_PEER_IP" --protocol pingpong --iters 200 "${WAIT[@]}"
+verdict pingpong_rxe_server "server:200 iters in" "client:200 iters in"
+step pingpong_soft0_server soft0 lab demo "$RXE_IP" soft0 --protocol pingpong --iters 200 "${WAIT[@]}" \
+    -- ibv_rc_pingpong -d rxe0 -g 1 -n 200 "$RXE_PEER_IP"
+verdict pingpong_soft0_server "server:200 iters in" "client:200 iters in"
+
+# 3. Bulk SEND, READ and WRITE of 256 KiB with 2 % loss on both VMs' eth0 (netem on egress).
+tc qdisc add dev eth0 root netem loss 2% 2>"$LOGS/netem.$me" || echo "rxe-soft0.sh: netem: $(cat "$LOGS/netem.$me")" >&2
+PORT=12025
+BULK_WANT=("client:IBV_WC_SUCCESS opcode IBV_WC_RDMA_READ byte_len 262144"
+    "client:IBV_WC_SUCCESS opcode IBV_WC_RDMA_WRITE byte_len 262144"
+    "server:IBV_WC_SUCCESS opcode IBV_WC_SEND byte_len 262144" "$SEED_SERVER")
+step bulk_rxe_server rxe lab demo "$RXE_IP" rxe0 "${WAIT[@]}" "${BULK[@]}" \
+    -- lab demo "$RXE_IP" soft0 "$RXE_PEER_IP" "${WAIT[@]}" "${BULK[@]}"
+verdict bulk_rxe_server "${BULK_WANT[@]}"
+step bulk_soft0_server soft0 lab demo "$RXE_IP" soft0 "${WAIT[@]}" "${BULK[@]}" \
+    -- lab demo "$RXE_IP" rxe0 "$RXE_PEER_IP" "${WAIT[@]}" "${BULK[@]}"
+verdict bulk_soft0_server "${BULK_WANT[@]}"
+tc -s qdisc show dev eth0 >"$LOGS/netem.$me.stats" 2>&1
+tc qdisc del dev eth0 root 2>/dev/null
+barrier netem_counted
+if [ "$me" = soft0 ]; then
+    # netem really dropped packets both ways (otherwise the bulk steps proved nothing about loss).
+    for vm in rxe soft0; do
+        dropped=$(sed -n 's/.*dropped \([0-9]*\).*/\1/p' "$LOGS/netem.$vm.stats" 2>/dev/null | head -1)
+        if [ "${dropped:-0}" -gt 0 ]; then echo "PASS netem dropped $dropped packets leaving the $vm VM"
+        else failed=1; echo "FAIL netem dropped nothing leaving the $vm VM: $(head -3 "$LOGS/netem.$vm.stats" 2>/dev/null)"; fi
+    done
+fi
+barrier done
+exit "$failed"
