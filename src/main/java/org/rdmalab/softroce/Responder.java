@@ -178,8 +178,13 @@ final class Responder {
     }
 
     /**
-     * {@code duplicate_request}: SENDs and WRITEs are acknowledged again with the last PSN; a READ
-     * is answered again and an atomic's saved result replayed from the resource that holds it.
+     * {@code duplicate_request}: SENDs and WRITEs are acknowledged again with the last PSN; an
+     * atomic's saved result is replayed from the resource that holds it. A READ asked again, in
+     * whole or from a later PSN after lost responses, is answered from its PSN on if it is the
+     * saved READ or a part of it (same rkey, its range inside the original one): from the first
+     * PSN with FIRST or ONLY, from a later one continuing the message with MIDDLE … LAST. Any other
+     * duplicate READ, and a duplicate with no saved resource, is dropped without an answer (rxe's
+     * class D). A READ whose memory region is gone by then is a remote access error.
      */
     private void duplicateRequest(RocePacket packet, int psn) {
         Opcode op = packet.opcode();
@@ -193,13 +198,20 @@ final class Responder {
         }
         if (op.isReadRequest()) {
             Reth reth = packet.reth();
+            long address = reth.virtualAddress();
             long length = reth.dmaLengthUnsigned();
-            SoftMemoryRegion region = length == 0 ? null : remoteRegion(reth.rkey(), reth.virtualAddress(), length,
-                    AccessFlag.REMOTE_READ);
-            if (length != 0 && region == null) {
+            if (!resource.holds(reth.rkey(), address, length)) {
                 return;
             }
-            sendReadResponses(psn, region, reth.virtualAddress(), length);
+            SoftMemoryRegion region = null;
+            if (length != 0) {
+                region = remoteRegion(reth.rkey(), address, length, AccessFlag.REMOTE_READ);
+                if (region == null) {
+                    responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, false);
+                    return;
+                }
+            }
+            sendReadResponses(psn, psn == resource.firstPsn, region, address, length);
         } else {
             sendAtomicAcknowledge(psn, resource.original);
         }
@@ -438,11 +450,10 @@ final class Responder {
             }
         }
         int count = Math.max(1, (int) ((length + config.mtu - 1) / config.mtu));
-        saveResource(new Resource(true, psn, count, 0));
+        saveResource(new Resource(true, psn, count, 0, reth.rkey(), reth.virtualAddress(), length));
         expectedPsn = Psn.add(expectedPsn, count);
         msn = Psn.add(msn, 1);
-        config.count(Counter.RDMA_RECVS);
-        sendReadResponses(psn, region, reth.virtualAddress(), length);
+        sendReadResponses(psn, true, region, reth.virtualAddress(), length);
         return State.RESPST_DONE;
     }
 
@@ -461,10 +472,9 @@ final class Responder {
         long original = packet.opcode() == Opcode.RC_COMPARE_SWAP
                 ? region.compareSwap(eth.virtualAddress(), eth.compare(), eth.swapOrAdd())
                 : region.fetchAdd(eth.virtualAddress(), eth.swapOrAdd());
-        saveResource(new Resource(false, psn, 1, original));
+        saveResource(new Resource(false, psn, 1, original, eth.rkey(), eth.virtualAddress(), 8));
         expectedPsn = Psn.add(expectedPsn, 1);
         msn = Psn.add(msn, 1);
-        config.count(Counter.RDMA_RECVS);
         sendAtomicAcknowledge(psn, original);
         return State.RESPST_DONE;
     }
@@ -474,13 +484,21 @@ final class Responder {
         nextResource = (nextResource + 1) % resources.length;
     }
 
-    /** The READ responses, one per MTU chunk from {@code firstPsn} on ({@code read_reply}'s loop). */
-    private void sendReadResponses(int firstPsn, SoftMemoryRegion region, long address, long length) {
+    /**
+     * The READ responses, one per MTU chunk from {@code firstPsn} on ({@code read_reply}'s loop).
+     * {@code fromStart}: the answer starts the message (FIRST or ONLY, rxe's
+     * {@code rdatm_res_state_new}); otherwise it continues one whose start was answered before
+     * (MIDDLE … LAST, {@code rdatm_res_state_replay}).
+     */
+    private void sendReadResponses(int firstPsn, boolean fromStart, SoftMemoryRegion region, long address,
+                                   long length) {
         int mtu = config.mtu;
         int count = Math.max(1, (int) ((length + mtu - 1) / mtu));
         for (int i = 0; i < count; i++) {
-            Opcode op = count == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : i == 0 ? Opcode.RC_RDMA_READ_RESPONSE_FIRST
-                    : i == count - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+            boolean first = i == 0 && fromStart;
+            boolean last = i == count - 1;
+            Opcode op = first && last ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : first ? Opcode.RC_RDMA_READ_RESPONSE_FIRST
+                    : last ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
             int chunk = (int) Math.min(mtu, length - (long) i * mtu);
             Aeth aeth = op.hasAeth() ? Aeth.ack(msn) : null;
             ByteBuffer out = config.transport.packetBuffer();
@@ -560,7 +578,17 @@ final class Responder {
         expectedPsn = before;
     }
 
-    /** A READ or atomic the responder executed, kept to answer duplicates (rxe's {@code struct resp_res}). */
-    private record Resource(boolean read, int firstPsn, int psnCount, long original) {
+    /**
+     * A READ or atomic the responder executed, kept to answer duplicates (rxe's {@code struct
+     * resp_res}): its PSNs, an atomic's original value, and the rkey and range it named.
+     */
+    private record Resource(boolean read, int firstPsn, int psnCount, long original, int rkey, long address,
+                            long length) {
+
+        /** Whether a request for {@code length} bytes at {@code address} with {@code rkey} is this one or a part of it. */
+        boolean holds(int otherRkey, long otherAddress, long otherLength) {
+            return otherRkey == rkey && Long.compareUnsigned(otherAddress, address) >= 0 && otherLength <= length
+                    && Long.compareUnsigned(otherAddress + otherLength, address + length) <= 0;
+        }
     }
 }

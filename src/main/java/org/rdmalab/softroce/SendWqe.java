@@ -32,7 +32,6 @@ final class SendWqe {
     int firstPsn;
     int psnCount;
     int readPsn;
-    int requestPsn;
 
     SendWqe(SendWorkRequest request, boolean signaled, byte[] inline, long length) {
         this.wrId = request.wrId();

@@ -229,12 +229,41 @@ class SoftRoceTransportTest {
         }
     }
 
+    /**
+     * rxe's READ loss recovery: the completer drops the responses that follow a lost one
+     * (check_psn), waits for its retransmission timer, then the requester asks again from the
+     * first missing PSN for the rest of the READ (req_retry: same rkey, address and length moved
+     * on by whole MTUs). The responder finds the saved READ, accepts the request as a part of it
+     * and continues the message with MIDDLE … LAST (duplicate_request, read_reply).
+     */
     @Test
     void aLostReadResponseIsAnsweredAgain() throws Exception {
         try (Peers peers = Peers.simulated()) {
             AtomicInteger seen = new AtomicInteger();
-            peers.net.intercept((src, dst, datagram) -> decode(datagram).opcode() == Opcode.RC_RDMA_READ_RESPONSE_MIDDLE
-                    && seen.getAndIncrement() == 1 ? 0 : 1);
+            List<String> wire = new ArrayList<>();
+            long[] lastOriginalResponse = {-1};
+            long[] reRequest = {-1};
+            peers.net.intercept((src, dst, datagram) -> {
+                RocePacket p = decode(datagram);
+                if (p.opcode() == Opcode.RC_RDMA_READ_REQUEST) {
+                    wire.add(String.format("READ_REQUEST:%d va+%d len %d rkey %s", p.bth().psn(),
+                            p.reth().virtualAddress() - peers.b.mr.address(), p.reth().dmaLengthUnsigned(),
+                            p.reth().rkey() == peers.b.mr.rkey() ? "same" : "other"));
+                    if (p.bth().psn() != 0) {
+                        reRequest[0] = peers.net.nanoTime();
+                    }
+                } else if (p.opcode().isReadResponse()) {
+                    wire.add(p.opcode().name().substring("RC_RDMA_READ_RESPONSE_".length()) + ":" + p.bth().psn());
+                    if (reRequest[0] < 0) {
+                        lastOriginalResponse[0] = peers.net.nanoTime();
+                    }
+                    if (p.opcode() == Opcode.RC_RDMA_READ_RESPONSE_MIDDLE && seen.getAndIncrement() == 1) {
+                        wire.set(wire.size() - 1, wire.get(wire.size() - 1) + " lost");
+                        return 0;
+                    }
+                }
+                return 1;
+            });
             byte[] data = random(6000, 5);
             peers.b.mr.write(0, data);
             peers.a.qp.postSend(SendWorkRequest.read(1, peers.a.mr.sge(0, data.length), peers.b.mr.address(),
@@ -242,8 +271,19 @@ class SoftRoceTransportTest {
             peers.run();
             assertTrue(only(Peers.drain(peers.a)).isSuccess());
             assertArrayEquals(data, peers.a.mr.read(0, data.length));
+            assertEquals(List.of("READ_REQUEST:0 va+0 len 6000 rkey same",
+                    "FIRST:0", "MIDDLE:1", "MIDDLE:2 lost", "MIDDLE:3", "MIDDLE:4", "LAST:5",
+                    "READ_REQUEST:2 va+2048 len 3952 rkey same",
+                    "MIDDLE:2", "MIDDLE:3", "MIDDLE:4", "LAST:5"), wire);
+            long timeout = RnrTimer.ackTimeoutNanos(14);
+            long waited = reRequest[0] - lastOriginalResponse[0];
+            assertTrue(waited >= timeout && waited < timeout + 1_000_000,
+                    "asked again one retransmission timeout after the last response arrived, not at once: " + waited);
             assertEquals(1, peers.b.counter(Counter.DUPLICATE_REQUEST), "the READ asked again from the missing PSN");
-            assertEquals(1, peers.a.counter(Counter.COMPLETER_RETRY_ERR));
+            assertEquals(1, peers.a.counter(Counter.COMPLETER_RETRY_ERR), "one retry, by the timer");
+            assertEquals(0, peers.a.counter(Counter.RCVD_SEQ_ERR));
+            assertEquals(0, peers.a.counter(Counter.RCVD_UNEXPECTED_RESPONSE));
+            assertEquals(0, peers.b.counter(Counter.OUT_OF_SEQ_REQUEST));
         }
     }
 
