@@ -295,11 +295,16 @@ final class Responder {
     /**
      * {@code check_resource}: with {@code max_dest_rd_atomic} 0 the QP holds no READ/atomic
      * resource, so such a request is an invalid request (rxe's {@code RESPST_ERR_TOO_MANY_RDMA_ATM_REQ},
-     * class C: NAK, the QP goes to ERR).
+     * class C: NAK, the QP goes to ERR). A SEND, and the packet of a WRITE_WITH_IMM that carries
+     * the immediate, takes its receive here, before the length and rkey checks, so a later error
+     * in the same packet completes that receive (or, with none posted, it gets an RNR NAK first).
      */
     private State checkResource(Opcode op, int psn, boolean uc) {
         if ((op.isReadRequest() || op.isAtomic()) && config.maxDestRdAtomic == 0) {
             responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
+            return State.RESPST_DONE;
+        }
+        if ((op.isSend() || (op.isWrite() && op.hasImmDt())) && !takeReceive(psn, uc)) {
             return State.RESPST_DONE;
         }
         return State.RESPST_CHK_LENGTH;
@@ -309,7 +314,7 @@ final class Responder {
     private State checkLength(Opcode op, int payload, int psn, boolean uc) {
         int mtu = config.mtu;
         if (payload > mtu || ((op.isFirst() || op.isMiddle()) && payload != mtu)) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.LOC_LEN_ERR, uc);
+            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
             return State.RESPST_DONE;
         }
         if (op.isReadRequest()) {
@@ -344,17 +349,13 @@ final class Responder {
     /** {@code send_data_in}: the payload goes into the receive; its last packet completes it. */
     private boolean sendDataIn(RocePacket packet, int psn, boolean uc) {
         Opcode op = packet.opcode();
-        if (!takeReceive(psn, uc)) {
-            return false;
-        }
         RecvWqe recv = currentRecv;
         int payload = packet.payloadLength();
-        if ((long) recvOffset + payload > recv.capacity) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.LOC_LEN_ERR, uc);
-            return false;
-        }
-        if (!recv.resolve(config.context, config.pd)) {
-            responderError(psn, Aeth.NAK_REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_PROT_ERR, uc);
+        // rxe (send_data_in, copy_data) finds both faults while it copies into the receive and
+        // calls each a malformed receive (RESPST_ERR_MALFORMED_WQE, class A): the receive
+        // completes with IBV_WC_LOC_QP_OP_ERR and the NAK is a remote operational error.
+        if ((long) recvOffset + payload > recv.capacity || !recv.resolve(config.context, config.pd)) {
+            responderError(psn, Aeth.NAK_REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_QP_OP_ERR, uc);
             return false;
         }
         if (payload > 0) {
@@ -390,9 +391,6 @@ final class Responder {
         Opcode op = packet.opcode();
         int payload = packet.payloadLength();
         boolean ends = op.isLast() || op.isOnly();
-        if (op.hasImmDt() && ends && !takeReceive(psn, uc)) {
-            return false;
-        }
         if (op.isFirst() || op.isOnly()) {
             Reth reth = packet.reth();
             long length = reth.dmaLengthUnsigned();
@@ -400,7 +398,9 @@ final class Responder {
             if (length > 0) {
                 region = remoteRegion(reth.rkey(), reth.virtualAddress(), length, AccessFlag.REMOTE_WRITE);
                 if (region == null) {
-                    responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, uc);
+                    // rxe (check_rkey, RESPST_ERR_RKEY_VIOLATION): a WRITE_WITH_IMM's receive, taken
+                    // before the rkey is checked, completes with the same status.
+                    responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, uc);
                     return false;
                 }
             }
@@ -410,7 +410,7 @@ final class Responder {
             writeLength = length;
         }
         if (payload > writeRemaining || (ends && payload != writeRemaining)) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
+            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
             return false;
         }
         if (payload > 0) {
