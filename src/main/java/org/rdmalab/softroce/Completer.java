@@ -173,6 +173,9 @@ final class Completer {
             acknowledge(psn);
             return State.COMPST_DONE;
         }
+        // rxe (check_ack) counts rcvd_seq_err only for a sequence NAK beyond the next PSN it
+        // expects an answer for, that is one that acknowledges something new.
+        boolean acknowledgesNew = Psn.diff(psn, Psn.add(ackedPsn, 1)) > 0;
         acknowledge(Psn.add(psn, -1));
         if (config.state == QpState.ERR || Psn.diff(psn, ackedPsn) <= 0 || sendQueue.isEmpty()) {
             return State.COMPST_DONE;
@@ -183,7 +186,9 @@ final class Completer {
         }
         switch (aeth.code()) {
             case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
-                config.count(Counter.RCVD_SEQ_ERR);
+                if (acknowledgesNew) {
+                    config.count(Counter.RCVD_SEQ_ERR);
+                }
                 return State.COMPST_ERROR_RETRY;
             }
             case Aeth.NAK_INVALID_REQUEST -> errorStatus = WcStatus.REM_INV_REQ_ERR;
@@ -445,6 +450,10 @@ final class Completer {
             if (wqe.readOrAtomic() && wqe.started && wqe.status != WcStatus.SUCCESS) {
                 requester.readOrAtomicFailed();
             }
+            if (wqe.opcode == WrOpcode.SEND || wqe.opcode == WrOpcode.SEND_WITH_IMM) {
+                // rxe (do_complete) counts every SEND work request its completer retires.
+                config.count(Counter.RDMA_SENDS);
+            }
             if (wqe.status == WcStatus.SUCCESS) {
                 if (wqe.signaled) {
                     WorkCompletion completion = new WorkCompletion(wqe.wrId, WcStatus.SUCCESS,
@@ -455,7 +464,6 @@ final class Completer {
                     }
                 }
             } else {
-                config.count(Counter.SEND_ERR);
                 config.enterError(config.sendCq,
                         WorkCompletion.error(wqe.wrId, wqe.status, wqe.opcode.completionOpcode(), config.qpn));
                 return;

@@ -137,7 +137,6 @@ final class Requester {
                 if (wqe.readOrAtomic()) {
                     rdOutstanding++;
                 }
-                config.count(Counter.RDMA_SENDS);
                 sendPacket = 0;
             }
             int psn = Psn.add(wqe.firstPsn, sendPacket);

@@ -148,9 +148,10 @@ final class Responder {
         int psn = packet.bth().psn();
         switch (checkPsn(psn)) {
             case RESPST_ERR_PSN_OUT_OF_SEQ -> {
-                config.count(Counter.OUT_OF_SEQ_REQUEST);
+                // rxe (check_psn) counts out_of_seq_request once per sequence NAK, not per dropped packet.
                 if (!sequenceNakSent) {
                     sequenceNakSent = true;
+                    config.count(Counter.OUT_OF_SEQ_REQUEST);
                     sendAcknowledge(Aeth.nak(Aeth.NAK_PSN_SEQUENCE_ERROR, msn), expectedPsn);
                 }
             }
@@ -380,6 +381,7 @@ final class Responder {
         inProgress = NONE;
         receiveQueue.used.decrementAndGet();
         msn = Psn.add(msn, 1);
+        // rxe (do_complete) counts rdma_recvs for each receive that completes successfully.
         config.count(Counter.RDMA_RECVS);
         if (!config.recvCq.push(completion, solicited)) {
             config.enterError();
@@ -429,7 +431,6 @@ final class Responder {
             } else {
                 inProgress = NONE;
                 msn = Psn.add(msn, 1);
-                config.count(Counter.RDMA_RECVS);
             }
         } else {
             inProgress = IN_WRITE;
@@ -542,7 +543,6 @@ final class Responder {
             RecvWqe recv = currentRecv;
             currentRecv = null;
             receiveQueue.used.decrementAndGet();
-            config.count(Counter.SEND_ERR);
             cause = WorkCompletion.error(recv.wrId, recvStatus, WcOpcode.RECV, config.qpn);
         }
         config.enterError(config.recvCq, cause);
@@ -557,7 +557,7 @@ final class Responder {
         int psn = packet.bth().psn();
         Opcode op = packet.opcode();
         if (psn != expectedPsn) {
-            config.count(Counter.OUT_OF_SEQ_REQUEST);
+            // rxe (check_psn) counts nothing for UC: the message is dropped silently.
             inProgress = NONE;
             ucDropping = true;
             writeRegion = null;
