@@ -41,7 +41,10 @@ final class Completer {
         COMPST_ERROR_RETRY,
         /** Wait out an RNR NAK's timer, then resend. */
         COMPST_RNR_RETRY,
-        /** The head work request fails with the NAK's status; the QP goes to ERR. */
+        /**
+         * The head work request completes with the NAK's status, or with none of its own for a
+         * response {@code check_ack} refuses; the QP goes to ERR.
+         */
         COMPST_ERROR,
         /** The response is dropped; the requester is not run. */
         COMPST_EXIT,

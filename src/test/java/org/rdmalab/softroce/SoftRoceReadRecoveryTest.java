@@ -157,7 +157,8 @@ class SoftRoceReadRecoveryTest {
 
     /**
      * rxe's completer (check_ack) refuses a READ response FIRST, LAST or ONLY whose AETH is not
-     * an ACK, and an atomic ACK likewise: COMPST_ERROR without a status of its own. The work
+     * an ACK, an atomic ACK likewise, and a READ response in sequence whose opcode does not
+     * continue the message (a FIRST in the middle): COMPST_ERROR without a status of its own. The work
      * request keeps the status it was posted with (IBV_WC_SUCCESS: a completion only if it was
      * signaled, and without the refused packet's bytes), the QP goes to ERR and everything behind
      * it is flushed.
@@ -171,15 +172,21 @@ class SoftRoceReadRecoveryTest {
                 new Case("FIRST with an RNR NAK", Opcode.RC_RDMA_READ_RESPONSE_FIRST, 0x2C, false, true),
                 new Case("ONLY with NAK remote access error", Opcode.RC_RDMA_READ_RESPONSE_ONLY, 0x62, false, true),
                 new Case("LAST with a NAK, unsignaled READ", Opcode.RC_RDMA_READ_RESPONSE_LAST, 0x63, false, false),
-                new Case("atomic ACK with a NAK", Opcode.RC_ATOMIC_ACKNOWLEDGE, 0x61, true, true));
+                new Case("atomic ACK with a NAK", Opcode.RC_ATOMIC_ACKNOWLEDGE, 0x61, true, true),
+                new Case("a MIDDLE turned into a FIRST", Opcode.RC_RDMA_READ_RESPONSE_MIDDLE, -1, false, true));
         for (Case c : cases) {
             try (Peers peers = Peers.simulated()) {
                 int length = c.target() == Opcode.RC_RDMA_READ_RESPONSE_ONLY ? 1000 : 3000;
+                // 3000 bytes at path MTU 1024: FIRST, MIDDLE, LAST.
                 byte[] data = random(length, 12);
                 peers.b.mr.write(0, data);
                 peers.net.intercept((src, dst, datagram) -> {
                     if (src == B && SoftRoceTransportTest.decode(datagram).opcode() == c.target()) {
-                        datagram[BTH] = (byte) c.syndrome();
+                        if (c.syndrome() < 0) {
+                            datagram[0] = (byte) Opcode.RC_RDMA_READ_RESPONSE_FIRST.value();
+                        } else {
+                            datagram[BTH] = (byte) c.syndrome();
+                        }
                         byte[] signed = SoftRoceVerbsTest.resign(datagram, B, A);
                         System.arraycopy(signed, 0, datagram, 0, signed.length);
                     }
