@@ -41,7 +41,10 @@ final class Completer {
         COMPST_ERROR_RETRY,
         /** Wait out an RNR NAK's timer, then resend. */
         COMPST_RNR_RETRY,
-        /** The head work request fails with the NAK's status; the QP goes to ERR. */
+        /**
+         * The head work request completes with the NAK's status, or with none of its own for a
+         * response {@code check_ack} refuses; the QP goes to ERR.
+         */
         COMPST_ERROR,
         /** The response is dropped; the requester is not run. */
         COMPST_EXIT,
@@ -113,6 +116,7 @@ final class Completer {
     /** A response for this QP ({@code rxe_completer}, one packet from its response queue). */
     void onResponse(RocePacket packet) {
         int psn = packet.bth().psn();
+        errorStatus = null;
         State state = State.COMPST_CHECK_PSN;
         while (true) {
             switch (state) {
@@ -124,13 +128,19 @@ final class Completer {
                 case COMPST_RNR_RETRY -> state = rnrRetry(nakCode);
                 case COMPST_ERROR_RETRY -> state = sequenceRetry();
                 case COMPST_ERROR -> {
-                    failHead(errorStatus);
+                    if (errorStatus == null) {
+                        failHeadWithoutStatus();
+                    } else {
+                        failHead(errorStatus);
+                    }
                     state = State.COMPST_DONE;
                 }
                 case COMPST_EXIT -> {
+                    resetRetryTimer();
                     return;
                 }
                 case COMPST_DONE -> {
+                    resetRetryTimer();
                     if (config.state == QpState.RTS) {
                         requester.run();
                     }
@@ -166,6 +176,9 @@ final class Completer {
             acknowledge(psn);
             return State.COMPST_DONE;
         }
+        // rxe (check_ack) counts rcvd_seq_err only for a sequence NAK beyond the next PSN it
+        // expects an answer for, that is one that acknowledges something new.
+        boolean acknowledgesNew = Psn.diff(psn, Psn.add(ackedPsn, 1)) > 0;
         acknowledge(Psn.add(psn, -1));
         if (config.state == QpState.ERR || Psn.diff(psn, ackedPsn) <= 0 || sendQueue.isEmpty()) {
             return State.COMPST_DONE;
@@ -176,7 +189,9 @@ final class Completer {
         }
         switch (aeth.code()) {
             case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
-                config.count(Counter.RCVD_SEQ_ERR);
+                if (acknowledgesNew) {
+                    config.count(Counter.RCVD_SEQ_ERR);
+                }
                 return State.COMPST_ERROR_RETRY;
             }
             case Aeth.NAK_INVALID_REQUEST -> errorStatus = WcStatus.REM_INV_REQ_ERR;
@@ -264,7 +279,13 @@ final class Completer {
         return null;
     }
 
-    /** {@code do_read}: the next READ response in order is copied into the gather list. */
+    /**
+     * {@code check_psn}, {@code check_ack} and {@code do_read} for a READ response: the next
+     * response in order is copied into the gather list. A response past a gap is dropped without a
+     * retry: the missing PSN is asked for again when the retransmission timer fires, from where
+     * the responses stopped ({@code req_retry}). A FIRST, LAST or ONLY response whose AETH is not
+     * an ACK, or an opcode that does not continue the message, is an error ({@code COMPST_ERROR}).
+     */
     private State doRead(RocePacket packet, int psn) {
         SendWqe wqe = implicitAcknowledge(psn);
         if (wqe == null || wqe.opcode != WrOpcode.RDMA_READ || Psn.diff(psn, wqe.firstPsn) < 0
@@ -278,23 +299,21 @@ final class Completer {
             return State.COMPST_DONE;
         }
         if (gap > 0) {
-            if (lastGapRetryPsn != wqe.readPsn) {
-                lastGapRetryPsn = wqe.readPsn;
-                ackedPsn = Psn.add(wqe.readPsn, -1);
-                retry();
-            }
+            // rxe's check_psn: a READ response beyond the expected PSN is dropped (COMPST_DONE).
             return State.COMPST_DONE;
         }
-        int mtu = config.mtu;
         int index = Psn.diff(psn, wqe.firstPsn);
+        Opcode op = packet.opcode();
+        // rxe's check_ack: the opcode continues the message (a re-request's answer continues it
+        // with MIDDLE or LAST), and an AETH must carry an ACK; either fault is COMPST_ERROR
+        // without a status of its own.
+        if (!expectedOpcode(op, index, wqe.psnCount) || (op.hasAeth() && !packet.aeth().isAck())) {
+            return State.COMPST_ERROR;
+        }
+        int mtu = config.mtu;
         long offset = (long) index * mtu;
         int expected = (int) Math.min(mtu, wqe.length - offset);
-        Opcode op = packet.opcode();
-        // Responses to a READ asked again from a later PSN start over with FIRST (or ONLY).
-        int restart = Psn.diff(wqe.requestPsn, wqe.firstPsn);
-        boolean rightOpcode = expectedOpcode(op, index, wqe.psnCount)
-                || (restart > 0 && index >= restart && expectedOpcode(op, index - restart, wqe.psnCount - restart));
-        if (!rightOpcode || packet.payloadLength() != expected) {
+        if (packet.payloadLength() != expected) {
             config.count(Counter.RCVD_UNEXPECTED_RESPONSE);
             return State.COMPST_DONE;
         }
@@ -330,7 +349,8 @@ final class Completer {
             return State.COMPST_DONE;
         }
         if (!packet.aeth().isAck()) {
-            return State.COMPST_WRITE_SEND;
+            // rxe's check_ack: an atomic ACK whose AETH is not an ACK is COMPST_ERROR.
+            return State.COMPST_ERROR;
         }
         long original = packet.atomicAckEth().originalData();
         byte[] word = new byte[8];
@@ -409,6 +429,24 @@ final class Completer {
     }
 
     /**
+     * {@code COMPST_ERROR} for a response rxe refuses without giving the work request a status
+     * ({@code check_ack} on a READ response or atomic ACK whose AETH is not an ACK): the work
+     * request keeps the status it was posted with, {@code IBV_WC_SUCCESS}, so it completes as a
+     * success when signaled and silently when not, and the QP then goes to ERR, flushing every
+     * work request behind it ({@code do_complete}, then {@code rxe_qp_error}).
+     */
+    private void failHeadWithoutStatus() {
+        if (sendQueue.isEmpty()) {
+            return;
+        }
+        SendWqe wqe = sendQueue.at(sendQueue.head);
+        wqe.done = true;
+        wqe.status = WcStatus.SUCCESS;
+        completeWqes();
+        config.enterError();
+    }
+
+    /**
      * Completes finished work requests from the head of the send queue, in order
      * ({@code COMPST_COMP_WQE}, {@code do_complete}): a completion when signaled, always for an
      * error, which then moves the QP to ERR.
@@ -423,6 +461,10 @@ final class Completer {
             if (wqe.readOrAtomic() && wqe.started && wqe.status != WcStatus.SUCCESS) {
                 requester.readOrAtomicFailed();
             }
+            if (wqe.opcode == WrOpcode.SEND || wqe.opcode == WrOpcode.SEND_WITH_IMM) {
+                // rxe (do_complete) counts every SEND work request its completer retires.
+                config.count(Counter.RDMA_SENDS);
+            }
             if (wqe.status == WcStatus.SUCCESS) {
                 if (wqe.signaled) {
                     WorkCompletion completion = new WorkCompletion(wqe.wrId, WcStatus.SUCCESS,
@@ -433,7 +475,6 @@ final class Completer {
                     }
                 }
             } else {
-                config.count(Counter.SEND_ERR);
                 config.enterError(config.sendCq,
                         WorkCompletion.error(wqe.wrId, wqe.status, wqe.opcode.completionOpcode(), config.qpn));
                 return;
@@ -464,6 +505,16 @@ final class Completer {
         timerActive = true;
         retransmitDeadline = config.loop.nanoTime() + config.ackTimeoutNanos;
         scheduleTimer(config.ackTimeoutNanos);
+    }
+
+    /**
+     * {@code reset_retry_timer}: every response the completer handles, even one it drops, pushes
+     * the retransmission deadline a full timeout ahead while something is outstanding.
+     */
+    private void resetRetryTimer() {
+        if (config.state == QpState.RTS || config.state == QpState.SQD) {
+            restartTimer();
+        }
     }
 
     private void restartTimer() {

@@ -146,7 +146,6 @@ final class Requester {
                 if (wqe.readOrAtomic()) {
                     rdOutstanding++;
                 }
-                config.count(Counter.RDMA_SENDS);
                 sendPacket = 0;
             }
             int psn = Psn.add(wqe.firstPsn, sendPacket);
@@ -232,8 +231,9 @@ final class Requester {
         ByteBuffer out = config.transport.packetBuffer();
         switch (wqe.opcode) {
             case RDMA_READ -> {
+                // A retry asks again from the first PSN whose response is missing (rxe's req_retry):
+                // the rest of the READ, same rkey, address and length moved on by whole MTUs.
                 long offset = (long) packet * mtu;
-                wqe.requestPsn = psn;
                 packetsSinceAckRequest = 0;
                 Reth reth = new Reth(wqe.remoteAddress + offset, wqe.rkey, (int) (wqe.length - offset));
                 RocePacketEncoder.encode(out, Opcode.RC_RDMA_READ_REQUEST, destQpn, psn, true, false, reth, null, null,

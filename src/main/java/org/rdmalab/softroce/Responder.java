@@ -155,9 +155,10 @@ final class Responder {
         int psn = packet.bth().psn();
         switch (checkPsn(psn)) {
             case RESPST_ERR_PSN_OUT_OF_SEQ -> {
-                config.count(Counter.OUT_OF_SEQ_REQUEST);
+                // rxe (check_psn) counts out_of_seq_request once per sequence NAK, not per dropped packet.
                 if (!sequenceNakSent) {
                     sequenceNakSent = true;
+                    config.count(Counter.OUT_OF_SEQ_REQUEST);
                     sendAcknowledge(Aeth.nak(Aeth.NAK_PSN_SEQUENCE_ERROR, msn), expectedPsn);
                 }
             }
@@ -185,8 +186,13 @@ final class Responder {
     }
 
     /**
-     * {@code duplicate_request}: SENDs and WRITEs are acknowledged again with the last PSN; a READ
-     * is answered again and an atomic's saved result replayed from the resource that holds it.
+     * {@code duplicate_request}: SENDs and WRITEs are acknowledged again with the last PSN; an
+     * atomic's saved result is replayed from the resource that holds it. A READ asked again, in
+     * whole or from a later PSN after lost responses, is answered from its PSN on if it is the
+     * saved READ or a part of it (same rkey, its range inside the original one): from the first
+     * PSN with FIRST or ONLY, from a later one continuing the message with MIDDLE … LAST. Any other
+     * duplicate READ, and a duplicate with no saved resource, is dropped without an answer (rxe's
+     * class D). A READ whose memory region is gone by then is a remote access error.
      */
     private void duplicateRequest(RocePacket packet, int psn) {
         Opcode op = packet.opcode();
@@ -200,13 +206,20 @@ final class Responder {
         }
         if (op.isReadRequest()) {
             Reth reth = packet.reth();
+            long address = reth.virtualAddress();
             long length = reth.dmaLengthUnsigned();
-            SoftMemoryRegion region = length == 0 ? null : remoteRegion(reth.rkey(), reth.virtualAddress(), length,
-                    AccessFlag.REMOTE_READ);
-            if (length != 0 && region == null) {
+            if (!resource.holds(reth.rkey(), address, length)) {
                 return;
             }
-            sendReadResponses(psn, region, reth.virtualAddress(), length);
+            SoftMemoryRegion region = null;
+            if (length != 0) {
+                region = remoteRegion(reth.rkey(), address, length, AccessFlag.REMOTE_READ);
+                if (region == null) {
+                    responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, false);
+                    return;
+                }
+            }
+            sendReadResponses(psn, psn == resource.firstPsn, region, address, length);
         } else {
             sendAtomicAcknowledge(psn, resource.original);
         }
@@ -290,11 +303,16 @@ final class Responder {
     /**
      * {@code check_resource}: with {@code max_dest_rd_atomic} 0 the QP holds no READ/atomic
      * resource, so such a request is an invalid request (rxe's {@code RESPST_ERR_TOO_MANY_RDMA_ATM_REQ},
-     * class C: NAK, the QP goes to ERR).
+     * class C: NAK, the QP goes to ERR). A SEND, and the packet of a WRITE_WITH_IMM that carries
+     * the immediate, takes its receive here, before the length and rkey checks, so a later error
+     * in the same packet completes that receive (or, with none posted, it gets an RNR NAK first).
      */
     private State checkResource(Opcode op, int psn, boolean uc) {
         if ((op.isReadRequest() || op.isAtomic()) && config.maxDestRdAtomic == 0) {
             responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
+            return State.RESPST_DONE;
+        }
+        if ((op.isSend() || (op.isWrite() && op.hasImmDt())) && !takeReceive(psn, uc)) {
             return State.RESPST_DONE;
         }
         return State.RESPST_CHK_LENGTH;
@@ -360,17 +378,13 @@ final class Responder {
     /** {@code send_data_in}: the payload goes into the receive; its last packet completes it. */
     private boolean sendDataIn(RocePacket packet, int psn, boolean uc) {
         Opcode op = packet.opcode();
-        if (!takeReceive(psn, uc)) {
-            return false;
-        }
         RecvWqe recv = currentRecv;
         int payload = packet.payloadLength();
-        if ((long) recvOffset + payload > recv.capacity) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.LOC_LEN_ERR, uc);
-            return false;
-        }
-        if (!recv.resolve(config.context, config.pd)) {
-            responderError(psn, Aeth.NAK_REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_PROT_ERR, uc);
+        // rxe (send_data_in, copy_data) finds both faults while it copies into the receive and
+        // calls each a malformed receive (RESPST_ERR_MALFORMED_WQE, class A): the receive
+        // completes with IBV_WC_LOC_QP_OP_ERR and the NAK is a remote operational error.
+        if ((long) recvOffset + payload > recv.capacity || !recv.resolve(config.context, config.pd)) {
+            responderError(psn, Aeth.NAK_REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_QP_OP_ERR, uc);
             return false;
         }
         if (payload > 0) {
@@ -395,6 +409,7 @@ final class Responder {
         inProgress = NONE;
         receiveQueue.used.decrementAndGet();
         msn = Psn.add(msn, 1);
+        // rxe (do_complete) counts rdma_recvs for each receive that completes successfully.
         config.count(Counter.RDMA_RECVS);
         if (!config.recvCq.push(completion, solicited)) {
             config.enterError();
@@ -406,9 +421,6 @@ final class Responder {
         Opcode op = packet.opcode();
         int payload = packet.payloadLength();
         boolean ends = op.isLast() || op.isOnly();
-        if (op.hasImmDt() && ends && !takeReceive(psn, uc)) {
-            return false;
-        }
         if (op.isFirst() || op.isOnly()) {
             Reth reth = packet.reth();
             long length = reth.dmaLengthUnsigned();
@@ -416,7 +428,9 @@ final class Responder {
             if (length > 0) {
                 region = remoteRegion(reth.rkey(), reth.virtualAddress(), length, AccessFlag.REMOTE_WRITE);
                 if (region == null) {
-                    responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, uc);
+                    // rxe (check_rkey, RESPST_ERR_RKEY_VIOLATION): a WRITE_WITH_IMM's receive, taken
+                    // before the rkey is checked, completes with the same status.
+                    responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, uc);
                     return false;
                 }
             }
@@ -445,7 +459,6 @@ final class Responder {
             } else {
                 inProgress = NONE;
                 msn = Psn.add(msn, 1);
-                config.count(Counter.RDMA_RECVS);
             }
         } else {
             inProgress = IN_WRITE;
@@ -484,11 +497,10 @@ final class Responder {
             }
         }
         int count = Math.max(1, (int) ((length + config.mtu - 1) / config.mtu));
-        saveResource(new Resource(true, psn, count, 0));
+        saveResource(new Resource(true, psn, count, 0, reth.rkey(), reth.virtualAddress(), length));
         expectedPsn = Psn.add(expectedPsn, count);
         msn = Psn.add(msn, 1);
-        config.count(Counter.RDMA_RECVS);
-        sendReadResponses(psn, region, reth.virtualAddress(), length);
+        sendReadResponses(psn, true, region, reth.virtualAddress(), length);
         return State.RESPST_DONE;
     }
 
@@ -507,10 +519,9 @@ final class Responder {
         long original = packet.opcode() == Opcode.RC_COMPARE_SWAP
                 ? region.compareSwap(eth.virtualAddress(), eth.compare(), eth.swapOrAdd())
                 : region.fetchAdd(eth.virtualAddress(), eth.swapOrAdd());
-        saveResource(new Resource(false, psn, 1, original));
+        saveResource(new Resource(false, psn, 1, original, eth.rkey(), eth.virtualAddress(), 8));
         expectedPsn = Psn.add(expectedPsn, 1);
         msn = Psn.add(msn, 1);
-        config.count(Counter.RDMA_RECVS);
         sendAtomicAcknowledge(psn, original);
         return State.RESPST_DONE;
     }
@@ -520,13 +531,21 @@ final class Responder {
         nextResource = (nextResource + 1) % resources.length;
     }
 
-    /** The READ responses, one per MTU chunk from {@code firstPsn} on ({@code read_reply}'s loop). */
-    private void sendReadResponses(int firstPsn, SoftMemoryRegion region, long address, long length) {
+    /**
+     * The READ responses, one per MTU chunk from {@code firstPsn} on ({@code read_reply}'s loop).
+     * {@code fromStart}: the answer starts the message (FIRST or ONLY, rxe's
+     * {@code rdatm_res_state_new}); otherwise it continues one whose start was answered before
+     * (MIDDLE … LAST, {@code rdatm_res_state_replay}).
+     */
+    private void sendReadResponses(int firstPsn, boolean fromStart, SoftMemoryRegion region, long address,
+                                   long length) {
         int mtu = config.mtu;
         int count = Math.max(1, (int) ((length + mtu - 1) / mtu));
         for (int i = 0; i < count; i++) {
-            Opcode op = count == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : i == 0 ? Opcode.RC_RDMA_READ_RESPONSE_FIRST
-                    : i == count - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+            boolean first = i == 0 && fromStart;
+            boolean last = i == count - 1;
+            Opcode op = first && last ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : first ? Opcode.RC_RDMA_READ_RESPONSE_FIRST
+                    : last ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
             int chunk = (int) Math.min(mtu, length - (long) i * mtu);
             Aeth aeth = op.hasAeth() ? Aeth.ack(msn) : null;
             ByteBuffer out = config.transport.packetBuffer();
@@ -570,7 +589,6 @@ final class Responder {
             RecvWqe recv = currentRecv;
             currentRecv = null;
             receiveQueue.used.decrementAndGet();
-            config.count(Counter.SEND_ERR);
             cause = WorkCompletion.error(recv.wrId, recvStatus, WcOpcode.RECV, config.qpn);
         }
         config.enterError(config.recvCq, cause);
@@ -585,7 +603,7 @@ final class Responder {
         int psn = packet.bth().psn();
         Opcode op = packet.opcode();
         if (psn != expectedPsn) {
-            config.count(Counter.OUT_OF_SEQ_REQUEST);
+            // rxe (check_psn) counts nothing for UC: the message is dropped silently.
             inProgress = NONE;
             ucDropping = true;
             writeRegion = null;
@@ -606,7 +624,17 @@ final class Responder {
         expectedPsn = before;
     }
 
-    /** A READ or atomic the responder executed, kept to answer duplicates (rxe's {@code struct resp_res}). */
-    private record Resource(boolean read, int firstPsn, int psnCount, long original) {
+    /**
+     * A READ or atomic the responder executed, kept to answer duplicates (rxe's {@code struct
+     * resp_res}): its PSNs, an atomic's original value, and the rkey and range it named.
+     */
+    private record Resource(boolean read, int firstPsn, int psnCount, long original, int rkey, long address,
+                            long length) {
+
+        /** Whether a request for {@code length} bytes at {@code address} with {@code rkey} is this one or a part of it. */
+        boolean holds(int otherRkey, long otherAddress, long otherLength) {
+            return otherRkey == rkey && Long.compareUnsigned(otherAddress, address) >= 0 && otherLength <= length
+                    && Long.compareUnsigned(otherAddress + otherLength, address + length) <= 0;
+        }
     }
 }

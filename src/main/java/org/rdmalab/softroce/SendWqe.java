@@ -34,7 +34,6 @@ final class SendWqe {
     int firstPsn;
     int psnCount;
     int readPsn;
-    int requestPsn;
 
     SendWqe(SendWorkRequest request, boolean signaled, byte[] inline, long length, int generation) {
         this.wrId = request.wrId();

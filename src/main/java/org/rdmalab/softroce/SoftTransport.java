@@ -179,7 +179,7 @@ final class SoftTransport implements Fabric.Receiver {
                     endpoint.sentTtl(ttl), 0, buffer, offset, length, true);
         }
         if (!endpoint.send(destinationIp, peerPort, buffer, offset, length)) {
-            count(Counter.SEND_DROPPED);
+            count(Counter.SEND_ERR);
             event(PacketEvent.Direction.DROPPED, localIp, destinationIp, buffer, offset, length,
                     "the network refused the datagram (socket buffer full)");
             return;

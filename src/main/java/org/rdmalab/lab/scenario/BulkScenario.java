@@ -38,7 +38,10 @@ final class BulkScenario implements Scenario {
         // A message is one WR however long; allow for packet loss and go-back-N retries.
         Duration timeout = lab.pollTimeout().plusMillis(size / 100).plusSeconds(30);
 
-        LoopbackLab.Connection connection = lab.connect(PeerSetup.seed(size), PeerSetup.seed(size));
+        PeerSetup setup = PeerSetup.seed(size);
+        Duration readTimeout = timeout.plus(readRecovery(lab.settings().server().faults(), (size + mtu - 1) / mtu,
+                setup.timeout()));
+        LoopbackLab.Connection connection = lab.connect(setup, setup);
         Peer server = connection.server();
         Peer client = connection.client();
         ConnectionData remote = server.connectionData();
@@ -55,9 +58,35 @@ final class BulkScenario implements Scenario {
         client.fill(0, new byte[size], "zeros");
         lab.note("the READ's responses come back one per path MTU, starting at the request's PSN");
         client.postSend(SendWorkRequest.read(2, client.mr().sge(), remote.address(), remote.rkey(), signaled));
-        Optional<WorkCompletion> read = client.poll(timeout);
+        Optional<WorkCompletion> read = client.poll(readTimeout);
         checks.completion(read, 2, WcStatus.SUCCESS, WcOpcode.RDMA_READ, size);
         checks.bytes(client.show(0, size, "after the RDMA READ"), data, "the client's buffer");
         return checks.result(String.format("%d bytes written and read back intact", size));
+    }
+
+    /**
+     * Extra time a READ may need under faults. As on rxe, a lost, corrupted or reordered READ
+     * response leaves a gap: the responses after it are dropped and the rest is asked for again
+     * only when the requester's retransmission timer fires, so each such fault costs about one
+     * ACK timeout. Allows twice the number of faults the spec makes likely for {@code packets}
+     * responses; nothing without faults.
+     */
+    static Duration readRecovery(String faults, int packets, int timeoutExponent) {
+        double gapProbability = 0;
+        if (faults != null) {
+            for (String part : faults.split(",")) {
+                String[] keyValue = part.split("=", 2);
+                String key = keyValue[0].trim();
+                if (keyValue.length == 2 && (key.equals("drop") || key.equals("reorder") || key.equals("corrupt"))) {
+                    try {
+                        gapProbability += Double.parseDouble(keyValue[1].trim());
+                    } catch (NumberFormatException e) {
+                        // the device refuses such a spec before any scenario runs
+                    }
+                }
+            }
+        }
+        long ackTimeoutNanos = 4096L << timeoutExponent;
+        return Duration.ofNanos(2 * (long) Math.ceil(packets * Math.min(1, gapProbability)) * ackTimeoutNanos);
     }
 }
