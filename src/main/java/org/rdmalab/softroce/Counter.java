@@ -44,7 +44,15 @@ public enum Counter {
     RCVD_QP_NOT_READY("rcvd_qp_not_ready"),
     /** Received responses that match no outstanding request (stale or unexpected). */
     RCVD_UNEXPECTED_RESPONSE("rcvd_unexpected_response"),
-    /** Datagrams the network refused (a full socket buffer). */
+    /**
+     * Times the socket's send buffer was found full: a datagram had to wait for room (it was kept
+     * and sent later, not lost) and the QPs stopped producing until the socket took it.
+     */
+    SEND_BLOCKED("send_blocked"),
+    /**
+     * Datagrams lost on the way out: the network refused them with an error, or they found
+     * {@value SoftTransport#BLOCKED_LIMIT} datagrams already waiting for a full socket.
+     */
     SEND_DROPPED("send_dropped_pkts"),
     /** Completions that found their CQ full (the QP went to ERR). */
     CQ_OVERFLOW("cq_overflow"),
