@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.rdmalab.testing.Tools;
 import org.rdmalab.verbs.SendFlag;
 import org.rdmalab.verbs.SendWorkRequest;
 import org.rdmalab.verbs.WorkCompletion;
@@ -105,5 +107,90 @@ class SoftRoceBackpressureTest {
             assertEquals(0, peers.a.counter(Counter.RCVD_UNEXPECTED_RESPONSE));
             assertEquals(0, peers.b.counter(Counter.DUPLICATE_REQUEST));
         }
+    }
+
+    /**
+     * The same over real UDP, where a plain loopback cannot show it: Linux hands a loopback
+     * datagram on at once and frees its room in the send buffer, so the buffer never fills. In a
+     * private network namespace ({@code unshare -rn}) whose loopback sends through a 300 Mbit/s
+     * tbf queue, datagrams stay charged to their socket until the queue lets them go, and a small
+     * SO_SNDBUF fills: {@code send_blocked} counts it. Every byte must arrive, with no retry.
+     */
+    @Test
+    void overRealUdpAFullKernelSendBufferCostsNoRetry() throws Exception {
+        Tools.require("unshare", "util-linux");
+        Tools.require("tc", "iproute2");
+        Tools.require("ip", "iproute2");
+        String slowLoopback = "ip link set lo up && tc qdisc add dev lo root tbf rate 300mbit burst 32kb latency 500ms";
+        List<String> namespace = null;
+        StringBuilder why = new StringBuilder();
+        for (List<String> candidate : List.of(List.of("unshare", "-rn"), List.of("unshare", "-n"))) {
+            List<String> probe = new java.util.ArrayList<>(candidate);
+            probe.addAll(List.of("sh", "-c", slowLoopback));
+            Run result = run(probe, Duration.ofSeconds(20));
+            if (result.exit == 0) {
+                namespace = candidate;
+                break;
+            }
+            why.append(String.join(" ", candidate)).append(": ").append(result.output.strip()).append("; ");
+        }
+        if (namespace == null) {
+            Tools.unavailable("no private network namespace with a rate-limited loopback could be made (" + why
+                    + "user namespaces or root are needed)");
+            return;
+        }
+        String javaCommand = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String classpath = location(SoftRoceDevice.class) + java.io.File.pathSeparator + location(BackpressureUdpRun.class);
+        List<String> command = new java.util.ArrayList<>(namespace);
+        command.addAll(List.of("sh", "-c", slowLoopback + " && exec \"$0\" -cp \"$1\" " + BackpressureUdpRun.class.getName(),
+                javaCommand, classpath));
+        Run result = run(command, Duration.ofSeconds(150));
+        String output = result.output;
+        assertEquals(0, result.exit, output);
+        java.util.Map<String, String> values = new java.util.HashMap<>();
+        for (String line : output.split("\n")) {
+            int equals = line.indexOf('=');
+            if (equals > 0) {
+                values.put(line.substring(0, equals).trim(), line.substring(equals + 1).trim());
+            }
+        }
+        assertEquals("5", values.get("successes"), output);
+        assertEquals("true", values.get("write-bytes-right"), output);
+        assertEquals("true", values.get("read-bytes-right"), output);
+        for (String side : List.of("a.", "b.")) {
+            assertTrue(Long.parseLong(values.get(side + "send_blocked")) > 0,
+                    side + " found its socket's send buffer full:\n" + output);
+            assertEquals("0", values.get(side + "completer_retry_err"), output);
+            assertEquals("0", values.get(side + "retry_exceeded_err"), output);
+            assertEquals("0", values.get(side + "send_dropped_pkts"), output);
+        }
+    }
+
+    private record Run(int exit, String output) {
+    }
+
+    private static Run run(List<String> command, Duration limit) throws Exception {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        java.io.ByteArrayOutputStream output = new java.io.ByteArrayOutputStream();
+        Thread reader = new Thread(() -> {
+            try (java.io.InputStream in = process.getInputStream()) {
+                in.transferTo(output);
+            } catch (java.io.IOException ignored) {
+                // The process is gone; what was read is kept.
+            }
+        }, "backpressure-run output");
+        reader.start();
+        if (!process.waitFor(limit.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+            return new Run(-1, "did not end within " + limit.toSeconds() + " s");
+        }
+        reader.join(10_000);
+        String text = output.toString(java.nio.charset.StandardCharsets.UTF_8);
+        return new Run(process.isAlive() ? -1 : process.exitValue(), text);
+    }
+
+    private static String location(Class<?> type) throws Exception {
+        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     }
 }
