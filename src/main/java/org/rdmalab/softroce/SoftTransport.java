@@ -115,6 +115,7 @@ final class SoftTransport implements Fabric.Receiver {
     /** Forgets a QP (loop thread). */
     void unregister(SoftQueuePair qp) {
         queuePairs.remove(qp.qpNum(), qp);
+        stalled.remove(qp);
     }
 
     void count(Counter counter) {
