@@ -83,6 +83,24 @@ final class CaptureTap {
                 offset, length);
     }
 
+    /**
+     * Sends a datagram through {@code send} and writes it only when the fabric took it, holding the
+     * file meanwhile: a device sharing the file cannot write the reply before the request, and a
+     * datagram the socket had no room for is written when it is really sent.
+     */
+    Fabric.SendResult writeIfSent(long epochNanos, int source, int sourcePort, int destination, int destinationPort,
+                                  int tos, int ttl, byte[] buffer, int offset, int length,
+                                  java.util.function.Supplier<Fabric.SendResult> send) {
+        synchronized (shared.writer) {
+            Fabric.SendResult result = send.get();
+            if (result == Fabric.SendResult.SENT) {
+                shared.writer.write(epochNanos, source, sourcePort, destination, destinationPort, tos, ttl, buffer,
+                        offset, length);
+            }
+            return result;
+        }
+    }
+
     /** Leaves the file; the last user closes it. Idempotent. */
     void close() {
         synchronized (OPEN) {

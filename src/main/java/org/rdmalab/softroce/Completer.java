@@ -553,6 +553,16 @@ final class Completer {
             scheduleTimer(rnrWaiting ? config.ackTimeoutNanos : retransmitDeadline - now);
             return;
         }
+        // A packet that waited in this host for room in the socket was not lost: its timeout
+        // counts from when the socket took it (rxe arms the timer only once a packet is sent).
+        SoftTransport transport = config.transport;
+        if (transport.blockedSince(retransmitDeadline - config.ackTimeoutNanos)) {
+            retransmitDeadline = (transport.blocked() ? now : transport.unblockedAt()) + config.ackTimeoutNanos;
+            if (retransmitDeadline - now > 0) {
+                scheduleTimer(retransmitDeadline - now);
+                return;
+            }
+        }
         retry();
     }
 }

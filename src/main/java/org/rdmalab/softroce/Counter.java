@@ -43,8 +43,10 @@ public enum Counter {
     /** Requester: work requests failed with IBV_WC_RNR_RETRY_EXC_ERR. */
     RETRY_RNR_EXCEEDED_ERR("retry_rnr_exceeded_err"),
     /**
-     * Packets the device could not hand to the network: the socket refused the datagram (rxe:
-     * {@code rxe_xmit_packet} failed). Not error completions, which rxe does not count.
+     * Packets the device could not hand to the network: the socket failed with an error, or
+     * {@value SoftTransport#BLOCKED_LIMIT} datagrams already waited for room in a full socket (rxe:
+     * {@code rxe_xmit_packet} failed). A full socket alone is no error: see {@link #SEND_BLOCKED}.
+     * Not error completions, which rxe does not count.
      */
     SEND_ERR("send_err"),
     /**
@@ -71,6 +73,11 @@ public enum Counter {
     RCVD_QP_NOT_READY("rcvd_qp_not_ready"),
     /** Received responses that match no outstanding request (stale or unexpected). */
     RCVD_UNEXPECTED_RESPONSE("rcvd_unexpected_response"),
+    /**
+     * Times the socket's send buffer was found full: a datagram had to wait for room (it was kept
+     * and sent later, not lost) and the QPs stopped producing until the socket took it.
+     */
+    SEND_BLOCKED("send_blocked"),
     /** Completions that found their CQ full (the QP went to ERR). */
     CQ_OVERFLOW("cq_overflow"),
     /** Fault injector: datagrams dropped. */

@@ -22,6 +22,25 @@ interface Fabric {
     /** Receives datagrams on the loop thread; the array is reused after the call returns. */
     interface Receiver {
         void onDatagram(int sourceIp, int sourcePort, byte[] buffer, int offset, int length);
+
+        /**
+         * The endpoint can take datagrams again after {@link Endpoint#send} answered
+         * {@link SendResult#BLOCKED} and {@link Endpoint#awaitWritable} was called; on the loop.
+         */
+        void onWritable();
+    }
+
+    /** What became of a datagram handed to {@link Endpoint#send}. */
+    enum SendResult {
+        /** Handed to the network (which may still lose it on the way). */
+        SENT,
+        /**
+         * Not taken: the socket's send buffer is full. Nothing left; the caller keeps the
+         * datagram and sends it again once {@link Receiver#onWritable} says there is room.
+         */
+        BLOCKED,
+        /** Refused with an error (no route, the address went away): lost, as on a broken link. */
+        FAILED
     }
 
     /** A bound device address. */
@@ -35,10 +54,16 @@ interface Fabric {
 
         /**
          * Sends {@code length} bytes of {@code buffer} at {@code offset} as one UDP datagram; call
-         * on the loop. Returns false when the datagram could not be handed to the network (a full
-         * socket buffer): like a congested link, it is lost.
+         * on the loop. Never waits: a full send buffer answers {@link SendResult#BLOCKED}.
          */
-        boolean send(int destinationIp, int destinationPort, byte[] buffer, int offset, int length);
+        SendResult send(int destinationIp, int destinationPort, byte[] buffer, int offset, int length);
+
+        /**
+         * Asks for one {@link Receiver#onWritable} call on the loop as soon as the endpoint has
+         * room again (the selector's write-readiness); call on the loop after a
+         * {@link SendResult#BLOCKED}.
+         */
+        void awaitWritable();
 
         /**
          * The IPv4 TOS and TTL the datagrams really carry for a QP that asked for {@code tos} and

@@ -112,13 +112,19 @@ final class Requester {
     /**
      * Sends what the window, the READ/atomic limit and the state allow ({@code rxe_requester}, with
      * {@code req_next_wqe} and {@code check_init_depth} deciding whether the next work request may
-     * start).
+     * start). While the socket has no room ({@link SoftTransport#blocked()}) it produces nothing
+     * and waits to be run again, as rxe's requester waits ({@code need_req_skb}) while too many of
+     * its packets sit in the kernel's queues.
      */
     void run() {
         if (config.state != QpState.RTS || rnrWaiting) {
             return;
         }
         while (sendIndex < sendQueue.tail) {
+            if (config.transport.blocked()) {
+                config.transport.awaitWritable(config.qp);
+                return;
+            }
             SendWqe wqe = sendQueue.at(sendIndex);
             if (wqe.done) {
                 break; // failed locally: it waits for the completer, and nothing after it goes out

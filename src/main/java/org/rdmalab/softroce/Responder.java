@@ -82,6 +82,17 @@ final class Responder {
     private boolean ucDropping;
     private Resource[] resources = new Resource[1];
     private int nextResource;
+    // The READ being answered (rxe's qp->resp.res while read_reply runs): its responses go out a
+    // few at a time, as the socket takes them.
+    private boolean replying;
+    private boolean replyScheduled;
+    private SoftMemoryRegion replyRegion;
+    private int replyFirstPsn;
+    private boolean replyFromStart;
+    private int replyCount;
+    private int replyNext;
+    private long replyAddress;
+    private long replyLength;
 
     Responder(QpConfig config, ReceiveQueue receiveQueue) {
         this.config = config;
@@ -110,6 +121,7 @@ final class Responder {
         inProgress = NONE;
         writeRegion = null;
         java.util.Arrays.fill(resources, null);
+        stopReadReply();
     }
 
     /** The QP goes to ERR: the receive in use and every posted one complete with a flush error. */
@@ -123,6 +135,7 @@ final class Responder {
             flushRecv(recv);
         }
         inProgress = NONE;
+        stopReadReply();
     }
 
     private void flushRecv(RecvWqe recv) {
@@ -532,28 +545,93 @@ final class Responder {
     }
 
     /**
-     * The READ responses, one per MTU chunk from {@code firstPsn} on ({@code read_reply}'s loop).
+     * At most this many READ responses leave in one turn of the loop; then the loop receives and
+     * runs other work before the next ones, as rxe's responder sends one response per pass of its
+     * state machine and its task yields after a bounded number of passes.
+     */
+    static final int READ_RESPONSES_PER_TURN = 64;
+
+    /**
+     * The READ responses, one per MTU chunk from {@code firstPsn} on ({@code read_reply}, one
+     * response per pass): the first ones now, the rest in later turns of the loop, and none while
+     * the socket has no room (the transport resumes the reply then). Requests that arrive
+     * meanwhile wait for the reply to end ({@link #replying()}), as rxe's do in its request queue.
      * {@code fromStart}: the answer starts the message (FIRST or ONLY, rxe's
      * {@code rdatm_res_state_new}); otherwise it continues one whose start was answered before
      * (MIDDLE … LAST, {@code rdatm_res_state_replay}).
      */
     private void sendReadResponses(int firstPsn, boolean fromStart, SoftMemoryRegion region, long address,
                                    long length) {
+        replying = true;
+        replyFromStart = fromStart;
+        replyRegion = region;
+        replyFirstPsn = firstPsn;
+        replyCount = Math.max(1, (int) ((length + config.mtu - 1) / config.mtu));
+        replyNext = 0;
+        replyAddress = address;
+        replyLength = length;
+        continueReadReply();
+    }
+
+    /** True while a READ's responses are still being sent; the next request waits until then. */
+    boolean replying() {
+        return replying;
+    }
+
+    /**
+     * Sends the next READ responses: up to {@link #READ_RESPONSES_PER_TURN}, fewer when the socket
+     * fills. Called when a reply starts, on a later turn of the loop and when the transport has
+     * room again.
+     */
+    void continueReadReply() {
         int mtu = config.mtu;
-        int count = Math.max(1, (int) ((length + mtu - 1) / mtu));
-        for (int i = 0; i < count; i++) {
-            boolean first = i == 0 && fromStart;
-            boolean last = i == count - 1;
+        int budget = READ_RESPONSES_PER_TURN;
+        while (replying && replyNext < replyCount) {
+            if (config.state == QpState.ERR || config.state == QpState.RESET || config.closed()) {
+                stopReadReply();
+                return;
+            }
+            if (config.transport.blocked()) {
+                config.transport.awaitWritable(config.qp);
+                return;
+            }
+            if (budget-- == 0) {
+                if (!replyScheduled) {
+                    replyScheduled = true;
+                    config.loop.schedule(0, () -> {
+                        replyScheduled = false;
+                        config.qp.resumeSending();
+                    });
+                }
+                return;
+            }
+            int i = replyNext;
+            int psn = Psn.add(replyFirstPsn, i);
+            int chunk = (int) Math.min(mtu, replyLength - (long) i * mtu);
+            if (chunk > 0 && replyRegion.isClosed()) {
+                // rxe rechecks the MR for every response after the first (rxe_recheck_mr).
+                stopReadReply();
+                responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, false);
+                return;
+            }
+            boolean first = i == 0 && replyFromStart;
+            boolean last = i == replyCount - 1;
             Opcode op = first && last ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : first ? Opcode.RC_RDMA_READ_RESPONSE_FIRST
                     : last ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
-            int chunk = (int) Math.min(mtu, length - (long) i * mtu);
             Aeth aeth = op.hasAeth() ? Aeth.ack(msn) : null;
             ByteBuffer out = config.transport.packetBuffer();
-            RocePacketEncoder.encode(out, op, config.destQpn, Psn.add(firstPsn, i), false, false, null, aeth, null, null,
-                    0, chunk == 0 ? null : region.memory(), chunk == 0 ? 0 : region.offsetOf(address + (long) i * mtu),
-                    chunk);
+            RocePacketEncoder.encode(out, op, config.destQpn, psn, false, false, null, aeth, null, null, 0,
+                    chunk == 0 ? null : replyRegion.memory(),
+                    chunk == 0 ? 0 : replyRegion.offsetOf(replyAddress + (long) i * mtu), chunk);
+            replyNext++;
             config.transmit();
         }
+        stopReadReply();
+    }
+
+    private void stopReadReply() {
+        replying = false;
+        replyRegion = null;
     }
 
     /** {@code send_atomic_ack}. */

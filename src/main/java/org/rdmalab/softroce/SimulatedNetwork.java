@@ -34,7 +34,10 @@ public final class SimulatedNetwork implements Fabric {
     private long now;
     private long sequence;
     private long delivered;
+    private long refused;
     private Interceptor interceptor;
+    private int sendBufferDatagrams;
+    private long serializationNanos;
 
     /**
      * Sees every datagram a device hands to the network and says how many copies arrive: 0 loses
@@ -63,6 +66,25 @@ public final class SimulatedNetwork implements Fabric {
                 target.receiver.onDatagram(sourceIp, sourcePort, copy, 0, copy.length);
             }
         });
+    }
+
+    /**
+     * Gives every device a send buffer of {@code datagrams} in front of a link that takes one
+     * datagram every {@code perDatagram}, as a socket over a slow NIC: a datagram that finds the
+     * buffer full is refused (the device sees a full socket buffer), and the device hears when a
+     * datagram has left and there is room again. Without a call, sends are never refused.
+     */
+    public void limitSendBuffer(int datagrams, Duration perDatagram) {
+        if (datagrams < 1 || perDatagram.isNegative()) {
+            throw new IllegalArgumentException("a send buffer holds at least one datagram and drains at a rate >= 0");
+        }
+        this.sendBufferDatagrams = datagrams;
+        this.serializationNanos = perDatagram.toNanos();
+    }
+
+    /** Datagrams refused so far because a device's send buffer was full ({@link #limitSendBuffer}). */
+    public long refusedDatagrams() {
+        return refused;
     }
 
     /** A network whose links deliver a datagram 2 µs after it is sent. */
@@ -179,6 +201,11 @@ public final class SimulatedNetwork implements Fabric {
         private final int port;
         private final Receiver receiver;
         private boolean open = true;
+        /** Datagrams in this endpoint's send buffer, not yet on the link. */
+        private int queued;
+        /** When the link finishes the datagram last put on it. */
+        private long linkFreeAt;
+        private boolean writableWanted;
 
         SimEndpoint(long key, int port, Receiver receiver) {
             this.key = key;
@@ -197,18 +224,51 @@ public final class SimulatedNetwork implements Fabric {
         }
 
         @Override
-        public boolean send(int destinationIp, int destinationPort, byte[] buffer, int offset, int length) {
+        public SendResult send(int destinationIp, int destinationPort, byte[] buffer, int offset, int length) {
+            long departure = 0;
+            if (sendBufferDatagrams > 0) {
+                if (queued >= sendBufferDatagrams) {
+                    refused++;
+                    return SendResult.BLOCKED;
+                }
+                queued++;
+                linkFreeAt = Math.max(now, linkFreeAt) + serializationNanos;
+                departure = linkFreeAt - now;
+                enqueue(departure, this::left);
+            }
             byte[] copy = java.util.Arrays.copyOfRange(buffer, offset, offset + length);
             int sourceIp = (int) (key >>> 16);
             int copies = interceptor == null ? 1 : interceptor.copies(sourceIp, destinationIp, copy);
             for (int i = 0; i < copies; i++) {
-                deliver(sourceIp, destinationIp, destinationPort, copy);
+                deliver(departure, sourceIp, destinationIp, destinationPort, copy);
             }
-            return true;
+            return SendResult.SENT;
         }
 
-        private void deliver(int sourceIp, int destinationIp, int destinationPort, byte[] copy) {
-            enqueue(latencyNanos, () -> {
+        /** A datagram left the send buffer for the link: room for one more. */
+        private void left() {
+            queued--;
+            if (writableWanted && open) {
+                writableWanted = false;
+                receiver.onWritable();
+            }
+        }
+
+        @Override
+        public void awaitWritable() {
+            if (sendBufferDatagrams > 0 && queued >= sendBufferDatagrams) {
+                writableWanted = true;
+            } else {
+                enqueue(0, () -> {
+                    if (open) {
+                        receiver.onWritable();
+                    }
+                });
+            }
+        }
+
+        private void deliver(long departure, int sourceIp, int destinationIp, int destinationPort, byte[] copy) {
+            enqueue(departure + latencyNanos, () -> {
                 SimEndpoint target = endpoints.get(key(destinationIp, destinationPort));
                 if (target != null && target.open) {
                     delivered++;

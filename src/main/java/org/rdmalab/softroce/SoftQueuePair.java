@@ -65,6 +65,13 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
     private final Requester requester;
     private final Completer completer;
     private final Responder responder;
+    /**
+     * RC requests that arrived while the responder was still sending a READ's responses; they run
+     * in order once it is done (rxe's responder takes the next packet from its queue only then).
+     */
+    private final java.util.ArrayDeque<RocePacket> waitingRequests = new java.util.ArrayDeque<>();
+    /** At most this many requests wait; the peer's window keeps far fewer in flight, and it retries the rest. */
+    private static final int WAITING_REQUESTS_LIMIT = 4 * MAX_UNACKED_PSNS;
 
     private SoftQueuePair(SoftProtectionDomain pd, SoftTransport transport, int qpn, QpType type,
                           SoftCompletionQueue sendCq, SoftCompletionQueue recvCq, QpCapabilities capabilities,
@@ -639,6 +646,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
     private void resetOnLoop() {
         synchronized (config.postLock) {
             config.generation++;
+            waitingRequests.clear();
             sendQueue.clear();
             requester.reset();
             completer.reset();
@@ -673,6 +681,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         }
         requester.flushed();
         responder.flush();
+        waitingRequests.clear();
     }
 
     // =========================================================================================
@@ -707,11 +716,36 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         if (packet.opcode().isRequest()) {
             if (config.type == QpType.UC) {
                 responder.onUcRequest(packet);
+            } else if (responder.replying() || !waitingRequests.isEmpty()) {
+                if (waitingRequests.size() < WAITING_REQUESTS_LIMIT) {
+                    waitingRequests.add(copy(packet)); // the transport reuses the packet's buffer
+                }
             } else {
                 responder.onRequest(packet);
             }
         } else if (config.type == QpType.RC) {
             completer.onResponse(packet);
         }
+    }
+
+    private static RocePacket copy(RocePacket packet) {
+        try {
+            return RocePacket.decode(java.util.Arrays.copyOfRange(packet.buffer(), packet.offset(),
+                    packet.offset() + packet.length()), 0, packet.length());
+        } catch (org.rdmalab.softroce.wire.MalformedPacketException e) {
+            throw new IllegalStateException("a packet that decoded once no longer does", e);
+        }
+    }
+
+    /**
+     * Carries on after the transport had no room, or on the next turn of the loop: the READ reply
+     * under way, then the requests that waited for it, then the requester (loop only).
+     */
+    void resumeSending() {
+        responder.continueReadReply();
+        while (!responder.replying() && !waitingRequests.isEmpty() && !isClosed()) {
+            responder.onRequest(waitingRequests.poll());
+        }
+        requester.run();
     }
 }

@@ -15,11 +15,25 @@ import org.rdmalab.verbs.VerbsException;
  * and the capture tap to the fabric; on the way in it checks the ICRC, finds the QP and hands the
  * decoded packet to it. Everything here runs on the loop thread except {@link #start} and
  * {@link #close}.
+ *
+ * <p>Backpressure: a datagram the socket cannot take (its send buffer is full) is not lost. It
+ * waits, with every datagram after it, in a short queue ({@link #BLOCKED_LIMIT}) until the fabric
+ * reports room ({@link #onWritable}); meanwhile {@link #blocked()} is true and the requesters and
+ * responders stop producing packets and wait here ({@link #awaitWritable}) to be resumed in
+ * order. rxe does the same in its way: a packet {@code rxe_xmit_packet} could not send
+ * ({@code -EAGAIN}) is rolled back and produced again later, and a requester with too many packets
+ * in the kernel's queues waits until they drain.
  */
 final class SoftTransport implements Fabric.Receiver {
 
     /** How long a reordered datagram waits for a successor before it is sent anyway. */
     private static final long REORDER_HOLD_NANOS = 1_000_000;
+    /**
+     * At most this many datagrams wait for room in the socket. Producers stop once one waits, so
+     * only packets that answer arriving ones (ACKs, NAKs) add to it; past the limit they are
+     * dropped, as a full link drops them.
+     */
+    static final int BLOCKED_LIMIT = 256;
 
     private final SoftRoceContext context;
     private final int localIp;
@@ -43,6 +57,17 @@ final class SoftTransport implements Fabric.Receiver {
     private int heldTos;
     private int heldTtl;
     private EventLoop.Timer heldTimer;
+    /** Datagrams the socket has not taken yet, oldest first. */
+    private final java.util.ArrayDeque<Waiting> blockedDatagrams = new java.util.ArrayDeque<>();
+    /** Queue pairs that stopped producing while blocked, in the order they stopped. */
+    private final java.util.LinkedHashSet<SoftQueuePair> stalled = new java.util.LinkedHashSet<>();
+    /** Loop time the queue last emptied; with {@link #everBlocked}, for retransmission timers. */
+    private long unblockedAt;
+    private boolean everBlocked;
+
+    /** A datagram waiting for room in the socket. */
+    private record Waiting(int destinationIp, int tos, int ttl, byte[] datagram) {
+    }
 
     private SoftTransport(SoftRoceContext context) {
         this.context = context;
@@ -90,6 +115,7 @@ final class SoftTransport implements Fabric.Receiver {
     /** Forgets a QP (loop thread). */
     void unregister(SoftQueuePair qp) {
         queuePairs.remove(qp.qpNum(), qp);
+        stalled.remove(qp);
     }
 
     void count(Counter counter) {
@@ -172,19 +198,100 @@ final class SoftTransport implements Fabric.Receiver {
         if (endpoint == null) {
             return;
         }
-        // Captured before the send: once the datagram is out, the peer's reply may reach a shared
-        // capture first, and a request must never appear after its response.
-        if (capture != null) {
-            capture.write(epochNanos(), localIp, localPort, destinationIp, peerPort, endpoint.sentTos(tos),
-                    endpoint.sentTtl(ttl), 0, buffer, offset, length, true);
-        }
-        if (!endpoint.send(destinationIp, peerPort, buffer, offset, length)) {
-            count(Counter.SEND_ERR);
-            event(PacketEvent.Direction.DROPPED, localIp, destinationIp, buffer, offset, length,
-                    "the network refused the datagram (socket buffer full)");
+        if (blockedDatagrams.isEmpty() && offer(destinationIp, tos, ttl, buffer, offset, length)) {
             return;
         }
-        event(PacketEvent.Direction.SENT, localIp, destinationIp, buffer, offset, length, null);
+        // The socket is full, or older datagrams wait for it: keep this one behind them.
+        if (blockedDatagrams.size() >= BLOCKED_LIMIT) {
+            count(Counter.SEND_ERR);
+            event(PacketEvent.Direction.DROPPED, localIp, destinationIp, buffer, offset, length,
+                    BLOCKED_LIMIT + " datagrams already wait for room in the socket's send buffer");
+            return;
+        }
+        if (blockedDatagrams.isEmpty()) {
+            count(Counter.SEND_BLOCKED);
+            everBlocked = true;
+            endpoint.awaitWritable();
+        }
+        blockedDatagrams.add(new Waiting(destinationIp, tos, ttl,
+                java.util.Arrays.copyOfRange(buffer, offset, offset + length)));
+    }
+
+    /** Hands one datagram to the fabric; false when the socket had no room and nothing was sent. */
+    private boolean offer(int destinationIp, int tos, int ttl, byte[] buffer, int offset, int length) {
+        Fabric.SendResult result;
+        if (capture != null) {
+            // Written while the capture is held, and only when sent: once the datagram is out, the
+            // peer's reply may reach a shared capture, and a request must never follow its response.
+            result = capture.writeIfSent(epochNanos(), localIp, localPort, destinationIp, peerPort, endpoint.sentTos(tos),
+                    endpoint.sentTtl(ttl), buffer,
+                    offset, length, () -> endpoint.send(destinationIp, peerPort, buffer, offset, length));
+        } else {
+            result = endpoint.send(destinationIp, peerPort, buffer, offset, length);
+        }
+        switch (result) {
+            case BLOCKED -> {
+                return false;
+            }
+            case FAILED -> {
+                count(Counter.SEND_ERR);
+                event(PacketEvent.Direction.DROPPED, localIp, destinationIp, buffer, offset, length,
+                        "the network refused the datagram");
+            }
+            default -> event(PacketEvent.Direction.SENT, localIp, destinationIp, buffer, offset, length, null);
+        }
+        return true;
+    }
+
+    /**
+     * True while datagrams wait for room in the socket: a producer sends nothing new then, but
+     * calls {@link #awaitWritable} and waits to be resumed (loop thread).
+     */
+    boolean blocked() {
+        return !blockedDatagrams.isEmpty();
+    }
+
+    /** {@code qp} stopped producing because the transport is {@link #blocked()}; it is resumed in order. */
+    void awaitWritable(SoftQueuePair qp) {
+        stalled.add(qp);
+    }
+
+    /**
+     * Whether the transport was blocked at any time from {@code sinceNanos} (loop time) until now:
+     * a packet produced then may have left only when the socket took it, not when it was produced.
+     */
+    boolean blockedSince(long sinceNanos) {
+        return blocked() || (everBlocked && unblockedAt - sinceNanos >= 0);
+    }
+
+    /** Loop time the waiting datagrams last all left (meaningful after {@link #blockedSince} said true). */
+    long unblockedAt() {
+        return unblockedAt;
+    }
+
+    /** The socket has room again: send what waits, in order, then resume the stalled producers in order. */
+    @Override
+    public void onWritable() {
+        if (endpoint == null) {
+            return;
+        }
+        while (!blockedDatagrams.isEmpty()) {
+            Waiting next = blockedDatagrams.peek();
+            if (!offer(next.destinationIp(), next.tos(), next.ttl(), next.datagram(), 0, next.datagram().length)) {
+                endpoint.awaitWritable();
+                return;
+            }
+            blockedDatagrams.poll();
+        }
+        unblockedAt = loop.nanoTime();
+        java.util.Iterator<SoftQueuePair> next = stalled.iterator();
+        while (next.hasNext() && !blocked()) {
+            SoftQueuePair qp = next.next();
+            next.remove();
+            qp.resumeSending();
+            // A QP that blocked again put itself back at the end; the ones after it wait their turn.
+            next = stalled.iterator();
+        }
     }
 
     private long epochNanos() {
@@ -279,6 +386,8 @@ final class SoftTransport implements Fabric.Receiver {
         }
         bound.close();
         endpoint = null;
+        blockedDatagrams.clear();
+        stalled.clear();
         if (capture != null) {
             capture.close();
             capture = null;

@@ -26,16 +26,32 @@ import org.rdmalab.verbs.VerbsException;
  * Real UDP: each device binds a non-blocking datagram channel and runs one thread, an event loop
  * that waits on a selector for datagrams, runs handed-over tasks and fires timers. All of the
  * device's transport state lives on that thread, so the protocol code needs no locks.
+ *
+ * <p>A send never waits. When the socket's send buffer is full the channel takes nothing
+ * ({@link Fabric.SendResult#BLOCKED}); the transport keeps the datagram, asks for
+ * {@link Endpoint#awaitWritable} and the loop adds write interest to its selector key until the
+ * kernel has room again, then calls {@link Fabric.Receiver#onWritable}.
  */
 final class UdpFabric implements Fabric {
-
-    static final UdpFabric INSTANCE = new UdpFabric();
 
     private static final Logger LOG = Logger.getLogger(UdpFabric.class.getName());
     /** Socket buffers large enough for a window of 128 full-MTU packets plus a burst of READ responses. */
     private static final int SOCKET_BUFFER = 4 << 20;
 
-    private UdpFabric() {
+    static final UdpFabric INSTANCE = new UdpFabric(SOCKET_BUFFER);
+
+    private final int sendBuffer;
+
+    private UdpFabric(int sendBuffer) {
+        this.sendBuffer = sendBuffer;
+    }
+
+    /**
+     * Real UDP whose sockets ask for an {@code SO_SNDBUF} of {@code bytes} (the kernel doubles it
+     * and keeps it above its minimum); tests use a small one so that the buffer fills.
+     */
+    static UdpFabric withSendBuffer(int bytes) {
+        return new UdpFabric(bytes);
     }
 
     @Override
@@ -46,7 +62,7 @@ final class UdpFabric implements Fabric {
         try {
             channel = DatagramChannel.open(java.net.StandardProtocolFamily.INET);
             channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
-            channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER);
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, sendBuffer);
             channel.bind(new InetSocketAddress(address, port));
             // IPv4 ID 0 and DF on every datagram: the header the ICRC is computed over (WireSocket).
             WireSocket.Setup wire = WireSocket.configure(channel);
@@ -56,8 +72,8 @@ final class UdpFabric implements Fabric {
             }
             channel.configureBlocking(false);
             selector = Selector.open();
-            channel.register(selector, SelectionKey.OP_READ);
-            UdpLoop loop = new UdpLoop(name, channel, selector, receiver, wire.ttl());
+            SelectionKey key = channel.register(selector, SelectionKey.OP_READ);
+            UdpLoop loop = new UdpLoop(name, channel, selector, key, receiver, wire.ttl());
             loop.start();
             return loop;
         } catch (BindException e) {
@@ -99,6 +115,7 @@ final class UdpFabric implements Fabric {
 
         private final DatagramChannel channel;
         private final Selector selector;
+        private final SelectionKey key;
         private final Receiver receiver;
         private final Thread thread;
         private final int localPort;
@@ -111,11 +128,15 @@ final class UdpFabric implements Fabric {
         private final Map<Long, InetSocketAddress> destinations = new HashMap<>();
         private volatile boolean running = true;
         private long timerSequence;
+        /** A send was refused and the transport waits for room: the key has OP_WRITE interest. */
+        private boolean writableWanted;
 
-        UdpLoop(String name, DatagramChannel channel, Selector selector, Receiver receiver, int ttl) throws IOException {
+        UdpLoop(String name, DatagramChannel channel, Selector selector, SelectionKey key, Receiver receiver,
+                int ttl) throws IOException {
             this.channel = channel;
             this.ttl = ttl;
             this.selector = selector;
+            this.key = key;
             this.receiver = receiver;
             this.localPort = ((InetSocketAddress) channel.getLocalAddress()).getPort();
             this.thread = new Thread(this, name);
@@ -177,7 +198,7 @@ final class UdpFabric implements Fabric {
         }
 
         @Override
-        public boolean send(int destinationIp, int destinationPort, byte[] buffer, int offset, int length) {
+        public SendResult send(int destinationIp, int destinationPort, byte[] buffer, int offset, int length) {
             long key = ((long) destinationIp << 16) | destinationPort;
             InetSocketAddress target = destinations.get(key);
             if (target == null) {
@@ -187,11 +208,30 @@ final class UdpFabric implements Fabric {
             sendBuffer.clear();
             sendBuffer.put(buffer, offset, length).flip();
             try {
-                return channel.send(sendBuffer, target) > 0;
+                // A non-blocking datagram channel sends all of the datagram or, when the socket's
+                // send buffer has no room for it, nothing (EAGAIN).
+                return channel.send(sendBuffer, target) > 0 ? SendResult.SENT : SendResult.BLOCKED;
             } catch (IOException e) {
                 LOG.log(Level.FINE, "UDP send failed", e);
-                return false;
+                return SendResult.FAILED;
             }
+        }
+
+        @Override
+        public void awaitWritable() {
+            if (!writableWanted && key.isValid()) {
+                writableWanted = true;
+                key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+            }
+        }
+
+        /** The socket has room again: write interest off, then the transport resumes. */
+        private void writable() {
+            writableWanted = false;
+            if (key.isValid()) {
+                key.interestOps(SelectionKey.OP_READ);
+            }
+            receiver.onWritable();
         }
 
         @Override
@@ -211,10 +251,17 @@ final class UdpFabric implements Fabric {
                     } else {
                         selector.selectNow();
                     }
+                    boolean writable = false;
+                    for (SelectionKey selected : selector.selectedKeys()) {
+                        writable |= selected.isValid() && selected.isWritable();
+                    }
                     selector.selectedKeys().clear();
                     // Work handed over before a datagram was sent runs before that datagram is
                     // handled: a receive posted before the peer's SEND must be there for it.
                     runTasks();
+                    if (writable && writableWanted) {
+                        writable();
+                    }
                     receiveAll();
                     runTimers();
                 } catch (Throwable e) {

@@ -95,15 +95,27 @@ final class Peers implements AutoCloseable {
 
     /** Over real UDP: devices on 127.0.0.1 and 127.0.0.2 at {@code port}. */
     static Peers udp(Setup setup, int port, java.nio.file.Path capture) throws VerbsException {
-        return udp(setup, "127.0.0.1", "127.0.0.2", port, capture);
+        return udp(setup, "127.0.0.1", "127.0.0.2", port, capture, UdpFabric.INSTANCE);
+    }
+
+    /** Over real UDP sockets made by {@code fabric} (one with a small send buffer, say). */
+    static Peers udp(Setup setup, int port, java.nio.file.Path capture, UdpFabric fabric) throws VerbsException {
+        return udp(setup, "127.0.0.1", "127.0.0.2", port, capture, fabric);
     }
 
     /** Over real UDP: devices on {@code addressA} and {@code addressB} at {@code port}. */
     static Peers udp(Setup setup, String addressA, String addressB, int port, java.nio.file.Path capture)
             throws VerbsException {
+        return udp(setup, addressA, addressB, port, capture, UdpFabric.INSTANCE);
+    }
+
+    private static Peers udp(Setup setup, String addressA, String addressB, int port, java.nio.file.Path capture,
+                             UdpFabric fabric) throws VerbsException {
         DeviceOptions base = DeviceOptions.defaults().withUdpPort(port).withCapture(capture);
-        Device da = SoftRoceProvider.udpDevice(base.withAddress(DeviceOptions.parseAddress(addressA)).withFaults(setup.faultsA));
-        Device db = SoftRoceProvider.udpDevice(base.withAddress(DeviceOptions.parseAddress(addressB)).withFaults(setup.faultsB));
+        Device da = SoftRoceProvider.device(base.withAddress(DeviceOptions.parseAddress(addressA))
+                .withFaults(setup.faultsA), fabric);
+        Device db = SoftRoceProvider.device(base.withAddress(DeviceOptions.parseAddress(addressB))
+                .withFaults(setup.faultsB), fabric);
         Side sa = open(da, setup);
         Side sb;
         try {

@@ -1,0 +1,69 @@
+package org.rdmalab.softroce;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.Random;
+import org.rdmalab.verbs.SendFlag;
+import org.rdmalab.verbs.SendWorkRequest;
+import org.rdmalab.verbs.WorkCompletion;
+
+/**
+ * The real-UDP half of {@link SoftRoceBackpressureTest}, run in its own JVM inside a private
+ * network namespace whose loopback is rate-limited (a tbf queue): there, unlike on a plain
+ * loopback, whose datagrams leave the socket's account as soon as they are sent, the kernel's
+ * send buffer really fills. Two devices with a small {@code SO_SNDBUF} move 4 MiB of WRITEs and a
+ * 6 MiB READ; it prints {@code key=value} lines (the outcome and both sides' counters) for the test
+ * to check, and exits 0 when it could run.
+ */
+public final class BackpressureUdpRun {
+
+    /** The SO_SNDBUF asked for (the kernel doubles it). */
+    static final int SEND_BUFFER = 16 << 10;
+
+    private BackpressureUdpRun() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.mrLength = 16 << 20;
+        // 2.1 s: a loaded machine can leave the queue of the rate-limited loopback (run in softirq
+        // context, under load by ksoftirqd) unserved for a hundred milliseconds and more: slow,
+        // not lost.
+        setup.timeout = 19;
+        int write = 1 << 20;
+        byte[] local = new byte[4 * write];
+        byte[] remote = new byte[6 << 20];
+        Random random = new Random(17);
+        random.nextBytes(local);
+        random.nextBytes(remote);
+        long start = System.nanoTime();
+        try (Peers peers = Peers.udp(setup, SoftRoceUdpTest.freePort(), null, UdpFabric.withSendBuffer(SEND_BUFFER))) {
+            peers.a.mr.write(0, local);
+            peers.b.mr.write(0, remote);
+            for (int i = 0; i < 4; i++) {
+                peers.a.qp.postSend(SendWorkRequest.write(i, peers.a.mr.sge(i * write, write),
+                        peers.b.mr.address() + (8 << 20) + (long) i * write, peers.b.mr.rkey(), SendFlag.SIGNALED.value()));
+            }
+            peers.a.qp.postSend(SendWorkRequest.read(4, peers.a.mr.sge(8 << 20, remote.length), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SendFlag.SIGNALED.value()));
+            int good = 0;
+            for (int i = 0; i < 5; i++) {
+                Optional<WorkCompletion> wc = peers.a.cq.pollOne(Duration.ofSeconds(60));
+                if (wc.isEmpty()) {
+                    break;
+                }
+                System.out.println("completion=" + wc.get());
+                good += wc.get().isSuccess() ? 1 : 0;
+            }
+            System.out.println("successes=" + good);
+            System.out.println("write-bytes-right=" + Arrays.equals(local, peers.b.mr.read(8 << 20, local.length)));
+            System.out.println("read-bytes-right=" + Arrays.equals(remote, peers.a.mr.read(8 << 20, remote.length)));
+            System.out.printf("seconds=%.3f%n", (System.nanoTime() - start) / 1e9);
+            for (Counter counter : Counter.values()) {
+                System.out.println("a." + counter.counterName() + "=" + peers.a.counter(counter));
+                System.out.println("b." + counter.counterName() + "=" + peers.b.counter(counter));
+            }
+        }
+    }
+}
