@@ -3,7 +3,6 @@ package org.rdmalab.verbs;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@code struct ibv_cq}. A CQ is bounded: when a completion finds it full the CQ overflows, which
@@ -28,11 +27,12 @@ public interface CompletionQueue extends AutoCloseable {
 
     /**
      * Polls one completion until {@code timeout} passes, as the seed's {@code poll_completion}
-     * does with MAX_POLL_CQ_TIMEOUT; empty when none arrived in time.
+     * does with MAX_POLL_CQ_TIMEOUT; empty when none arrived in time. Between empty polls it spins
+     * for a few tens of microseconds, then parks for growing pauses ({@link PollBackoff}).
      */
     default Optional<WorkCompletion> pollOne(Duration timeout) throws VerbsException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        long pause = 1_000;
+        PollBackoff backoff = new PollBackoff();
         while (true) {
             List<WorkCompletion> completions = poll(1);
             if (!completions.isEmpty()) {
@@ -41,9 +41,7 @@ public interface CompletionQueue extends AutoCloseable {
             if (System.nanoTime() - deadline >= 0) {
                 return Optional.empty();
             }
-            LockSupport.parkNanos(pause);
-            // Back off to at most 100 µs: close to C's busy poll in latency without burning a core.
-            pause = Math.min(pause * 2, 100_000);
+            backoff.idle();
         }
     }
 
