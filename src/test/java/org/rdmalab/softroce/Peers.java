@@ -49,6 +49,8 @@ final class Peers implements AutoCloseable {
         int psnB = 0;
         QpType type = QpType.RC;
         java.nio.file.Path capture;
+        /** The devices' link MTU in bytes (udp only); null: the default (an Ethernet link of 1500). */
+        Integer linkMtu;
     }
 
     final SimulatedNetwork net;
@@ -96,6 +98,9 @@ final class Peers implements AutoCloseable {
     /** Over real UDP: devices on 127.0.0.1 and 127.0.0.2 at {@code port}. */
     static Peers udp(Setup setup, int port, java.nio.file.Path capture) throws VerbsException {
         DeviceOptions base = DeviceOptions.defaults().withUdpPort(port).withCapture(capture);
+        if (setup.linkMtu != null) {
+            base = base.withLinkMtu(setup.linkMtu);
+        }
         Device da = SoftRoceProvider.udpDevice(base.withAddress(DeviceOptions.parseAddress("127.0.0.1")).withFaults(setup.faultsA));
         Device db = SoftRoceProvider.udpDevice(base.withAddress(DeviceOptions.parseAddress("127.0.0.2")).withFaults(setup.faultsB));
         Side sa = open(da, setup);

@@ -511,6 +511,7 @@ public final class SoftRoceSpeed {
         Peers.Setup setup = new Peers.Setup();
         setup.mrLength = MESSAGE * IN_FLIGHT;
         setup.mtu = mtu;
+        setup.linkMtu = 9000;
         setup.capabilities = new QpCapabilities(IN_FLIGHT, 1, 1, 1, 0);
         setup.timeout = 12;
         try (Peers peers = Peers.udp(setup, SoftRoceUdpTest.freePort(), null)) {
