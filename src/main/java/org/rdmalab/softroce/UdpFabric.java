@@ -34,11 +34,6 @@ final class UdpFabric implements Fabric {
     private static final Logger LOG = Logger.getLogger(UdpFabric.class.getName());
     /** Socket buffers large enough for a window of 128 full-MTU packets plus a burst of READ responses. */
     private static final int SOCKET_BUFFER = 4 << 20;
-    /**
-     * How long a loop that ran out of work keeps looking (tasks, datagrams, timers) before it
-     * blocks in the selector: long enough to catch a round trip on the same machine.
-     */
-    private static final long SPIN_NANOS = 20_000;
     /** The selector reports ready keys to this; the loop reads the socket until it is empty anyway. */
     private static final java.util.function.Consumer<SelectionKey> IGNORE_READY = key -> { };
 
@@ -186,7 +181,6 @@ final class UdpFabric implements Fabric {
 
         @Override
         public void run() {
-            long lastWork = System.nanoTime();
             while (running) {
                 try {
                     // Work handed over before a datagram was sent runs before that datagram is
@@ -194,19 +188,10 @@ final class UdpFabric implements Fabric {
                     boolean worked = runTasks();
                     worked |= receiveAll();
                     worked |= runTimers();
-                    long now = System.nanoTime();
                     if (worked) {
-                        lastWork = now;
                         continue;
                     }
-                    if (now - lastWork < SPIN_NANOS) {
-                        // A reply or the caller's next request often comes within microseconds:
-                        // look again without the cost of a selector wake-up. The spin is short and
-                        // never yields: on a loaded machine a yield hands the processor to another
-                        // process for a whole time slice (measured: worse than not spinning).
-                        Thread.onSpinWait();
-                        continue;
-                    }
+                    long now = System.nanoTime();
                     long waitNanos = timers.isEmpty() ? 1_000_000_000L : timers.peek().deadline - now;
                     if (waitNanos > 0) {
                         sleeping.set(true);
@@ -215,7 +200,6 @@ final class UdpFabric implements Fabric {
                         }
                         sleeping.set(false);
                     }
-                    lastWork = System.nanoTime();
                 } catch (Throwable e) {
                     if (running) {
                         LOG.log(Level.SEVERE, "transport loop error", e);
