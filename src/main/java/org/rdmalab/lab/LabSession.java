@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.control.ControlException;
@@ -18,7 +19,6 @@ import org.rdmalab.verbs.Context;
 import org.rdmalab.verbs.GidEntry;
 import org.rdmalab.verbs.MemoryRegion;
 import org.rdmalab.verbs.PacketObservable;
-import org.rdmalab.verbs.PollBackoff;
 import org.rdmalab.verbs.PortAttributes;
 import org.rdmalab.verbs.ProtectionDomain;
 import org.rdmalab.verbs.QpState;
@@ -573,7 +573,7 @@ public final class LabSession implements AutoCloseable {
         }
         List<WorkCompletion> polled = new ArrayList<>();
         long deadline = System.nanoTime() + timeout.toNanos();
-        PollBackoff backoff = new PollBackoff();
+        long pause = 1_000;
         while (true) {
             List<WorkCompletion> batch = cq.poll(max - polled.size());
             for (WorkCompletion completion : batch) {
@@ -587,7 +587,8 @@ public final class LabSession implements AutoCloseable {
                 return polled;
             }
             if (batch.isEmpty()) {
-                backoff.idle();
+                LockSupport.parkNanos(pause);
+                pause = Math.min(pause * 2, 100_000);
             }
         }
     }
