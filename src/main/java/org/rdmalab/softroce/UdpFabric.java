@@ -130,6 +130,17 @@ final class UdpFabric implements Fabric {
         private long timerSequence;
         /** A send was refused and the transport waits for room: the key has OP_WRITE interest. */
         private boolean writableWanted;
+        private SocketAddress lastSource;
+        private long lastSourceIp;
+        private int lastSourcePort;
+        /** The selector found the socket writable (set by {@link #onReady}). */
+        private boolean writableReady;
+        /** Told of each ready key without the selected-key set's allocation. */
+        private final java.util.function.Consumer<SelectionKey> onReady = ready -> {
+            if (ready.isValid() && ready.isWritable()) {
+                writableReady = true;
+            }
+        };
 
         UdpLoop(String name, DatagramChannel channel, Selector selector, SelectionKey key, Receiver receiver,
                 int ttl) throws IOException {
@@ -238,32 +249,31 @@ final class UdpFabric implements Fabric {
         public void run() {
             while (running) {
                 try {
-                    long now = System.nanoTime();
-                    long waitNanos = timers.isEmpty() ? 1_000_000_000L : timers.peek().deadline - now;
-                    if (waitNanos > 0 && tasks.isEmpty()) {
-                        sleeping.set(true);
-                        if (tasks.isEmpty()) {
-                            selector.select(Math.max(1, (waitNanos + 999_999) / 1_000_000));
-                        } else {
-                            selector.selectNow();
-                        }
-                        sleeping.set(false);
-                    } else {
-                        selector.selectNow();
-                    }
-                    boolean writable = false;
-                    for (SelectionKey selected : selector.selectedKeys()) {
-                        writable |= selected.isValid() && selected.isWritable();
-                    }
-                    selector.selectedKeys().clear();
                     // Work handed over before a datagram was sent runs before that datagram is
                     // handled: a receive posted before the peer's SEND must be there for it.
-                    runTasks();
-                    if (writable && writableWanted) {
-                        writable();
+                    boolean worked = runTasks();
+                    if (writableWanted) {
+                        selector.selectNow(onReady);
+                        if (writableReady) {
+                            writableReady = false;
+                            writable();
+                            worked = true;
+                        }
                     }
-                    receiveAll();
-                    runTimers();
+                    worked |= receiveAll();
+                    worked |= runTimers();
+                    if (worked) {
+                        continue;
+                    }
+                    long now = System.nanoTime();
+                    long waitNanos = timers.isEmpty() ? 1_000_000_000L : timers.peek().deadline - now;
+                    if (waitNanos > 0) {
+                        sleeping.set(true);
+                        if (tasks.isEmpty()) {
+                            selector.select(onReady, Math.max(1, (waitNanos + 999_999) / 1_000_000));
+                        }
+                        sleeping.set(false);
+                    }
                 } catch (Throwable e) {
                     if (running) {
                         LOG.log(Level.SEVERE, "transport loop error", e);
@@ -272,42 +282,59 @@ final class UdpFabric implements Fabric {
             }
         }
 
-        private void runTasks() {
+        /** Runs the handed-over tasks; true when there was at least one. */
+        private boolean runTasks() {
             Runnable task;
             int budget = 4096;
+            boolean ran = false;
             while (budget-- > 0 && (task = tasks.poll()) != null) {
                 task.run();
+                ran = true;
             }
+            return ran;
         }
 
-        private void receiveAll() throws IOException {
+        /** Handles the datagrams waiting in the socket (at most 256); true when there was at least one. */
+        private boolean receiveAll() throws IOException {
             for (int i = 0; i < 256; i++) {
                 receiveBuffer.clear();
                 SocketAddress from = channel.receive(receiveBuffer);
                 if (from == null) {
-                    return;
+                    return i > 0;
                 }
                 if (!tasks.isEmpty()) {
                     runTasks();
                 }
-                InetSocketAddress source = (InetSocketAddress) from;
-                byte[] ip = source.getAddress().getAddress();
-                if (ip.length != 4) {
+                if (from != lastSource) {
+                    // The channel hands back the same address object while the sender stays the
+                    // same, so the address is decoded once per sender, not once per datagram.
+                    InetAddress address = ((InetSocketAddress) from).getAddress();
+                    byte[] ip = address.getAddress();
+                    lastSourceIp = ip.length != 4 ? -1L
+                            : ((ip[0] & 0xffL) << 24) | ((ip[1] & 0xff) << 16) | ((ip[2] & 0xff) << 8) | (ip[3] & 0xff);
+                    lastSourcePort = ((InetSocketAddress) from).getPort();
+                    lastSource = from;
+                }
+                if (lastSourceIp < 0) {
                     continue;
                 }
-                int sourceIp = ((ip[0] & 0xff) << 24) | ((ip[1] & 0xff) << 16) | ((ip[2] & 0xff) << 8) | (ip[3] & 0xff);
-                receiver.onDatagram(sourceIp, source.getPort(), receiveBuffer.array(), 0, receiveBuffer.position());
+                receiver.onDatagram((int) lastSourceIp, lastSourcePort, receiveBuffer.array(), 0, receiveBuffer.position());
             }
+            return true;
         }
 
-        private void runTimers() {
+        /** Fires the timers that are due; true when at least one ran. */
+        private boolean runTimers() {
             long now = System.nanoTime();
+            boolean ran = false;
             while (!timers.isEmpty() && timers.peek().deadline - now <= 0) {
                 ScheduledTask timer = timers.poll();
                 if (!timer.cancelled) {
                     timer.task.run();
+                    ran = true;
                 }
             }
+            return ran;
         }
 
         @Override

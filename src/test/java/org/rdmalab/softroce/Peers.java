@@ -49,6 +49,8 @@ final class Peers implements AutoCloseable {
         int psnB = 0;
         QpType type = QpType.RC;
         java.nio.file.Path capture;
+        /** The devices' link MTU in bytes (udp only); null: the default (an Ethernet link of 1500). */
+        Integer linkMtu;
     }
 
     final SimulatedNetwork net;
@@ -112,6 +114,9 @@ final class Peers implements AutoCloseable {
     private static Peers udp(Setup setup, String addressA, String addressB, int port, java.nio.file.Path capture,
                              UdpFabric fabric) throws VerbsException {
         DeviceOptions base = DeviceOptions.defaults().withUdpPort(port).withCapture(capture);
+        if (setup.linkMtu != null) {
+            base = base.withLinkMtu(setup.linkMtu);
+        }
         Device da = SoftRoceProvider.device(base.withAddress(DeviceOptions.parseAddress(addressA))
                 .withFaults(setup.faultsA), fabric);
         Device db = SoftRoceProvider.device(base.withAddress(DeviceOptions.parseAddress(addressB))
