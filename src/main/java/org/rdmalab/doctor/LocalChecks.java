@@ -680,8 +680,9 @@ public final class LocalChecks {
         for (List<String> tool : List.of(List.of("nft", "list", "ruleset"), List.of("iptables-save"))) {
             CommandRunner.Result result = host.commands().run(tool);
             if (!result.ok()) {
-                unread.add(tool.get(0) + ": " + (result.found() ? "exit " + result.exitCode()
-                        + firstLine(result.output()) : "not installed"));
+                unread.add(tool.get(0) + ": " + (!result.found() ? "not installed" : result.exitCode() == -1
+                        ? "no answer within " + CommandRunner.TIMEOUT.toSeconds() + " s (a loaded machine? run doctor again)"
+                        : "exit " + result.exitCode() + firstLine(result.output())));
                 continue;
             }
             read = true;

@@ -329,6 +329,16 @@ class LocalChecksTest {
     }
 
     @Test
+    void aToolKilledAtItsTimeoutIsSaidSo() {
+        fake.commands.put("nft list ruleset", new CommandRunner.Result(true, -1, ""));
+        LocalChecks.Result result = run("10.0.2.15", "rxe0", null);
+        Check firewall = result.checks().get(result.checks().size() - 1);
+        assertEquals(Check.Status.SKIP, firewall.status());
+        assertEquals("could not read the rules (nft: no answer within 5 s (a loaded machine? run doctor again);"
+                + " iptables-save: not installed); run as root to check UDP 4791", firewall.found());
+    }
+
+    @Test
     void anUnknownDeviceNamesTheOnesThatExist() {
         LocalChecks.Result result = run("10.0.2.15", "rxe9", null);
         Check device = result.checks().stream().filter(c -> c.name().equals("device")).findFirst().orElseThrow();
