@@ -396,6 +396,81 @@ test_bench_vs_perftest() {
     done
 }
 
+# ------------------------------------------------------------------------------------------ doctor
+# `doctor` on real rxe0: healthy, then each cause one machine can show, set up here and undone after.
+# Every case asserts the line the user reads. (The causes between two machines, a GID type or MTU
+# mismatch and the probe's black hole, are in rxe-pair.sh, on two VMs.)
+doctor_case() { # doctor_case CASE EXPECTED-STATUS [env ...] -- doctor arguments
+    local case=$1 want=$2 envs=()
+    shift 2
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
+    env "${envs[@]}" java "${JAVA_OPTS[@]}" -jar "$JAR" doctor "$@" >"$LOGS/doctor.$case" 2>&1
+    expect_status "doctor ($case)" $? "$want"
+}
+
+test_doctor() {
+    local lib=/usr/lib/x86_64-linux-gnu/libibverbs provider
+    provider=$(ls "$lib"/librxe-rdmav*.so 2>/dev/null | head -1)
+    # Healthy: every check passes, and the GID line names the entry that carries the address.
+    doctor_case healthy 0 -- "$IP1" rxe0
+    expect doctor.healthy "✓ provider rxe0: found $provider"
+    expect doctor.healthy "✓ GID: $IP1 is GID[1] ::ffff:$IP1 RoCE v2"
+    expect doctor.healthy "✓ firewall: no rule drops UDP 4791"
+    expect doctor.healthy "result: all "
+
+    # A firewall rule that drops RoCE v2 (nft in the guest).
+    nft add table inet doctor_test \
+        && nft add chain inet doctor_test input '{ type filter hook input priority 0; }' \
+        && nft add rule inet doctor_test input udp dport 4791 drop \
+        || problems="$problems\n    could not add the nft rule"
+    doctor_case firewall 1 -- "$IP1" rxe0
+    nft delete table inet doctor_test
+    expect doctor.firewall "✗ firewall: a rule drops RoCE v2 (UDP 4791): nft: udp dport 4791 drop"
+    expect doctor.firewall "    fix: delete that rule"
+    expect doctor.firewall "result: 1 of "
+
+    # A user that is not root, with ulimit -l 32 (KiB): the doctor names the limit, and a real
+    # registration of the lab's 64 KiB buffer fails with ENOMEM. The device node is opened to all
+    # for the case, so that the memlock check is the one that fails.
+    local node mode
+    node=/dev/infiniband/$(grep -lx rxe0 /sys/class/infiniband_verbs/*/ibdev | head -1 | xargs dirname | xargs basename)
+    mode=$(stat -c %a "$node")
+    chmod 666 "$node"
+    as_nobody() { ( ulimit -l 32 && exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@" ); }
+    as_nobody env HOME=/tmp java "${JAVA_OPTS[@]}" -XX:-UsePerfData -jar "$JAR" doctor "$IP1" rxe0 \
+        >"$LOGS/doctor.memlock" 2>&1
+    expect_status "doctor (memlock, uid 65534)" $? 1
+    as_nobody env HOME=/tmp java "${JAVA_OPTS[@]}" -XX:-UsePerfData -jar "$JAR" loopback --device rxe0 \
+        --scenario bulk --server-address "$IP1" --client-address "$IP2" >"$LOGS/doctor.memlock-loopback" 2>&1
+    expect_status "loopback bulk (memlock, uid 65534)" $? 1
+    chmod "$mode" "$node"
+    expect doctor.memlock "✗ memlock: ulimit -l is 32 KiB for uid 65534, below the 72 KiB"
+    expect doctor.memlock "ibv_reg_mr fails with ENOMEM"
+    expect doctor.memlock "✓ device node rxe0:"
+    expect doctor.memlock "result: 1 of "
+    expect doctor.memlock-loopback "ENOMEM"
+
+    # The provider library is missing: its folder is hidden under an empty tmpfs.
+    mkdir -p /tmp/provider && cp "$provider" /tmp/provider/
+    mount -t tmpfs -o ro tmpfs "$lib" || problems="$problems\n    could not hide $lib"
+    ibv_devices >"$LOGS/doctor.no-provider.ibv_devices" 2>&1
+    doctor_case no-provider 1 -- "$IP1" rxe0
+    # ... and found again through LD_LIBRARY_PATH, where libibverbs looks next.
+    doctor_case provider-path 0 LD_LIBRARY_PATH=/tmp/provider -- "$IP1" rxe0
+    umount "$lib"
+    expect doctor.no-provider "✗ provider rxe0: no librxe-rdmav*.so in any libibverbs folder or on the library path"
+    expect doctor.no-provider.ibv_devices "couldn't load driver 'librxe-rdmav"
+    expect doctor.no-provider "(it warns: couldn't load driver 'librxe-rdmav*.so')"
+    expect doctor.provider-path "✓ provider rxe0: found /tmp/provider/$(basename "$provider")"
+
+    # The config folder names no rxe provider (/etc/libibverbs.d hidden under an empty tmpfs).
+    mount -t tmpfs -o ro tmpfs /etc/libibverbs.d || problems="$problems\n    could not hide /etc/libibverbs.d"
+    ibv_devices >"$LOGS/doctor.no-config.ibv_devices" 2>&1
+    doctor_case no-config 1 -- "$IP1" rxe0
+    umount /etc/libibverbs.d
+    expect doctor.no-config "✗ provider rxe0:"
+}
+
 test_no_leftovers() {
     rdma resource show >"$LOGS/no_leftovers.out" 2>&1
     grep -q "^$BASE_LINE\$" "$LOGS/no_leftovers.out" \
@@ -403,7 +478,7 @@ test_no_leftovers() {
 }
 
 # ------------------------------------------------------------------------------------------ main
-ALL="devices demo_seed demo_lab demo_pingpong pingpong_vs_ibv_rc_pingpong seed_c_vs_demo loopback_all wire_seed wire_scenarios wire_bulk_loss bench_vs_perftest no_leftovers"
+ALL="devices demo_seed demo_lab demo_pingpong pingpong_vs_ibv_rc_pingpong seed_c_vs_demo loopback_all wire_seed wire_scenarios wire_bulk_loss bench_vs_perftest doctor no_leftovers"
 TESTS=${*:-$ALL}
 echo "kernel $(uname -r), $(nproc) CPUs; rxe0 on eth0 with $IP1 and $IP2; $(java -version 2>&1 | head -1)"
 # What rxe holds before any test: its own PD, CQ and QP1. Every run must leave exactly this.

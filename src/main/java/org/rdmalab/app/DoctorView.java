@@ -10,6 +10,8 @@ import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
+import javafx.scene.control.TextArea;
+import javafx.scene.control.TextField;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
@@ -18,7 +20,9 @@ import org.rdmalab.doctor.Check;
 /**
  * Controller of {@code DoctorView.fxml}: shows the {@link DoctorViewModel}'s report, one row per
  * check, with the field to change, the fix and the one-click fix of each failure. The checks run
- * the first time the view's tab is shown (or the view, outside a tab), and again on Re-run.
+ * the first time the view's tab is shown (or the view, outside a tab), and again on Re-run. Under
+ * the report, a peer field and "Probe peer" run {@code doctor}'s peer mode in the background and
+ * show its report as the command line prints it.
  */
 public final class DoctorView {
 
@@ -47,6 +51,14 @@ public final class DoctorView {
     private Button doctorRerun;
     @FXML
     private VBox reportBox;
+    @FXML
+    private TextField doctorPeerIp;
+    @FXML
+    private Button doctorProbe;
+    @FXML
+    private Label doctorPeerSummary;
+    @FXML
+    private TextArea doctorPeerReport;
 
     DoctorView(DoctorViewModel viewModel) {
         this.viewModel = viewModel;
@@ -57,6 +69,12 @@ public final class DoctorView {
         doctorSummary.textProperty().bind(viewModel.summaryProperty());
         doctorSubject.textProperty().bind(viewModel.subjectProperty());
         doctorRerun.disableProperty().bind(viewModel.runningProperty());
+        doctorPeerIp.textProperty().bindBidirectional(viewModel.peerIpProperty());
+        doctorProbe.disableProperty().bind(viewModel.probingProperty());
+        doctorPeerSummary.textProperty().bind(viewModel.peerSummaryProperty());
+        doctorPeerReport.textProperty().bind(viewModel.peerReportProperty());
+        doctorPeerReport.visibleProperty().bind(viewModel.peerReportProperty().isNotEmpty());
+        doctorPeerReport.managedProperty().bind(doctorPeerReport.visibleProperty());
         viewModel.rows().addListener((ListChangeListener<DoctorViewModel.Row>) change -> show());
         show();
         doctorPane.sceneProperty().addListener((observable, before, scene) -> {
@@ -159,5 +177,12 @@ public final class DoctorView {
     @FXML
     private void onRerun() {
         viewModel.run();
+    }
+
+    @FXML
+    private void onProbe() {
+        if (!viewModel.probingProperty().get()) {
+            viewModel.probePeer();
+        }
     }
 }

@@ -1,5 +1,6 @@
 package org.rdmalab.app;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -11,12 +12,17 @@ import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
+import org.rdmalab.control.Timeouts;
 import org.rdmalab.doctor.Check;
 import org.rdmalab.doctor.Host;
 import org.rdmalab.doctor.LabChecks;
 import org.rdmalab.doctor.LocalChecks;
+import org.rdmalab.doctor.PeerDoctor;
+import org.rdmalab.doctor.Report;
 import org.rdmalab.doctor.SideFacts;
 import org.rdmalab.lab.Diagnosis;
 import org.rdmalab.lab.LabSetup;
@@ -32,9 +38,14 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * failed row names the setup field or step parameter to change; where the lab can apply the fix
  * itself (the recommended GID, a path MTU the port can carry) the row carries a one-click action.
  *
- * <p>Threads: called on the UI thread; the checks run on the background executor (they run tools
- * and open the device) and the rows are published on the UI executor. A run that finishes after a
- * newer one started is dropped.
+ * <p>The peer probe is {@code doctor <local_ip> <device> <peer_ip>} from the window: this side's
+ * checks for the setup's device and local IP, then the comparison with a peer running
+ * {@code doctor --serve} and the active probe ({@link PeerDoctor}), shown as the command line prints
+ * it. Every wait in it has a timeout ({@link #PEER_TIMEOUTS}, {@link #PEER_POLL_TIMEOUT}).
+ *
+ * <p>Threads: called on the UI thread; the checks and the probe run on the background executor (they
+ * run tools, open the device and wait for the peer) and their results are published on the UI
+ * executor. A run that finishes after a newer one of its kind started is dropped.
  */
 public final class DoctorViewModel {
 
@@ -46,6 +57,37 @@ public final class DoctorViewModel {
     /** The step and parameter a path MTU fix changes. */
     static final String RTR_STEP = "modify-rtr";
     static final String PATH_MTU = "path_mtu";
+
+    /** How long the peer probe waits to connect to the peer and for each of its answers. */
+    static final Timeouts PEER_TIMEOUTS = new Timeouts(Duration.ofSeconds(10), Duration.ofSeconds(10),
+            Duration.ofSeconds(20));
+
+    /** How long the peer probe waits for each write's completion (as {@code doctor --poll-timeout}). */
+    static final Duration PEER_POLL_TIMEOUT = Duration.ofSeconds(5);
+
+    /** Runs {@code doctor}'s peer mode for one target; tests give a fake, or the real one with short timeouts. */
+    @FunctionalInterface
+    public interface PeerProbe {
+        /** This side's checks, then the comparison and the probe against {@code peerIp}, on the calling (background) thread. */
+        List<Check> run(LocalChecks.Target target, String peerIp, int tcpPort);
+    }
+
+    /** The real peer mode: {@link LocalChecks} for the facts, then {@link PeerDoctor#connect}, as {@code doctor} does. */
+    static PeerProbe peerProbe(Host host, Backends backends, Timeouts timeouts, Duration pollTimeout) {
+        return (target, peerIp, tcpPort) -> {
+            LocalChecks.Result local = new LocalChecks(host, backends).run(target);
+            List<Check> all = new ArrayList<>(local.checks());
+            if (local.facts().isEmpty()) {
+                all.add(Check.fail("peer", "this side's own checks found no usable device and address, so nothing"
+                        + " was compared", "fix the checks above first"));
+                return all;
+            }
+            PeerDoctor.Settings settings = new PeerDoctor.Settings(target.localIp(), target.device(), target.port(),
+                    target.options(), tcpPort, timeouts, pollTimeout);
+            all.addAll(new PeerDoctor(backends, host).connect(settings, local.facts().get(), peerIp).checks());
+            return all;
+        };
+    }
 
     /** Runs the doctor's local checks for one target; tests give a fake. */
     @FunctionalInterface
@@ -97,6 +139,13 @@ public final class DoctorViewModel {
     private final ReadOnlyStringWrapper summary = new ReadOnlyStringWrapper("not run yet");
     private final ReadOnlyStringWrapper subject = new ReadOnlyStringWrapper("");
     private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper();
+    private final PeerProbe peerProbe;
+    private final StringProperty peerIp = new SimpleStringProperty("");
+    private final ReadOnlyStringWrapper peerSummary = new ReadOnlyStringWrapper(
+            "not probed: give the IP of a peer running 'doctor --serve <its_ip> <device>'");
+    private final ReadOnlyStringWrapper peerReport = new ReadOnlyStringWrapper("");
+    private final ReadOnlyBooleanWrapper probing = new ReadOnlyBooleanWrapper();
+    private long peerGeneration;
     private long generation;
     private boolean waitingForDevice;
     private boolean ranOnce;
@@ -107,16 +156,27 @@ public final class DoctorViewModel {
      * @param base device options of software devices (their address is replaced per address checked)
      */
     public DoctorViewModel(LabViewModel lab, Backends backends, DeviceOptions base, Executor background, Executor ui) {
-        this(lab, target -> new LocalChecks(Host.system(), backends).run(target), base, background, ui);
+        this(lab, target -> new LocalChecks(Host.system(), backends).run(target),
+                peerProbe(Host.system(), backends, PEER_TIMEOUTS, PEER_POLL_TIMEOUT), base, background, ui);
     }
 
     /** The doctor with its own checks (tests). */
     DoctorViewModel(LabViewModel lab, Checks checks, DeviceOptions base, Executor background, Executor ui) {
+        this(lab, checks, (target, peer, tcpPort) -> List.of(Check.skip("peer", "no peer probe in this test")), base,
+                background, ui);
+    }
+
+    /** The doctor with its own checks and peer probe (tests). */
+    DoctorViewModel(LabViewModel lab, Checks checks, PeerProbe peerProbe, DeviceOptions base, Executor background,
+            Executor ui) {
         this.lab = lab;
         this.checks = checks;
+        this.peerProbe = peerProbe;
         this.base = base;
         this.background = background;
         this.ui = ui;
+        String setupPeer = lab.setup().peerIpProperty().get();
+        peerIp.set(setupPeer == null ? "" : setupPeer.trim());
         lab.setup().deviceProperty().addListener((observable, before, device) -> {
             if (device != null && waitingForDevice) {
                 waitingForDevice = false;
@@ -267,6 +327,86 @@ public final class DoctorViewModel {
             }
         }
         run();
+    }
+
+    /**
+     * Probes the peer in {@link #peerIpProperty()}: this side is the setup's device, port and local
+     * IP (the software device with the lab's UDP port), the TCP port the setup's. A bad address or a
+     * missing device is said at once; otherwise the probe runs in the background and its report
+     * replaces the last one.
+     */
+    public void probePeer() {
+        SetupViewModel setup = lab.setup();
+        String peer = peerIp.get() == null ? "" : peerIp.get().trim();
+        String local = setup.localIpProperty().get() == null ? "" : setup.localIpProperty().get().trim();
+        if (setup.deviceProperty().get() == null) {
+            peerSummary.set("no device yet: choose one in Setup, then probe");
+            return;
+        }
+        DeviceOptions options;
+        try {
+            DeviceOptions.parseAddress(peer);
+        } catch (IllegalArgumentException e) {
+            peerSummary.set("'" + peer + "' is not an IPv4 address: type the peer's address, where 'doctor --serve'"
+                    + " runs");
+            return;
+        }
+        try {
+            options = base.withAddress(DeviceOptions.parseAddress(local));
+        } catch (IllegalArgumentException e) {
+            peerSummary.set("Setup › local IP '" + local + "' is not an IPv4 address: type this machine's address");
+            return;
+        }
+        String device = setup.deviceProperty().get().name();
+        int port = setup.portProperty().get() == null ? 1 : setup.portProperty().get().number();
+        int tcpPort = setup.tcpPortProperty().get();
+        LocalChecks.Target target = new LocalChecks.Target(local, device, options, largestPathMtu(), port);
+        String header = "doctor: " + device + " on " + local + ", peer " + peer + ":" + tcpPort;
+        long run = ++peerGeneration;
+        probing.set(true);
+        peerSummary.set("probing " + peer + ":" + tcpPort + " from " + device + " on " + local + "...");
+        background.execute(() -> {
+            List<Check> found;
+            try {
+                found = peerProbe.run(target, peer, tcpPort);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "the peer probe stopped", e);
+                found = List.of(Check.fail("doctor", "the probe stopped: " + e, "run 'doctor --verbose " + local + " "
+                        + device + " " + peer + "' from a terminal to see where"));
+            }
+            List<Check> report = found;
+            ui.execute(() -> publishPeer(run, header, report));
+        });
+    }
+
+    private void publishPeer(long run, String header, List<Check> found) {
+        if (run != peerGeneration) {
+            return;
+        }
+        probing.set(false);
+        peerReport.set(Report.text(header, found));
+        peerSummary.set(header.substring(header.indexOf("peer ")) + ": " + Report.result(found)
+                .substring("result: ".length()));
+    }
+
+    /** The peer's IP for the probe; it starts as the setup's peer IP. */
+    public StringProperty peerIpProperty() {
+        return peerIp;
+    }
+
+    /** "peer 10.1.0.1:12025: all 17 checks passed", or what the probe is doing. */
+    public ReadOnlyStringProperty peerSummaryProperty() {
+        return peerSummary.getReadOnlyProperty();
+    }
+
+    /** The probe's report as {@code doctor} prints it; empty before the first probe. */
+    public ReadOnlyStringProperty peerReportProperty() {
+        return peerReport.getReadOnlyProperty();
+    }
+
+    /** True while the peer probe runs. */
+    public ReadOnlyBooleanProperty probingProperty() {
+        return probing.getReadOnlyProperty();
     }
 
     /** The report, one row per check. */

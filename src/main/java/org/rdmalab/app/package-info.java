@@ -16,6 +16,8 @@
  * the jar's main class, with a window or headless (Monocle) for {@code gui --screenshot}. The
  * Doctor tab ({@link org.rdmalab.app.DoctorViewModel}) runs {@code doctor}'s local checks on the
  * background thread and offers the fixes the lab can apply itself (the recommended GID, the RTR
- * step's path MTU).
+ * step's path MTU); its peer probe runs {@code doctor}'s peer mode against a peer in
+ * {@code doctor --serve} on the same thread, every wait with a timeout, and shows the report as the
+ * command line prints it.
  */
 package org.rdmalab.app;

@@ -13,6 +13,7 @@ import org.rdmalab.doctor.Check;
 import org.rdmalab.doctor.Host;
 import org.rdmalab.doctor.LocalChecks;
 import org.rdmalab.doctor.PeerDoctor;
+import org.rdmalab.doctor.Report;
 import org.rdmalab.doctor.SideFacts;
 import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.spi.Backends;
@@ -161,9 +162,7 @@ final class DoctorCommand implements Callable<Integer> {
             peerFacts.ifPresent(facts -> report.put("peer_facts", facts.toMap()));
             out.println(Json.write(report));
         } else {
-            long passed = checks.stream().filter(check -> check.status() == Check.Status.PASS).count();
-            out.println(failed == 0 ? "result: all " + passed + " checks passed"
-                    : "result: " + failed + " of " + (passed + failed) + " checks failed");
+            out.println(Report.result(checks));
         }
         out.flush();
         return failed == 0 ? 0 : 1;
@@ -182,10 +181,7 @@ final class DoctorCommand implements Callable<Integer> {
 
     private static void print(PrintWriter out, List<Check> checks) {
         for (Check check : checks) {
-            out.println(check.status().symbol() + " " + check.name() + ": " + check.found());
-            if (check.failed()) {
-                out.println("    fix: " + check.fix());
-            }
+            out.println(Report.lines(check));
         }
         out.flush();
     }

@@ -201,6 +201,13 @@ public final class LocalChecks {
         } else if (failure != null) {
             checks.add(Check.fail("kernel RDMA", failure.getMessage(), "install rdma-core's libibverbs"
                     + " (apt-get install libibverbs1 ibverbs-providers), or use the software device: " + offer));
+        } else if (!unlisted(libibverbs.get(), target).isEmpty()) {
+            List<String> listed = libibverbs.get().devices().stream().map(Device::name).toList();
+            checks.add(Check.fail("kernel RDMA", "the kernel has " + String.join(", ", unlisted(libibverbs.get(), target))
+                    + " (/sys/class/infiniband), but libibverbs lists " + (listed.isEmpty() ? "no devices"
+                    : "only " + String.join(", ", listed)) + ": it loaded no provider for "
+                    + (unlisted(libibverbs.get(), target).size() == 1 ? "it" : "them"),
+                    "see the provider check below: the provider library and its " + PROVIDER_CONFIG + " entry"));
         } else if (libibverbs.get().devices().isEmpty()) {
             checks.add(Check.fail("kernel RDMA", "libibverbs lists no devices", "create one: modprobe rdma_rxe;"
                     + " rdma link add rxe0 type rxe netdev <netdev>; or use the software device: " + offer));
@@ -208,6 +215,15 @@ public final class LocalChecks {
             checks.add(Check.pass("kernel RDMA", "libibverbs lists " + libibverbs.get().devices().stream()
                     .map(Device::name).collect(Collectors.joining(", "))));
         }
+    }
+
+    /** The kernel's devices (the target's alone, when given) that libibverbs does not list. */
+    private List<String> unlisted(Backends.Listing libibverbs, Target target) {
+        List<String> listed = libibverbs.devices().stream().map(Device::name).toList();
+        List<String> kernel = target.device() != null
+                ? (host.exists("/sys/class/infiniband/" + target.device()) ? List.of(target.device()) : List.of())
+                : host.list("/sys/class/infiniband");
+        return kernel.stream().filter(device -> !listed.contains(device)).toList();
     }
 
     private void modules(List<Check> checks, List<String> devices) {
@@ -235,6 +251,14 @@ public final class LocalChecks {
         return host.read("/proc/modules").orElse("").lines().anyMatch(line -> line.startsWith(module + " "));
     }
 
+    /** Where libibverbs reads which providers to load: one file per provider, each with a line "driver NAME". */
+    static final String PROVIDER_CONFIG = "/etc/libibverbs.d";
+
+    /**
+     * A device's provider as libibverbs loads it: a file under {@link #PROVIDER_CONFIG} must name
+     * it, and {@code lib<name>-rdmav<ABI>.so} must be in the providers' folder ({@code libibverbs/}
+     * beside libibverbs) or, where libibverbs looks next, on the library path.
+     */
     private void provider(List<Check> checks, String device) {
         Optional<Driver> driver = Driver.of(device);
         if (driver.isEmpty()) {
@@ -242,19 +266,44 @@ public final class LocalChecks {
                     + device));
             return;
         }
-        String pattern = "lib" + driver.get().provider() + "-rdmav";
+        String name = driver.get().provider();
+        String pattern = "lib" + name + "-rdmav";
+        Optional<String> library = Optional.empty();
         for (String dir : host.libraryDirs()) {
-            for (String name : host.list(dir + "/libibverbs")) {
-                if (name.startsWith(pattern) && name.endsWith(".so")) {
-                    checks.add(Check.pass("provider " + device, "found " + dir + "/libibverbs/" + name));
-                    return;
+            for (String folder : List.of(dir + "/libibverbs", dir)) {
+                library = host.list(folder).stream().filter(file -> file.startsWith(pattern) && file.endsWith(".so"))
+                        .findFirst().map(file -> folder + "/" + file);
+                if (library.isPresent()) {
+                    break;
                 }
             }
+            if (library.isPresent()) {
+                break;
+            }
         }
-        checks.add(Check.fail("provider " + device, "no " + pattern + "*.so in any libibverbs folder, so"
-                + " libibverbs skips " + device + " (\"couldn't load driver '" + driver.get().provider() + "'\")",
-                "install the providers: apt-get install ibverbs-providers (Debian, Ubuntu) or dnf install"
-                        + " libibverbs (Fedora, RHEL)"));
+        String skips = "so libibverbs skips " + device + " (it warns: couldn't load driver '" + pattern + "*.so')";
+        String install = "install the providers: apt-get install ibverbs-providers (Debian, Ubuntu) or dnf install"
+                + " libibverbs (Fedora, RHEL)";
+        if (library.isEmpty()) {
+            checks.add(Check.fail("provider " + device, "no " + pattern + "*.so in any libibverbs folder or on the"
+                    + " library path, " + skips, install));
+            return;
+        }
+        Optional<String> config = host.list(PROVIDER_CONFIG).stream().filter(file -> !file.startsWith("."))
+                .filter(file -> host.read(PROVIDER_CONFIG + "/" + file).orElse("").lines()
+                        .map(line -> line.trim().split("\\s+"))
+                        .anyMatch(words -> words.length == 2 && words[0].equals("driver") && words[1].equals(name)))
+                .findFirst();
+        if (config.isEmpty()) {
+            checks.add(Check.fail("provider " + device, "found " + library.get() + ", but no file in " + PROVIDER_CONFIG
+                    + " names it (a line 'driver " + name + "'), and libibverbs loads only the providers named there,"
+                    + " so it skips " + device, "reinstall the providers (apt-get install --reinstall"
+                    + " ibverbs-providers puts " + name + ".driver there), or: echo 'driver " + name + "' | sudo tee "
+                    + PROVIDER_CONFIG + "/" + name + ".driver"));
+            return;
+        }
+        checks.add(Check.pass("provider " + device, "found " + library.get() + ", named in " + PROVIDER_CONFIG + "/"
+                + config.get()));
     }
 
     private void deviceNodes(List<Check> checks, List<String> devices) {
@@ -622,8 +671,9 @@ public final class LocalChecks {
         for (List<String> tool : List.of(List.of("nft", "list", "ruleset"), List.of("iptables-save"))) {
             CommandRunner.Result result = host.commands().run(tool);
             if (!result.ok()) {
-                unread.add(tool.get(0) + ": " + (result.found() ? "exit " + result.exitCode()
-                        + firstLine(result.output()) : "not installed"));
+                unread.add(tool.get(0) + ": " + (!result.found() ? "not installed" : result.exitCode() == -1
+                        ? "no answer within " + CommandRunner.TIMEOUT.toSeconds() + " s (a loaded machine? run doctor again)"
+                        : "exit " + result.exitCode() + firstLine(result.output())));
                 continue;
             }
             read = true;
@@ -654,8 +704,8 @@ public final class LocalChecks {
             checks.add(Check.pass("firewall", "no rule drops UDP 4791" + (unread.isEmpty() ? ""
                     : " (" + String.join("; ", unread) + ")")));
         } else {
-            checks.add(Check.skip("firewall", "could not read the rules (" + String.join("; ", unread)
-                    + "); run as root to check UDP 4791"));
+            checks.add(Check.skip("firewall", "could not read the rules (" + String.join("; ", unread) + ")"
+                    + (host.identity().isRoot() ? "" : "; run as root to check UDP 4791")));
         }
     }
 

@@ -13,8 +13,12 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.rdmalab.control.Timeouts;
 import org.rdmalab.doctor.Check;
+import org.rdmalab.doctor.Host;
 import org.rdmalab.doctor.LocalChecks;
+import org.rdmalab.doctor.PeerDoctor;
+import org.rdmalab.doctor.Report;
 import org.rdmalab.doctor.SideFacts;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.spi.Backends;
@@ -243,6 +247,123 @@ class DoctorViewModelTest {
             assertEquals(2, targets.size());
             doctor.runOnce();
             assertEquals(2, targets.size(), "runOnce runs the first time only");
+            return null;
+        });
+    }
+    // ---- the peer probe ------------------------------------------------------------------------
+
+    /** A thread for the probe, standing in for the window's background executor. */
+    private static void onNewThread(Runnable work) {
+        Thread thread = new Thread(work, "test doctor background");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    @Test
+    void probingAPeerThatServesShowsTheReportAsTheCommandLinePrintsIt() throws Exception {
+        int tcpPort = Ports.freeTcpPort();
+        DeviceOptions peerOptions = base.withAddress(DeviceOptions.parseAddress("127.0.0.3"));
+        Backends backends = Backends.installed();
+        // The peer: doctor --serve 127.0.0.3 soft0 in this JVM (its own address, the lab's UDP port).
+        LocalChecks.Result peerLocal = new LocalChecks(Host.system(), backends).run(
+                new LocalChecks.Target("127.0.0.3", "soft0", peerOptions, null, 1));
+        PeerDoctor.Result[] served = new PeerDoctor.Result[1];
+        Thread server = new Thread(() -> served[0] = new PeerDoctor(backends, Host.system()).serve(
+                new PeerDoctor.Settings("127.0.0.3", "soft0", 1, peerOptions, tcpPort, new Timeouts(
+                        Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(30)), Duration.ofSeconds(5)),
+                peerLocal.facts().orElseThrow()), "test doctor --serve");
+        server.start();
+        DoctorViewModel doctor = onUi(() -> new DoctorViewModel(lab, target -> healthy(target),
+                DoctorViewModel.peerProbe(Host.system(), backends, new Timeouts(Duration.ofSeconds(30),
+                        Duration.ofSeconds(30), Duration.ofSeconds(30)), Duration.ofSeconds(5)),
+                base, DoctorViewModelTest::onNewThread, uiThread));
+        onUi(() -> {
+            lab.setup().localIpProperty().set("127.0.0.4");
+            lab.setup().tcpPortProperty().set(tcpPort);
+            doctor.peerIpProperty().set(" 127.0.0.3 ");
+            doctor.probePeer();
+            assertTrue(doctor.probingProperty().get(), "the probe runs in the background");
+            assertEquals("probing 127.0.0.3:" + tcpPort + " from soft0 on 127.0.0.4...", doctor.peerSummaryProperty().get());
+            return null;
+        });
+        await("the probe's report", () -> !doctor.probingProperty().get());
+        server.join(30_000);
+        String report = onUi(() -> doctor.peerReportProperty().get());
+        assertTrue(report.startsWith("doctor: soft0 on 127.0.0.4, peer 127.0.0.3:" + tcpPort
+                + "\n- libibverbs: soft0 is RDMA Lab's own software device"), report);
+        assertTrue(report.contains("\n✓ peer: the server 127.0.0.3 answered: soft0 (software)"), report);
+        assertTrue(report.contains("\n✓ compare GID: both use RoCE v2"), report);
+        assertTrue(report.contains("\n✓ probe: small write client → server: 16-byte RDMA WRITE client → server:"
+                + " IBV_WC_SUCCESS; the server received "), report);
+        assertTrue(report.contains("\n✓ probe: full write server → client: "), report);
+        assertTrue(report.matches("(?s).*\nresult: all \\d+ checks passed\n"), report);
+        assertEquals("peer 127.0.0.3:" + tcpPort + ": all " + report.lines().filter(l -> l.startsWith("✓")).count()
+                + " checks passed", onUi(() -> doctor.peerSummaryProperty().get()));
+        assertTrue(served[0].checks().stream().noneMatch(Check::failed), "the serving side passed too");
+    }
+
+    @Test
+    void aPeerThatIsNotRunningIsReportedWhenTheConnectTimeoutEnds() {
+        int tcpPort = Ports.freeTcpPort();
+        DoctorViewModel doctor = onUi(() -> new DoctorViewModel(lab, target -> healthy(target),
+                DoctorViewModel.peerProbe(Host.system(), Backends.installed(), new Timeouts(Duration.ofSeconds(1),
+                        Duration.ofSeconds(1), Duration.ofSeconds(2)), Duration.ofSeconds(1)),
+                base, DoctorViewModelTest::onNewThread, uiThread));
+        onUi(() -> {
+            lab.setup().localIpProperty().set("127.0.0.4");
+            lab.setup().tcpPortProperty().set(tcpPort);
+            doctor.peerIpProperty().set("127.0.0.5");
+            doctor.probePeer();
+            return null;
+        });
+        await("the probe's report", () -> !doctor.probingProperty().get());
+        String report = onUi(() -> doctor.peerReportProperty().get());
+        assertTrue(report.contains("\n✗ peer: no doctor answers at 127.0.0.5:" + tcpPort + ": nothing listens on "),
+                report);
+        assertTrue(report.contains("\n    fix: the peer is not running: start 'doctor --serve 127.0.0.5 <device>'"
+                + " there first"), report);
+        assertTrue(report.endsWith("\nresult: 1 of " + report.lines().filter(l -> l.startsWith("✓")
+                || l.startsWith("✗")).count() + " checks failed\n"), report);
+    }
+
+    @Test
+    void theProbeRunsOnTheBackgroundExecutorAndABadAddressIsSaidAtOnce() {
+        List<Runnable> background = new ArrayList<>();
+        List<Runnable> ui = new ArrayList<>();
+        List<String> probed = new ArrayList<>();
+        List<Check> found = List.of(Check.pass("peer", "the server answered"),
+                Check.fail("probe: small write client → server", "a black hole", "allow UDP 4791"));
+        DoctorViewModel doctor = onUi(() -> new DoctorViewModel(lab, target -> healthy(target), (target, peer, port) -> {
+            probed.add(target.device() + " " + target.localIp() + " " + peer + ":" + port + " on "
+                    + (Thread.currentThread().getName().equals("test ui") ? "the UI thread" : "another thread"));
+            return found;
+        }, base, background::add, ui::add));
+        onUi(() -> {
+            doctor.peerIpProperty().set("10.1.0.");
+            doctor.probePeer();
+            assertFalse(doctor.probingProperty().get());
+            assertTrue(doctor.peerSummaryProperty().get().startsWith("'10.1.0.' is not an IPv4 address"),
+                    doctor.peerSummaryProperty().get());
+            lab.setup().localIpProperty().set("10.1.0.2");
+            doctor.peerIpProperty().set("10.1.0.1");
+            doctor.probePeer();
+            assertTrue(doctor.probingProperty().get());
+            return null;
+        });
+        assertTrue(probed.isEmpty(), "nothing ran on the calling thread");
+        assertEquals(1, background.size());
+        background.forEach(Runnable::run);
+        assertEquals(List.of("soft0 10.1.0.2 10.1.0.1:12025 on another thread"), probed);
+        onUi(() -> {
+            assertEquals("", doctor.peerReportProperty().get(), "the report is published on the UI executor only");
+            ui.forEach(Runnable::run);
+            assertFalse(doctor.probingProperty().get());
+            assertEquals(Report.text("doctor: soft0 on 10.1.0.2, peer 10.1.0.1:12025", found),
+                    doctor.peerReportProperty().get());
+            assertEquals("doctor: soft0 on 10.1.0.2, peer 10.1.0.1:12025\n✓ peer: the server answered\n✗ probe: small"
+                    + " write client → server: a black hole\n    fix: allow UDP 4791\nresult: 1 of 2 checks failed\n",
+                    doctor.peerReportProperty().get());
+            assertEquals("peer 10.1.0.1:12025: 1 of 2 checks failed", doctor.peerSummaryProperty().get());
             return null;
         });
     }

@@ -12,6 +12,8 @@ import javafx.scene.Scene;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.Labeled;
+import javafx.scene.control.TextArea;
+import javafx.scene.control.TextField;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -32,6 +34,7 @@ class DoctorViewTest {
 
     private LabViewModel lab;
     private int calls;
+    private final List<String> probes = new java.util.ArrayList<>();
     private Stage stage;
 
     /** Its own window, so its size cannot change the primary stage other TestFX classes share. */
@@ -49,6 +52,11 @@ class DoctorViewTest {
                     Check.pass("GID", ip + " is GID[3] ::ffff:" + ip + " RoCE v2")),
                     Optional.of(new SideFacts("soft0", "software", ip, "lo", 8, 65536, 1024, -1, "Ethernet", "ACTIVE",
                             3, "::ffff:" + ip, "RoCE v2")));
+        }, (target, peer, tcpPort) -> {
+            probes.add(target.localIp() + " → " + peer + ":" + tcpPort);
+            return List.of(Check.pass("peer", "the server " + peer + " answered"),
+                    Check.fail("compare netdev MTU", "netdev MTU 1000 here (eth0), 1500 on the peer (eth0)",
+                            "set the same MTU on both: sudo ip link set dev <netdev> mtu 1000"));
         }, base, Runnable::run, Runnable::run);
         Parent view = new Views(Map.of(DoctorView.class, new DoctorView(doctor))).load("/fxml/DoctorView.fxml");
         Scene scene = new Scene(view, 520, 700);
@@ -99,5 +107,24 @@ class DoctorViewTest {
         robot.clickOn("#doctorRerun");
         assertEquals(4, calls);
         assertEquals("4 passed, 2 failed, 1 not applicable", text(robot, "#doctorSummary"));
+    }
+
+    @Test
+    void theProbeButtonProbesThePeerInTheFieldAndShowsTheCommandLinesReport(FxRobot robot) {
+        assertTrue(robot.lookup("#doctorPeerReport").queryAs(TextArea.class).getText().isEmpty());
+        TextField field = robot.lookup("#doctorPeerIp").queryAs(TextField.class);
+        assertEquals(lab.setup().peerIpProperty().get(), field.getText(), "the field starts as Setup's peer IP");
+        robot.interact(field::clear);
+        robot.clickOn(field).write("10.1.0.1");
+        assertEquals("10.1.0.1", robot.lookup("#doctorPeerIp").queryAs(TextField.class).getText());
+        robot.clickOn("#doctorProbe");
+        assertEquals(List.of("127.0.0.1 → 10.1.0.1:12025"), probes);
+        assertEquals("peer 10.1.0.1:12025: 1 of 2 checks failed", text(robot, "#doctorPeerSummary"));
+        TextArea report = robot.lookup("#doctorPeerReport").queryAs(TextArea.class);
+        assertTrue(report.isVisible());
+        assertEquals("doctor: soft0 on 127.0.0.1, peer 10.1.0.1:12025\n✓ peer: the server 10.1.0.1 answered\n"
+                + "✗ compare netdev MTU: netdev MTU 1000 here (eth0), 1500 on the peer (eth0)\n"
+                + "    fix: set the same MTU on both: sudo ip link set dev <netdev> mtu 1000\n"
+                + "result: 1 of 2 checks failed\n", report.getText());
     }
 }

@@ -56,6 +56,8 @@ final class FakeHost {
         }
         write("/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "");
         write("/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so", "");
+        write("/etc/libibverbs.d/mlx5.driver", "driver mlx5");
+        write("/etc/libibverbs.d/rxe.driver", "driver rxe");
         memlock("8388608");
         user(UID, UID);
         write("/sys/class/net/eth0/operstate", "up");
@@ -91,8 +93,13 @@ final class FakeHost {
     }
 
     Host host() {
-        return Host.at(root, command -> commands.getOrDefault(String.join(" ", command),
-                CommandRunner.Result.notFound()));
+        return host(Host.LIBRARY_DIRS);
+    }
+
+    /** The machine with these library folders (LD_LIBRARY_PATH's first, as {@link Host#system()} puts them). */
+    Host host(List<String> libraryDirs) {
+        return new Host(root, command -> commands.getOrDefault(String.join(" ", command),
+                CommandRunner.Result.notFound()), libraryDirs);
     }
 
     void write(String absolute, String text) {
@@ -157,6 +164,11 @@ final class FakeHost {
             }
         };
         return new Backends(List.of(provider(List.of(rxe0), null)));
+    }
+
+    /** A libibverbs backend that lists no device (no provider loaded for the kernel's devices). */
+    static Backends listingNone() {
+        return new Backends(List.of(provider(List.of(), null)));
     }
 
     /** A libibverbs backend on a kernel without RDMA. */

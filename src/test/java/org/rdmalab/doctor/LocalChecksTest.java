@@ -62,7 +62,8 @@ class LocalChecksTest {
         assertEquals(List.of("libibverbs", "kernel RDMA", "kernel modules", "provider rxe0", "device node rxe0",
                 "memlock", "port", "netdev", "MTU", "GID", "firewall"),
                 result.checks().stream().map(Check::name).toList());
-        assertEquals("found /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so", result.checks().get(3).found());
+        assertEquals("found /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so, named in /etc/libibverbs.d/rxe.driver",
+                result.checks().get(3).found());
         assertEquals("10.0.2.15 is GID[2] ::ffff:10.0.2.15 RoCE v1 and GID[3] ::ffff:10.0.2.15 RoCE v2; recommended"
                 + " GID[3]: IPv4-mapped (+100): it carries the IPv4 address 10.0.2.15, so its packets are routed by IP;"
                 + " not link-local (+10); RoCE v2 (+2): UDP port 4791, crosses routers; best by perftest's scoring; GID[0]"
@@ -88,10 +89,46 @@ class LocalChecksTest {
     void aMissingProviderLibrary() {
         fake.delete("/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so");
         assertCheck(only(run("10.0.2.15", "rxe0", null), "provider rxe0"),
-                "no librxe-rdmav*.so in any libibverbs folder, so libibverbs skips rxe0 (\"couldn't load driver"
-                        + " 'rxe'\")",
+                "no librxe-rdmav*.so in any libibverbs folder or on the library path, so libibverbs skips rxe0"
+                        + " (it warns: couldn't load driver 'librxe-rdmav*.so')",
                 "install the providers: apt-get install ibverbs-providers (Debian, Ubuntu) or dnf install libibverbs"
                         + " (Fedora, RHEL)");
+    }
+
+    @Test
+    void aProviderOnTheLibraryPathIsFoundWhereLibibverbsLooksNext() {
+        fake.delete("/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so");
+        fake.write("/opt/rdma/lib/librxe-rdmav34.so", "");
+        List<String> dirs = new java.util.ArrayList<>(List.of("/opt/rdma/lib"));
+        dirs.addAll(org.rdmalab.doctor.Host.LIBRARY_DIRS);
+        LocalChecks.Result result = new LocalChecks(fake.host(dirs), FakeHost.listingRxe0()).run(
+                new LocalChecks.Target("10.0.2.15", "rxe0", DeviceOptions.defaults(), null, 1));
+        assertTrue(result.passed(), () -> text(result));
+        assertEquals("found /opt/rdma/lib/librxe-rdmav34.so, named in /etc/libibverbs.d/rxe.driver",
+                result.checks().get(3).found());
+    }
+
+    @Test
+    void aProviderTheConfigFolderDoesNotName() {
+        fake.delete("/etc/libibverbs.d/rxe.driver");
+        assertCheck(only(run("10.0.2.15", "rxe0", null), "provider rxe0"),
+                "found /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so, but no file in /etc/libibverbs.d names"
+                        + " it (a line 'driver rxe'), and libibverbs loads only the providers named there, so it"
+                        + " skips rxe0",
+                "reinstall the providers (apt-get install --reinstall ibverbs-providers puts rxe.driver there), or:"
+                        + " echo 'driver rxe' | sudo tee /etc/libibverbs.d/rxe.driver");
+    }
+
+    @Test
+    void aKernelDeviceLibibverbsDoesNotListPointsAtItsProvider() {
+        fake.delete("/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so");
+        LocalChecks.Result result = run("10.0.2.15", "rxe0", null, FakeHost.listingNone());
+        Check kernel = result.checks().stream().filter(c -> c.name().equals("kernel RDMA")).findFirst().orElseThrow();
+        assertCheck(kernel, "the kernel has rxe0 (/sys/class/infiniband), but libibverbs lists no devices: it loaded"
+                + " no provider for it", "see the provider check below: the provider library and its"
+                + " /etc/libibverbs.d entry");
+        assertTrue(result.checks().stream().anyMatch(c -> c.name().equals("provider rxe0") && c.failed()),
+                () -> text(result));
     }
 
     @Test
@@ -290,6 +327,16 @@ class LocalChecksTest {
         assertEquals(Check.Status.SKIP, firewall.status());
         assertEquals("could not read the rules (nft: not installed; iptables-save: exit 4 (iptables-save v1.8.9:"
                 + " Permission denied (you must be root))); run as root to check UDP 4791", firewall.found());
+    }
+
+    @Test
+    void aToolKilledAtItsTimeoutIsSaidSo() {
+        fake.commands.put("nft list ruleset", new CommandRunner.Result(true, -1, ""));
+        LocalChecks.Result result = run("10.0.2.15", "rxe0", null);
+        Check firewall = result.checks().get(result.checks().size() - 1);
+        assertEquals(Check.Status.SKIP, firewall.status());
+        assertEquals("could not read the rules (nft: no answer within 5 s (a loaded machine? run doctor again);"
+                + " iptables-save: not installed); run as root to check UDP 4791", firewall.found());
     }
 
     @Test
