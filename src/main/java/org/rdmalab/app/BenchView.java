@@ -127,6 +127,9 @@ public final class BenchView {
         benchWide.selectedProperty().bindBidirectional(viewModel.wideProperty());
         benchStatus.textProperty().bind(viewModel.statusProperty());
 
+        // FXML builds these charts through a builder, which drops styleClass: set it here.
+        liveChart.getStyleClass().addAll("bench-chart", "bench-live");
+        sizeChart.getStyleClass().addAll("bench-chart", "bench-sizes");
         liveRdma.setName(RDMA);
         liveBaseline.setName(BASELINE);
         liveChart.getData().setAll(List.of(liveRdma, liveBaseline));
@@ -191,19 +194,25 @@ public final class BenchView {
         series.getData().setAll(data);
     }
 
-    /** A histogram is drawn as steps over its bins; a CDF point by point. */
+    /**
+     * The distribution on the chart's logarithmic x axis (a latency tail spans decades); a
+     * histogram is drawn as steps over its bins, a CDF point by point.
+     */
     private void drawDistribution(XYChart.Series<Number, Number> series, List<BenchViewModel.Point> points) {
-        if (viewModel.distributionProperty().get() == BenchViewModel.Distribution.CDF || points.size() < 2) {
-            draw(series, points);
-            return;
-        }
-        double half = (points.get(1).x() - points.get(0).x()) / 2;
-        List<BenchViewModel.Point> steps = new ArrayList<>();
+        List<BenchViewModel.Point> logarithmic = new ArrayList<>();
+        boolean steps = viewModel.distributionProperty().get() == BenchViewModel.Distribution.HISTOGRAM
+                && points.size() > 1;
+        double half = steps ? (Math.log10(points.get(1).x()) - Math.log10(points.get(0).x())) / 2 : 0;
         for (BenchViewModel.Point point : points) {
-            steps.add(new BenchViewModel.Point(point.x() - half, point.y()));
-            steps.add(new BenchViewModel.Point(point.x() + half, point.y()));
+            double x = DistributionChart.toAxis(point.x());
+            if (steps) {
+                logarithmic.add(new BenchViewModel.Point(x - half, point.y()));
+                logarithmic.add(new BenchViewModel.Point(x + half, point.y()));
+            } else {
+                logarithmic.add(new BenchViewModel.Point(x, point.y()));
+            }
         }
-        draw(series, steps);
+        draw(series, logarithmic);
     }
 
     private void drawSizes() {

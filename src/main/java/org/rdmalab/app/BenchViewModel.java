@@ -357,8 +357,10 @@ public final class BenchViewModel {
         if (!stopping.get()) {
             String of = sample.sizeCount() > 1 ? " (size " + (sample.sizeIndex() + 1) + " of " + sample.sizeCount()
                     + ")" : "";
-            status.set(String.format(Locale.ROOT, "%s %s%s: %,d of %,d messages, %s", pathName(sample.path()),
-                    bytes(sample.bytes()), of, sample.done(), sample.total(), runSettings.mode() == BenchMode.BW
+            String done = sample.total() > 0 ? String.format(Locale.ROOT, "%,d of %,d", sample.done(), sample.total())
+                    : String.format(Locale.ROOT, "%,d", sample.done());
+            status.set(String.format(Locale.ROOT, "%s %s%s: %s messages, %s", pathName(sample.path()),
+                    bytes(sample.bytes()), of, done, runSettings.mode() == BenchMode.BW
                             ? String.format(Locale.ROOT, "%.1f MB/sec", y) : String.format(Locale.ROOT, "%.2f µs", y)));
         }
     }
@@ -468,14 +470,17 @@ public final class BenchViewModel {
     }
 
     /**
-     * The percentage of samples in each of {@link #HISTOGRAM_BINS} equal bins from {@code low} to
-     * {@code high} (x: the bin's middle); samples above {@code high} are left out of the picture.
+     * The percentage of samples in each of {@link #HISTOGRAM_BINS} bins from {@code low} to
+     * {@code high}, equal on a logarithmic scale as the chart draws them (x: the bin's geometric
+     * middle); samples above {@code high} are left out of the picture.
      */
     static List<Point> histogram(double[] sorted, double low, double high) {
+        double from = Math.log10(Math.max(low, 1e-3));
+        double to = Math.log10(Math.max(high, low * 1.01));
+        double width = (to - from) / HISTOGRAM_BINS;
         int[] counts = new int[HISTOGRAM_BINS];
-        double width = (high - low) / HISTOGRAM_BINS;
         for (double sample : sorted) {
-            int bin = (int) ((sample - low) / width);
+            int bin = (int) ((Math.log10(Math.max(sample, 1e-3)) - from) / width);
             if (bin >= 0 && bin < HISTOGRAM_BINS) {
                 counts[bin]++;
             } else if (bin == HISTOGRAM_BINS && sample <= high) {
@@ -484,7 +489,7 @@ public final class BenchViewModel {
         }
         List<Point> points = new ArrayList<>();
         for (int i = 0; i < HISTOGRAM_BINS; i++) {
-            points.add(new Point(low + (i + 0.5) * width, 100.0 * counts[i] / sorted.length));
+            points.add(new Point(Math.pow(10, from + (i + 0.5) * width), 100.0 * counts[i] / sorted.length));
         }
         return points;
     }
@@ -515,8 +520,9 @@ public final class BenchViewModel {
     static String describe(BenchSettings settings) {
         String sizes = settings.sizes().size() == 1 ? bytes(settings.sizes().get(0))
                 : "sizes " + bytes(settings.sizes().get(0)) + " to " + bytes(settings.maxSize());
-        return settings.test().perftestProgram(settings.mode()) + ", " + sizes + ", " + settings.iterations()
-                + " iterations" + (settings.baseline() ? ", with the UDP baseline" : "");
+        return settings.test().perftestProgram(settings.mode()) + ", " + sizes + ", " + (settings.timed()
+                ? settings.durationSeconds() + " s per size" : settings.iterations() + " iterations")
+                + (settings.baseline() ? ", with the UDP baseline" : "");
     }
 
     private static String pathName(BenchRow.Path path) {

@@ -13,7 +13,8 @@ import javafx.scene.shape.Line;
 import org.rdmalab.bench.BenchRow;
 
 /**
- * A latency distribution (CDF or histogram) with vertical markers at percentiles: a line from the
+ * A latency distribution (CDF or histogram) on a logarithmic time axis (x values are log10 of µs,
+ * see {@link #toAxis}; the ticks show µs), with vertical markers at percentiles: a line from the
  * bottom to the top of the plot at each marker's x, and its name and value beside it. RDMA markers
  * and baseline markers take the style classes {@link #MARKER_RDMA} and {@link #MARKER_BASELINE};
  * labels are stacked so that close percentiles stay readable.
@@ -36,8 +37,20 @@ public final class DistributionChart extends LineChart<Number, Number> {
         setCreateSymbols(false);
         getXAxis().setAnimated(false);
         getYAxis().setAnimated(false);
-        ((NumberAxis) getXAxis()).setForceZeroInRange(false);
-        getXAxis().setLabel("µs");
+        NumberAxis x = (NumberAxis) getXAxis();
+        x.setForceZeroInRange(false);
+        x.setLabel("µs (log scale)");
+        x.setTickLabelFormatter(new javafx.util.StringConverter<>() {
+            @Override
+            public String toString(Number value) {
+                return micros(fromAxis(value.doubleValue()));
+            }
+
+            @Override
+            public Number fromString(String text) {
+                return toAxis(Double.parseDouble(text));
+            }
+        });
         markers.addListener((ListChangeListener<BenchViewModel.Marker>) change -> rebuildMarkers());
     }
 
@@ -68,7 +81,17 @@ public final class DistributionChart extends LineChart<Number, Number> {
     }
 
     private static String micros(double value) {
-        return value >= 100 ? String.format(Locale.ROOT, "%.0f", value) : String.format(Locale.ROOT, "%.1f", value);
+        return value >= 100 ? String.format(Locale.ROOT, "%.0f", value) : value >= 10
+                ? String.format(Locale.ROOT, "%.1f", value) : String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    /** The x axis is logarithmic: a time in µs is drawn at log10 of it. */
+    static double toAxis(double micros) {
+        return Math.log10(Math.max(micros, 1e-3));
+    }
+
+    static double fromAxis(double value) {
+        return Math.pow(10, value);
     }
 
     @Override
@@ -80,7 +103,7 @@ public final class DistributionChart extends LineChart<Number, Number> {
         double bottom = y.getDisplayPosition(y.getLowerBound());
         double right = x.getDisplayPosition(x.getUpperBound());
         for (int i = 0; i < lines.size(); i++) {
-            double at = x.getDisplayPosition(markers.get(i).micros());
+            double at = x.getDisplayPosition(toAxis(markers.get(i).micros()));
             boolean inside = at >= x.getDisplayPosition(x.getLowerBound()) - 0.5 && at <= right + 0.5;
             Line line = lines.get(i);
             Label label = labels.get(i);

@@ -16,6 +16,8 @@
  * the jar's main class, with a window or headless (Monocle) for {@code gui --screenshot}. The
  * Doctor tab ({@link org.rdmalab.app.DoctorViewModel}) runs {@code doctor}'s local checks on the
  * background thread and offers the fixes the lab can apply itself (the recommended GID, the RTR
- * step's path MTU).
+ * step's path MTU). The Bench tab ({@link org.rdmalab.app.BenchViewModel}) runs {@code bench}'s
+ * engine on its own threads (soft0 in loopback); what its listener hears reaches the charts through
+ * the same once-a-frame batching, and Stop and closing the window stop the run without waiting.
  */
 package org.rdmalab.app;
