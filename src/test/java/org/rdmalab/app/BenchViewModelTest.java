@@ -147,11 +147,11 @@ class BenchViewModelTest {
         assertTrue(first.x() > 0 && first.y() > 0, first::toString);
         assertTrue(onUi(() -> bench.statusProperty().get()).matches("RDMA 4 KiB: [\\d,]+ of 10,000,000 messages, "
                 + "[\\d.]+ MB/sec"), () -> onUi(() -> bench.statusProperty().get()));
-        onUi(() -> {
+        // Read in the same call: the run may end, and its report arrive, right after.
+        assertTrue(onUi(() -> {
             bench.stop();
-            return null;
-        });
-        assertTrue(onUi(() -> bench.stoppingProperty().get()));
+            return bench.stoppingProperty().get() && bench.statusProperty().get().equals("Stopping...");
+        }));
         uiThread.await("the run to stop", () -> !bench.runningProperty().get());
         BenchReport report = onUi(() -> bench.reportProperty().get());
         assertTrue(report.stopped());
