@@ -24,7 +24,14 @@ public final class MainView {
 
     private final LabViewModel lab;
     private final Views views;
+    private final BenchViewModel bench;
+    /** The side columns while the Bench view has the window's width. */
+    private final java.util.List<Node> hiddenColumns = new java.util.ArrayList<>();
 
+    @FXML
+    private SplitPane mainSplit;
+    @FXML
+    private SplitPane dataBand;
     @FXML
     private SplitPane labBand;
     @FXML
@@ -34,9 +41,10 @@ public final class MainView {
     @FXML
     private Label statusLabel;
 
-    MainView(LabViewModel lab, Views views) {
+    MainView(LabViewModel lab, Views views, BenchViewModel bench) {
         this.lab = lab;
         this.views = views;
+        this.bench = bench;
     }
 
     @FXML
@@ -47,6 +55,7 @@ public final class MainView {
         controlList.setPlaceholder(new Label("No control message yet."));
         lab.sides().addListener((ListChangeListener<SideViewModel>) change -> layoutSides());
         layoutSides();
+        bench.wideProperty().addListener((observable, before, wide) -> widen(wide));
         labBand.sceneProperty().addListener((observable, before, scene) -> {
             if (scene != null) {
                 installKeys(scene);
@@ -56,6 +65,7 @@ public final class MainView {
 
     private void layoutSides() {
         // The step pane stays where it is; only the side columns around it are replaced.
+        hiddenColumns.clear();
         labBand.getItems().removeIf(node -> node != inspector);
         var sides = lab.sides();
         if (sides.isEmpty()) {
@@ -64,6 +74,34 @@ public final class MainView {
         labBand.getItems().add(0, column(sides.get(0)));
         labBand.getItems().add(sides.size() > 1 ? column(sides.get(1)) : peerColumn(sides.get(0)));
         labBand.setDividerPositions(0.3, 0.7);
+        if (bench.wideProperty().get()) {
+            widen(true);
+        }
+    }
+
+    /**
+     * The Bench view's Wide button: the side columns and the completions / buffers band step aside
+     * (kept, not rebuilt) so the charts get the window's width, and come back as they were.
+     */
+    private void widen(boolean wide) {
+        if (wide) {
+            if (hiddenColumns.isEmpty()) {
+                hiddenColumns.addAll(labBand.getItems().filtered(node -> node != inspector));
+                labBand.getItems().removeAll(hiddenColumns);
+            }
+            mainSplit.getItems().remove(dataBand);
+        } else {
+            if (!hiddenColumns.isEmpty()) {
+                labBand.getItems().add(0, hiddenColumns.get(0));
+                labBand.getItems().addAll(hiddenColumns.subList(1, hiddenColumns.size()));
+                hiddenColumns.clear();
+                labBand.setDividerPositions(0.3, 0.7);
+            }
+            if (!mainSplit.getItems().contains(dataBand)) {
+                mainSplit.getItems().add(dataBand);
+                mainSplit.setDividerPositions(0.6);
+            }
+        }
     }
 
     private Node column(SideViewModel side) {

@@ -1,6 +1,8 @@
 package org.rdmalab.app;
 
 import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -8,6 +10,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import javafx.scene.Parent;
 import javafx.scene.Scene;
+import org.rdmalab.bench.BenchEngine;
+import org.rdmalab.bench.Topology;
+import org.rdmalab.lab.LabSetup;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 
@@ -30,8 +35,11 @@ public final class MainWindow {
     private final Scene scene;
     private final ExecutorService background;
 
-    private MainWindow(LabViewModel lab, Scene scene, ExecutorService background) {
+    private final BenchViewModel bench;
+
+    private MainWindow(LabViewModel lab, BenchViewModel bench, Scene scene, ExecutorService background) {
         this.lab = lab;
+        this.bench = bench;
         this.scene = scene;
         this.background = background;
     }
@@ -41,12 +49,18 @@ public final class MainWindow {
         return lab;
     }
 
+    /** The Bench tab's view model (the bench scenario and tests drive it). */
+    public BenchViewModel bench() {
+        return bench;
+    }
+
     public Scene scene() {
         return scene;
     }
 
     /** Releases every session, worker and the background thread. */
     public void close() {
+        bench.close();
         lab.close();
         background.shutdownNow();
     }
@@ -89,13 +103,46 @@ public final class MainWindow {
         controllers.put(BuffersView.class, new BuffersView(new BuffersViewModel(lab, ui)));
         controllers.put(TrafficView.class, new TrafficView(new TrafficViewModel(lab, ui), lab));
         controllers.put(DoctorView.class, new DoctorView(new DoctorViewModel(lab, backends, base, backgroundWork, ui)));
+        BenchViewModel bench = new BenchViewModel(new BenchEngine(backends), () -> benchTopology(base), backgroundWork, ui);
+        controllers.put(BenchView.class, new BenchView(bench));
         Views views = new Views(controllers);
-        controllers.put(MainView.class, new MainView(lab, views));
+        controllers.put(MainView.class, new MainView(lab, views, bench));
         Parent root = views.load(Views.MAIN_VIEW);
         Scene scene = new Scene(root, WIDTH, HEIGHT);
         scene.getStylesheets().add(Views.resource(STYLESHEET).toExternalForm());
         lab.apply(lab.defaultSetup());
-        return new MainWindow(lab, scene, background);
+        return new MainWindow(lab, bench, scene, background);
+    }
+
+    /**
+     * Where the Bench tab's runs go: soft0 on the loopback lab's two addresses, as {@code bench
+     * --loopback}, but on UDP ports free at that moment (the lab's own devices hold {@code base}'s port).
+     */
+    static Topology benchTopology(DeviceOptions base) {
+        int udp = freeUdpPort(base.udpPort());
+        return new Topology.Loopback(LabSetup.LOOPBACK_SERVER_IP, LabSetup.LOOPBACK_CLIENT_IP, udp, freeUdpPort(udp));
+    }
+
+    /** A UDP port other than {@code except}, free on both loopback addresses right now. */
+    private static int freeUdpPort(int except) {
+        for (int attempt = 0; attempt < 20; attempt++) {
+            try (DatagramSocket first = new DatagramSocket(new InetSocketAddress(LabSetup.LOOPBACK_SERVER_IP, 0))) {
+                int port = first.getLocalPort();
+                if (port == except) {
+                    continue;
+                }
+                try (DatagramSocket second = new DatagramSocket(new InetSocketAddress(LabSetup.LOOPBACK_CLIENT_IP, port))) {
+                    return port;
+                } catch (IOException taken) {
+                    // Try another.
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("no UDP port could be bound on " + LabSetup.LOOPBACK_SERVER_IP + ": "
+                        + e.getMessage(), e);
+            }
+        }
+        throw new IllegalStateException("no UDP port is free on both " + LabSetup.LOOPBACK_SERVER_IP + " and "
+                + LabSetup.LOOPBACK_CLIENT_IP);
     }
 
     /** Loads the window and returns its scene (the window stays open until the JVM ends). */

@@ -60,7 +60,31 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                         }, lab -> true),
                 new WindowScenario("doctor", "the Doctor tab on the loopback lab as it opens: soft0's checks for both"
                         + " addresses, and the seed's gid_idx -1 caught with its one-click fix",
-                        lab -> selectInspectorTab("doctorTab"), lab -> inspectorShows("#doctorSummary", "\\d+ passed.*")));
+                        lab -> selectInspectorTab("doctorTab"), lab -> inspectorShows("#doctorSummary", "\\d+ passed.*")),
+                new WindowScenario("bench", "the Bench tab, wide: ib_write_lat with 8-byte messages for 3 s on soft0 in loopback"
+                        + " and the UDP baseline, latency over time, t_typical and the CDF with its percentiles",
+                        lab -> {
+                            selectInspectorTab("benchTab");
+                            bench().ifPresent(bench -> {
+                                bench.wideProperty().set(true);
+                                bench.testProperty().set(org.rdmalab.bench.BenchTest.WRITE);
+                                bench.modeProperty().set(org.rdmalab.bench.BenchMode.LAT);
+                                bench.sizeProperty().set(8);
+                                bench.baselineProperty().set(true);
+                                // Each path runs for a time, not a count: a few live samples on any machine.
+                                bench.start(bench.settings().withDuration(BENCH_SECONDS));
+                            });
+                        }, lab -> bench().map(bench -> !bench.runningProperty().get()
+                                && bench.reportProperty().get() != null).orElse(false)));
+    }
+
+    /** Seconds the bench scenario measures each path (bench -D). */
+    static final int BENCH_SECONDS = 3;
+
+    /** The shown window's Bench view model. */
+    private static java.util.Optional<BenchViewModel> bench() {
+        return inspector().map(pane -> pane.lookup(".bench-view")).map(node -> node.getProperties()
+                .get(BenchViewModel.class)).filter(BenchViewModel.class::isInstance).map(BenchViewModel.class::cast);
     }
 
     /** The shown window's inspector tabs (the Doctor scenario clicks one, as a user would). */

@@ -39,7 +39,11 @@ class ViewsLoadTest {
                 ResourcesView.class, new ResourcesView(new ResourcesViewModel(lab, Executors.newSingleThreadExecutor(),
                         Runnable::run)),
                 VerbsLogView.class, new VerbsLogView(lab),
-                PacketsView.class, new PacketsView(lab)));
+                PacketsView.class, new PacketsView(lab),
+                BenchView.class, new BenchView(new BenchViewModel(new org.rdmalab.bench.BenchEngine(Backends.installed()),
+                        () -> {
+                            throw new IllegalStateException("this test runs no benchmark");
+                        }, Runnable::run, Runnable::run))));
     }
 
     @AfterEach
@@ -50,7 +54,8 @@ class ViewsLoadTest {
     @ParameterizedTest
     @ValueSource(strings = {"SetupView:setup-view", "StepView:step-view", "CompletionsView:completions-view",
         "BuffersView:buffers-view", "TrafficView:traffic-view", "ConnectionDataView:connection-data-view",
-        "ResourcesView:resources-view", "VerbsLogView:verbs-log-view", "PacketsView:packets-view"})
+        "ResourcesView:resources-view", "VerbsLogView:verbs-log-view", "PacketsView:packets-view",
+        "BenchView:bench-view"})
     void loads(String viewAndStyle, FxRobot robot) {
         String[] parts = viewAndStyle.split(":");
         Parent[] root = new Parent[1];

@@ -1,0 +1,278 @@
+package org.rdmalab.app;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import javafx.beans.InvalidationListener;
+import javafx.fxml.FXML;
+import javafx.scene.chart.BarChart;
+import javafx.scene.chart.LineChart;
+import javafx.scene.chart.NumberAxis;
+import javafx.scene.chart.XYChart;
+import javafx.scene.control.Button;
+import javafx.scene.control.CheckBox;
+import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.Spinner;
+import javafx.scene.control.SpinnerValueFactory;
+import javafx.scene.control.ToggleButton;
+import javafx.scene.layout.VBox;
+import javafx.stage.FileChooser;
+import javafx.util.StringConverter;
+import org.rdmalab.bench.BenchMode;
+import org.rdmalab.bench.BenchSettings;
+import org.rdmalab.bench.BenchTest;
+
+/**
+ * Controller of {@code BenchView.fxml}: binds the form to the {@link BenchViewModel}, draws its
+ * series in the three charts (live, per size, distribution with percentile markers) and asks for a
+ * file on Save. The charts redraw when the view model's lists change, which happens at most once a
+ * frame while a run goes.
+ */
+public final class BenchView {
+
+    /** Series names, shown in the legends. */
+    static final String RDMA = "RDMA";
+    static final String BASELINE = "UDP baseline";
+
+    private final BenchViewModel viewModel;
+
+    @FXML
+    private VBox benchPane;
+    @FXML
+    private ChoiceBox<BenchTest> benchTest;
+    @FXML
+    private ChoiceBox<BenchMode> benchMode;
+    @FXML
+    private ComboBox<Integer> benchSize;
+    @FXML
+    private CheckBox benchSweep;
+    @FXML
+    private Spinner<Integer> benchIterations;
+    @FXML
+    private CheckBox benchBaseline;
+    @FXML
+    private Button benchRun;
+    @FXML
+    private Button benchStop;
+    @FXML
+    private Button benchSave;
+    @FXML
+    private ToggleButton benchWide;
+    @FXML
+    private Label benchStatus;
+    @FXML
+    private LineChart<Number, Number> liveChart;
+    @FXML
+    private NumberAxis liveValue;
+    @FXML
+    private BarChart<String, Number> sizeChart;
+    @FXML
+    private NumberAxis sizeValue;
+    @FXML
+    private ChoiceBox<BenchViewModel.Distribution> distributionKind;
+    @FXML
+    private ChoiceBox<Integer> distributionSize;
+    @FXML
+    private DistributionChart distributionChart;
+    @FXML
+    private Label distributionPlaceholder;
+
+    private final XYChart.Series<Number, Number> liveRdma = new XYChart.Series<>();
+    private final XYChart.Series<Number, Number> liveBaseline = new XYChart.Series<>();
+    private final XYChart.Series<String, Number> sizeRdma = new XYChart.Series<>();
+    private final XYChart.Series<String, Number> sizeBaseline = new XYChart.Series<>();
+    private final XYChart.Series<Number, Number> distributionRdma = new XYChart.Series<>();
+    private final XYChart.Series<Number, Number> distributionBaseline = new XYChart.Series<>();
+
+    BenchView(BenchViewModel viewModel) {
+        this.viewModel = viewModel;
+    }
+
+    @FXML
+    private void initialize() {
+        // Scenarios find the view model of the shown window here.
+        benchPane.getProperties().put(BenchViewModel.class, viewModel);
+        benchTest.getItems().setAll(BenchTest.WRITE, BenchTest.READ, BenchTest.SEND, BenchTest.ATOMIC);
+        benchTest.setConverter(converter(BenchTest::cliName));
+        benchTest.valueProperty().bindBidirectional(viewModel.testProperty());
+        benchMode.getItems().setAll(BenchMode.values());
+        benchMode.setConverter(converter(mode -> mode == BenchMode.BW ? "bandwidth (--bw)" : "latency (--lat)"));
+        benchMode.valueProperty().bindBidirectional(viewModel.modeProperty());
+        benchSize.getItems().setAll(BenchViewModel.SIZES);
+        benchSize.setConverter(converter(BenchViewModel::bytes));
+        benchSize.valueProperty().bindBidirectional(viewModel.sizeProperty());
+        benchSize.disableProperty().bind(viewModel.sweepProperty().or(viewModel.testProperty().isEqualTo(BenchTest.ATOMIC)));
+        benchSweep.selectedProperty().bindBidirectional(viewModel.sweepProperty());
+        SpinnerValueFactory.IntegerSpinnerValueFactory iterations = new SpinnerValueFactory.IntegerSpinnerValueFactory(
+                BenchSettings.MIN_ITERATIONS, BenchSettings.MAX_ITERATIONS, viewModel.iterationsProperty().get(), 1000);
+        benchIterations.setValueFactory(iterations);
+        iterations.valueProperty().bindBidirectional(viewModel.iterationsProperty());
+        // A typed number counts when the field loses focus, not only on Enter.
+        benchIterations.focusedProperty().addListener((observable, before, focused) -> {
+            if (!focused) {
+                benchIterations.increment(0);
+            }
+        });
+        benchBaseline.selectedProperty().bindBidirectional(viewModel.baselineProperty());
+        var running = viewModel.runningProperty();
+        for (javafx.scene.Node field : List.of(benchTest, benchMode, benchSweep, benchIterations, benchBaseline)) {
+            field.disableProperty().bind(running);
+        }
+        benchRun.disableProperty().bind(running);
+        benchStop.disableProperty().bind(running.not().or(viewModel.stoppingProperty()));
+        benchSave.disableProperty().bind(running.or(viewModel.reportProperty().isNull()));
+        benchWide.selectedProperty().bindBidirectional(viewModel.wideProperty());
+        benchStatus.textProperty().bind(viewModel.statusProperty());
+
+        // FXML builds these charts through a builder, which drops styleClass: set it here.
+        liveChart.getStyleClass().addAll("bench-chart", "bench-live");
+        sizeChart.getStyleClass().addAll("bench-chart", "bench-sizes");
+        liveRdma.setName(RDMA);
+        liveBaseline.setName(BASELINE);
+        liveChart.getData().setAll(List.of(liveRdma, liveBaseline));
+        sizeRdma.setName(RDMA);
+        sizeBaseline.setName(BASELINE);
+        sizeChart.getData().setAll(List.of(sizeRdma, sizeBaseline));
+        distributionRdma.setName(RDMA);
+        distributionBaseline.setName(BASELINE);
+        distributionChart.getData().setAll(List.of(distributionRdma, distributionBaseline));
+        javafx.beans.binding.Bindings.bindContent(distributionChart.markers(), viewModel.markers());
+
+        viewModel.liveRdma().addListener((InvalidationListener) observable -> draw(liveRdma, viewModel.liveRdma()));
+        viewModel.liveBaseline().addListener((InvalidationListener) observable -> draw(liveBaseline,
+                viewModel.liveBaseline()));
+        viewModel.sizeBars().addListener((InvalidationListener) observable -> drawSizes());
+        viewModel.distributionRdma().addListener((InvalidationListener) observable -> drawDistribution(
+                distributionRdma, viewModel.distributionRdma()));
+        viewModel.distributionBaseline().addListener((InvalidationListener) observable -> drawDistribution(
+                distributionBaseline, viewModel.distributionBaseline()));
+        viewModel.shownModeProperty().addListener((observable, before, mode) -> showMode(mode));
+        showMode(viewModel.shownModeProperty().get());
+
+        distributionKind.getItems().setAll(BenchViewModel.Distribution.values());
+        distributionKind.valueProperty().bindBidirectional(viewModel.distributionProperty());
+        distributionSize.setItems(viewModel.latencySizes());
+        distributionSize.setConverter(converter(BenchViewModel::bytes));
+        distributionSize.valueProperty().bindBidirectional(viewModel.distributionSizeProperty());
+        distributionPlaceholder.visibleProperty().bind(javafx.beans.binding.Bindings.isEmpty(viewModel.latencySizes()));
+        distributionChart.visibleProperty().bind(distributionPlaceholder.visibleProperty().not());
+        distributionKind.visibleProperty().bind(distributionChart.visibleProperty());
+        distributionSize.visibleProperty().bind(distributionChart.visibleProperty());
+        viewModel.distributionProperty().addListener((observable, before, kind) -> distributionAxes());
+        distributionAxes();
+    }
+
+    private void showMode(BenchMode mode) {
+        boolean bandwidth = mode == BenchMode.BW;
+        liveChart.setTitle(bandwidth ? "Bandwidth over time" : "Latency over time");
+        liveValue.setLabel(bandwidth ? "MB/sec" : "µs");
+        sizeChart.setTitle(bandwidth ? "BW average by message size" : "t_typical by message size");
+        sizeValue.setLabel(bandwidth ? "MB/sec" : "µs");
+    }
+
+    private void distributionAxes() {
+        boolean cdf = viewModel.distributionProperty().get() == BenchViewModel.Distribution.CDF;
+        distributionChart.setTitle(cdf ? "Latency CDF" : "Latency histogram");
+        distributionChart.getYAxis().setLabel(cdf ? "fraction of samples" : "% of samples");
+        NumberAxis y = (NumberAxis) distributionChart.getYAxis();
+        y.setAutoRanging(!cdf);
+        if (cdf) {
+            y.setLowerBound(0);
+            y.setUpperBound(1);
+            y.setTickUnit(0.25);
+        }
+    }
+
+    private static void draw(XYChart.Series<Number, Number> series, List<BenchViewModel.Point> points) {
+        List<XYChart.Data<Number, Number>> data = new ArrayList<>(points.size());
+        for (BenchViewModel.Point point : points) {
+            data.add(new XYChart.Data<>(point.x(), point.y()));
+        }
+        series.getData().setAll(data);
+    }
+
+    /**
+     * The distribution on the chart's logarithmic x axis (a latency tail spans decades); a
+     * histogram is drawn as steps over its bins, a CDF point by point.
+     */
+    private void drawDistribution(XYChart.Series<Number, Number> series, List<BenchViewModel.Point> points) {
+        List<BenchViewModel.Point> logarithmic = new ArrayList<>();
+        boolean steps = viewModel.distributionProperty().get() == BenchViewModel.Distribution.HISTOGRAM
+                && points.size() > 1;
+        double half = steps ? (Math.log10(points.get(1).x()) - Math.log10(points.get(0).x())) / 2 : 0;
+        for (BenchViewModel.Point point : points) {
+            double x = DistributionChart.toAxis(point.x());
+            if (steps) {
+                logarithmic.add(new BenchViewModel.Point(x - half, point.y()));
+                logarithmic.add(new BenchViewModel.Point(x + half, point.y()));
+            } else {
+                logarithmic.add(new BenchViewModel.Point(x, point.y()));
+            }
+        }
+        draw(series, logarithmic);
+    }
+
+    private void drawSizes() {
+        List<XYChart.Data<String, Number>> rdma = new ArrayList<>();
+        List<XYChart.Data<String, Number>> baseline = new ArrayList<>();
+        for (BenchViewModel.SizeBar bar : viewModel.sizeBars()) {
+            String size = BenchViewModel.bytes(bar.bytes());
+            if (!Double.isNaN(bar.rdma())) {
+                rdma.add(new XYChart.Data<>(size, bar.rdma()));
+            }
+            if (!Double.isNaN(bar.baseline())) {
+                baseline.add(new XYChart.Data<>(size, bar.baseline()));
+            }
+        }
+        sizeRdma.getData().setAll(rdma);
+        sizeBaseline.getData().setAll(baseline);
+    }
+
+    @FXML
+    private void onRun() {
+        benchIterations.increment(0);
+        viewModel.start();
+    }
+
+    @FXML
+    private void onStop() {
+        viewModel.stop();
+    }
+
+    @FXML
+    private void onSave() {
+        FileChooser chooser = new FileChooser();
+        chooser.setTitle("Save the benchmark results");
+        FileChooser.ExtensionFilter csv = new FileChooser.ExtensionFilter("CSV (one row per size and path)", "*.csv");
+        FileChooser.ExtensionFilter json = new FileChooser.ExtensionFilter("JSON (bench --json's keys)", "*.json");
+        chooser.getExtensionFilters().setAll(csv, json);
+        var settings = viewModel.reportProperty().get().info() == null ? null
+                : viewModel.reportProperty().get().info().settings();
+        chooser.setInitialFileName(settings == null ? "bench.csv"
+                : settings.test().perftestProgram(settings.mode()) + ".csv");
+        File file = chooser.showSaveDialog(benchPane.getScene().getWindow());
+        if (file == null) {
+            return;
+        }
+        boolean asJson = file.getName().toLowerCase(Locale.ROOT).endsWith(".json")
+                || (chooser.getSelectedExtensionFilter() == json && !file.getName().toLowerCase(Locale.ROOT).endsWith(".csv"));
+        viewModel.save(file.toPath(), asJson ? BenchViewModel.Format.JSON : BenchViewModel.Format.CSV);
+    }
+
+    private static <T> StringConverter<T> converter(java.util.function.Function<T, String> text) {
+        return new StringConverter<>() {
+            @Override
+            public String toString(T value) {
+                return value == null ? "" : text.apply(value);
+            }
+
+            @Override
+            public T fromString(String string) {
+                throw new UnsupportedOperationException("chosen from the list");
+            }
+        };
+    }
+}

@@ -1,0 +1,726 @@
+package org.rdmalab.app;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalDouble;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+import org.rdmalab.bench.BandwidthStats;
+import org.rdmalab.bench.BenchEngine;
+import org.rdmalab.bench.BenchInfo;
+import org.rdmalab.bench.BenchJson;
+import org.rdmalab.bench.BenchListener;
+import org.rdmalab.bench.BenchMode;
+import org.rdmalab.bench.BenchReport;
+import org.rdmalab.bench.BenchRow;
+import org.rdmalab.bench.BenchRun;
+import org.rdmalab.bench.BenchSettings;
+import org.rdmalab.bench.BenchTest;
+import org.rdmalab.bench.LatencyStats;
+import org.rdmalab.bench.LiveSample;
+import org.rdmalab.bench.Topology;
+
+/**
+ * The Bench view: what {@code bench} measures, chosen in the window (the test, bandwidth or latency,
+ * one size or {@code -a}'s sweep, the iterations, the UDP baseline), run on the loopback topology
+ * (soft0 on the lab's two loopback addresses), and drawn as it goes: bandwidth (or latency) over
+ * time from the live samples, the headline figure per message size, and for latency tests the
+ * distribution of one size with its percentiles marked, RDMA and baseline side by side. A finished
+ * (or stopped) run saves as CSV or as {@code bench --json}'s JSON.
+ *
+ * <p>Threads: called on the UI thread. The run measures on the engine's own threads; what its
+ * listener hears goes through an {@link EventQueue} and is applied on the UI executor, at most once
+ * a frame in the window. Files are written on the background executor.
+ */
+public final class BenchViewModel {
+
+    private static final Logger LOG = Logger.getLogger(BenchViewModel.class.getName());
+
+    /** How long a stopped run may take to end before the view says so. */
+    static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+    /** Live points kept per path (at four samples a second: minutes of history). */
+    static final int LIVE_POINTS = 600;
+    /** Points of a drawn CDF (the samples are thinned to this many). */
+    static final int CDF_POINTS = 200;
+    /** Bins of a drawn histogram. */
+    static final int HISTOGRAM_BINS = 40;
+    /** The distribution's x axis ends at this multiple of the larger 99.9% percentile. */
+    static final double DISTRIBUTION_HEADROOM = 1.15;
+
+    /** The sizes the size box offers: perftest's -a sizes, 2 B to 8 MiB. */
+    public static final List<Integer> SIZES = BenchSettings.sweep(BenchTest.WRITE);
+
+    /** How the latency distribution is drawn. */
+    public enum Distribution {
+        CDF("CDF"), HISTOGRAM("Histogram");
+
+        private final String text;
+
+        Distribution(String text) {
+            this.text = text;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    /** What a saved file holds. */
+    public enum Format {
+        CSV("csv"), JSON("json");
+
+        private final String extension;
+
+        Format(String extension) {
+            this.extension = extension;
+        }
+
+        /** "csv" or "json". */
+        public String extension() {
+            return extension;
+        }
+    }
+
+    /** A point of a chart. */
+    public record Point(double x, double y) {
+    }
+
+    /**
+     * The headline figure of one message size on both paths.
+     *
+     * @param bytes the message size
+     * @param rdma MB/sec (bandwidth) or t_typical µs (latency); NaN until measured
+     * @param baseline the same for the UDP baseline; NaN when not measured
+     */
+    public record SizeBar(int bytes, double rdma, double baseline) {
+    }
+
+    /**
+     * A percentile drawn on the distribution.
+     *
+     * @param path which path's percentile
+     * @param name "t_typical", "99%", "99.9%"
+     * @param micros where it is
+     */
+    public record Marker(BenchRow.Path path, String name, double micros) {
+    }
+
+    private sealed interface Item {
+    }
+
+    private record Started(BenchInfo info) implements Item {
+    }
+
+    private record Sample(LiveSample sample, long atNanos) implements Item {
+    }
+
+    private record Row(BenchRow row) implements Item {
+    }
+
+    private record Note(String text) implements Item {
+    }
+
+    private record Finished(BenchReport report, Throwable failure) implements Item {
+    }
+
+    private record StopOverdue() implements Item {
+    }
+
+    private final BenchEngine engine;
+    private final Supplier<Topology> topology;
+    private final Executor background;
+    private final Executor ui;
+
+    private final ObjectProperty<BenchTest> test = new SimpleObjectProperty<>(BenchTest.WRITE);
+    private final ObjectProperty<BenchMode> mode = new SimpleObjectProperty<>(BenchMode.BW);
+    private final ObjectProperty<Integer> size = new SimpleObjectProperty<>(BenchSettings.DEFAULT_SIZE_BW);
+    private final BooleanProperty sweep = new SimpleBooleanProperty();
+    private final ObjectProperty<Integer> iterations = new SimpleObjectProperty<>(BenchSettings.DEFAULT_ITERATIONS_BW);
+    private final BooleanProperty baseline = new SimpleBooleanProperty(true);
+    private final ObjectProperty<Distribution> distribution = new SimpleObjectProperty<>(Distribution.CDF);
+    private final ObjectProperty<Integer> distributionSize = new SimpleObjectProperty<>();
+    private final BooleanProperty wide = new SimpleBooleanProperty();
+
+    private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper();
+    private final ReadOnlyBooleanWrapper stopping = new ReadOnlyBooleanWrapper();
+    private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(
+            "Choose a test and press Run: soft0 on the loopback addresses, both sides in this window.");
+    private final ReadOnlyObjectWrapper<BenchMode> shownMode = new ReadOnlyObjectWrapper<>(BenchMode.BW);
+    private final ReadOnlyObjectWrapper<BenchReport> report = new ReadOnlyObjectWrapper<>();
+    private final ObservableList<BenchRow> rows = FXCollections.observableArrayList();
+    private final ObservableList<Point> liveRdma = FXCollections.observableArrayList();
+    private final ObservableList<Point> liveBaseline = FXCollections.observableArrayList();
+    private final ObservableList<SizeBar> sizeBars = FXCollections.observableArrayList();
+    private final ObservableList<Integer> latencySizes = FXCollections.observableArrayList();
+    private final ObservableList<Point> distributionRdma = FXCollections.observableArrayList();
+    private final ObservableList<Point> distributionBaseline = FXCollections.observableArrayList();
+    private final ObservableList<Marker> markers = FXCollections.observableArrayList();
+
+    private BenchRun run;
+    private BenchSettings runSettings;
+    private long runStart;
+    private BenchInfo info;
+    private boolean closed;
+
+    /**
+     * @param engine starts the runs
+     * @param topology where each run's two sides are (the window: soft0 on the lab's loopback
+     *     addresses, on UDP ports free at that moment)
+     * @param background where files are written
+     * @param ui the UI thread (a {@link FrameExecutor} in the window)
+     */
+    public BenchViewModel(BenchEngine engine, Supplier<Topology> topology, Executor background, Executor ui) {
+        this.engine = engine;
+        this.topology = topology;
+        this.background = background;
+        this.ui = ui;
+        mode.addListener((observable, before, now) -> {
+            // perftest's defaults for the mode: 5000 messages of 64 KiB, or 1000 of 2 bytes.
+            iterations.set(now == BenchMode.LAT ? BenchSettings.DEFAULT_ITERATIONS_LAT
+                    : BenchSettings.DEFAULT_ITERATIONS_BW);
+            size.set(now == BenchMode.LAT ? BenchSettings.DEFAULT_SIZE_LAT : BenchSettings.DEFAULT_SIZE_BW);
+        });
+        distribution.addListener((observable, before, now) -> drawDistribution());
+        distributionSize.addListener((observable, before, now) -> drawDistribution());
+    }
+
+    /** The settings the form describes. @throws IllegalArgumentException with perftest's option in the message */
+    public BenchSettings settings() {
+        BenchTest chosen = test.get();
+        List<Integer> sizes = sweep.get() ? BenchSettings.sweep(chosen)
+                : List.of(chosen == BenchTest.ATOMIC ? BenchTest.ATOMIC_SIZE : size.get());
+        Integer count = iterations.get();
+        if (count == null) {
+            throw new IllegalArgumentException("type the number of iterations (-n)");
+        }
+        return BenchSettings.defaults(chosen, mode.get()).withSizes(sizes).withIterations(count)
+                .withBaseline(baseline.get());
+    }
+
+    /** Runs what the form describes; a bad form shows its reason in the status line. */
+    public void start() {
+        BenchSettings settings;
+        try {
+            settings = settings();
+        } catch (IllegalArgumentException e) {
+            status.set("Cannot run: " + e.getMessage());
+            return;
+        }
+        start(settings);
+    }
+
+    /** Runs {@code settings} on the loopback topology (nothing when a run is going or the window closed). */
+    public void start(BenchSettings settings) {
+        if (running.get() || closed) {
+            return;
+        }
+        Topology where;
+        try {
+            where = topology.get();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "no topology for the bench", e);
+            status.set("Cannot run: " + e.getMessage());
+            return;
+        }
+        runSettings = settings;
+        info = null;
+        rows.clear();
+        liveRdma.clear();
+        liveBaseline.clear();
+        sizeBars.clear();
+        latencySizes.clear();
+        distributionSize.set(null);
+        distributionRdma.clear();
+        distributionBaseline.clear();
+        markers.clear();
+        report.set(null);
+        shownMode.set(settings.mode());
+        running.set(true);
+        stopping.set(false);
+        status.set("Starting " + describe(settings) + "...");
+        runStart = System.nanoTime();
+        EventQueue<Item> queue = new EventQueue<>(ui, this::apply);
+        BenchRun started = engine.start(settings, where, new BenchListener() {
+            @Override
+            public void started(BenchInfo facts) {
+                queue.offer(new Started(facts));
+            }
+
+            @Override
+            public void sample(LiveSample sample) {
+                queue.offer(new Sample(sample, System.nanoTime()));
+            }
+
+            @Override
+            public void row(BenchRow row) {
+                queue.offer(new Row(row));
+            }
+
+            @Override
+            public void note(String text) {
+                queue.offer(new Note(text));
+            }
+        });
+        run = started;
+        started.result().whenComplete((result, failure) -> queue.offer(new Finished(result, failure)));
+    }
+
+    /** Asks the run to stop; says so when it has not ended within {@link #STOP_TIMEOUT}. */
+    public void stop() {
+        BenchRun current = run;
+        if (current == null || !running.get() || stopping.get()) {
+            return;
+        }
+        stopping.set(true);
+        status.set("Stopping...");
+        current.stop();
+        current.result().copy().orTimeout(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).whenComplete(
+                (result, failure) -> {
+                    Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+                    if (cause instanceof TimeoutException) {
+                        ui.execute(() -> apply(List.of(new StopOverdue())));
+                    }
+                });
+    }
+
+    /** The window closes: a run is stopped (its threads end on their own and close everything). */
+    public void close() {
+        closed = true;
+        if (run != null) {
+            run.stop();
+        }
+    }
+
+    private void apply(List<Item> batch) {
+        boolean drawDistribution = false;
+        for (Item item : batch) {
+            if (item instanceof Started started) {
+                info = started.info();
+                status.set("Running " + describe(runSettings) + " on " + info.deviceName() + " (" + info.backend()
+                        + ", MTU " + info.mtu().bytes() + ")...");
+            } else if (item instanceof Sample sample) {
+                addLive(sample.sample(), sample.atNanos());
+            } else if (item instanceof Row row) {
+                addRow(row.row());
+                drawDistribution = true;
+            } else if (item instanceof Note note) {
+                status.set(note.text());
+            } else if (item instanceof Finished finished) {
+                finish(finished);
+            } else if (item instanceof StopOverdue && running.get()) {
+                status.set("The run did not stop within " + STOP_TIMEOUT.toSeconds() + " s; it ends when its peer"
+                        + " wait times out.");
+            }
+        }
+        if (drawDistribution) {
+            drawDistribution();
+        }
+    }
+
+    private void addLive(LiveSample sample, long atNanos) {
+        double seconds = (atNanos - runStart) / 1e9;
+        double y = runSettings.mode() == BenchMode.BW ? sample.recentBytesPerSecond() / BandwidthStats.MEBIBYTE
+                : sample.recentMicros();
+        if (y <= 0) {
+            return;
+        }
+        ObservableList<Point> series = sample.path() == BenchRow.Path.RDMA ? liveRdma : liveBaseline;
+        series.add(new Point(seconds, y));
+        if (series.size() > LIVE_POINTS) {
+            series.remove(0, series.size() - LIVE_POINTS);
+        }
+        if (!stopping.get()) {
+            String of = sample.sizeCount() > 1 ? " (size " + (sample.sizeIndex() + 1) + " of " + sample.sizeCount()
+                    + ")" : "";
+            String done = sample.total() > 0 ? String.format(Locale.ROOT, "%,d of %,d", sample.done(), sample.total())
+                    : String.format(Locale.ROOT, "%,d", sample.done());
+            status.set(String.format(Locale.ROOT, "%s %s%s: %s messages, %s", pathName(sample.path()),
+                    bytes(sample.bytes()), of, done, runSettings.mode() == BenchMode.BW
+                            ? String.format(Locale.ROOT, "%.1f MB/sec", y) : String.format(Locale.ROOT, "%.2f µs", y)));
+        }
+    }
+
+    private void addRow(BenchRow row) {
+        rows.add(row);
+        double figure = headline(row);
+        int at = -1;
+        for (int i = 0; i < sizeBars.size(); i++) {
+            if (sizeBars.get(i).bytes() == row.bytes()) {
+                at = i;
+            }
+        }
+        SizeBar before = at >= 0 ? sizeBars.get(at) : new SizeBar(row.bytes(), Double.NaN, Double.NaN);
+        SizeBar bar = row.path() == BenchRow.Path.RDMA ? new SizeBar(row.bytes(), figure, before.baseline())
+                : new SizeBar(row.bytes(), before.rdma(), figure);
+        if (at >= 0) {
+            sizeBars.set(at, bar);
+        } else {
+            sizeBars.add(bar);
+        }
+        if (row.latency() != null && !latencySizes.contains(row.bytes())) {
+            latencySizes.add(row.bytes());
+        }
+        if (row.latency() != null && (distributionSize.get() == null || row.path() == BenchRow.Path.RDMA)) {
+            // Follow the newest size until the run ends; the user may pick another afterwards.
+            distributionSize.set(row.bytes());
+        }
+    }
+
+    private void finish(Finished finished) {
+        running.set(false);
+        stopping.set(false);
+        run = null;
+        if (finished.failure() != null) {
+            Throwable cause = finished.failure() instanceof CompletionException ? finished.failure().getCause()
+                    : finished.failure();
+            status.set("The run failed: " + cause.getMessage());
+            return;
+        }
+        BenchReport done = finished.report();
+        report.set(done);
+        List<Integer> sizes = done.rows(BenchRow.Path.RDMA).stream().map(BenchRow::bytes).toList();
+        StringBuilder text = new StringBuilder(done.stopped() ? "Stopped: " : "Done: ");
+        text.append(describe(runSettings)).append(", ").append(sizes.size()).append(sizes.size() == 1 ? " size" : " sizes")
+                .append(" measured");
+        if (sizes.size() == 1) {
+            BenchRow row = done.rows(BenchRow.Path.RDMA).get(0);
+            text.append(String.format(Locale.ROOT, runSettings.mode() == BenchMode.BW ? ", %.1f MB/sec"
+                    : ", t_typical %.2f µs", headline(row)));
+            OptionalDouble ratio = done.ratio(row.bytes());
+            if (ratio.isPresent()) {
+                text.append(String.format(Locale.ROOT, ", ratio to the UDP baseline %.2f", ratio.getAsDouble()));
+            }
+        }
+        status.set(text.append('.').toString());
+    }
+
+    /** Draws the distribution of {@link #distributionSizeProperty()} on both paths, with the percentiles. */
+    private void drawDistribution() {
+        Integer bytes = distributionSize.get();
+        LatencyStats rdma = bytes == null ? null : latency(BenchRow.Path.RDMA, bytes);
+        LatencyStats udp = bytes == null ? null : latency(BenchRow.Path.BASELINE, bytes);
+        double low = Double.MAX_VALUE;
+        double high = 0;
+        for (LatencyStats stats : new LatencyStats[] {rdma, udp}) {
+            if (stats != null && stats.sortedMicros().length > 0) {
+                low = Math.min(low, stats.minMicros());
+                high = Math.max(high, stats.p999Micros() * DISTRIBUTION_HEADROOM);
+            }
+        }
+        if (high <= low) {
+            high = low + 1;
+        }
+        distributionRdma.setAll(points(rdma, low, high));
+        distributionBaseline.setAll(points(udp, low, high));
+        List<Marker> marks = new ArrayList<>();
+        addMarkers(marks, BenchRow.Path.RDMA, rdma);
+        addMarkers(marks, BenchRow.Path.BASELINE, udp);
+        markers.setAll(marks);
+    }
+
+    private List<Point> points(LatencyStats stats, double low, double high) {
+        if (stats == null || stats.sortedMicros().length == 0) {
+            return List.of();
+        }
+        return distribution.get() == Distribution.CDF ? cdf(stats.sortedMicros(), high)
+                : histogram(stats.sortedMicros(), low, high);
+    }
+
+    /** The fraction of samples at or below each x, thinned to {@link #CDF_POINTS}, up to {@code high}. */
+    static List<Point> cdf(double[] sorted, double high) {
+        List<Point> points = new ArrayList<>();
+        int n = sorted.length;
+        int step = Math.max(1, n / CDF_POINTS);
+        for (int i = 0; i < n; i += step) {
+            if (sorted[i] > high) {
+                break;
+            }
+            points.add(new Point(sorted[i], (i + 1) / (double) n));
+        }
+        int last = n - 1;
+        if (sorted[last] <= high && (points.isEmpty() || points.get(points.size() - 1).x() != sorted[last])) {
+            points.add(new Point(sorted[last], 1.0));
+        }
+        return points;
+    }
+
+    /**
+     * The percentage of samples in each of {@link #HISTOGRAM_BINS} bins from {@code low} to
+     * {@code high}, equal on a logarithmic scale as the chart draws them (x: the bin's geometric
+     * middle); samples above {@code high} are left out of the picture.
+     */
+    static List<Point> histogram(double[] sorted, double low, double high) {
+        double from = Math.log10(Math.max(low, 1e-3));
+        double to = Math.log10(Math.max(high, low * 1.01));
+        double width = (to - from) / HISTOGRAM_BINS;
+        int[] counts = new int[HISTOGRAM_BINS];
+        for (double sample : sorted) {
+            int bin = (int) ((Math.log10(Math.max(sample, 1e-3)) - from) / width);
+            if (bin >= 0 && bin < HISTOGRAM_BINS) {
+                counts[bin]++;
+            } else if (bin == HISTOGRAM_BINS && sample <= high) {
+                counts[HISTOGRAM_BINS - 1]++;
+            }
+        }
+        List<Point> points = new ArrayList<>();
+        for (int i = 0; i < HISTOGRAM_BINS; i++) {
+            points.add(new Point(Math.pow(10, from + (i + 0.5) * width), 100.0 * counts[i] / sorted.length));
+        }
+        return points;
+    }
+
+    private static void addMarkers(List<Marker> marks, BenchRow.Path path, LatencyStats stats) {
+        if (stats != null) {
+            marks.add(new Marker(path, "t_typical", stats.typicalMicros()));
+            marks.add(new Marker(path, "99%", stats.p99Micros()));
+            marks.add(new Marker(path, "99.9%", stats.p999Micros()));
+        }
+    }
+
+    private LatencyStats latency(BenchRow.Path path, int bytes) {
+        for (BenchRow row : rows) {
+            if (row.path() == path && row.bytes() == bytes && row.latency() != null) {
+                return row.latency();
+            }
+        }
+        return null;
+    }
+
+    /** MB/sec (2^20 bytes, as perftest) for bandwidth rows, t_typical µs for latency rows. */
+    static double headline(BenchRow row) {
+        return row.bandwidth() != null ? row.bandwidth().average(false) : row.latency().typicalMicros();
+    }
+
+    /** "ib_write_bw, 64 KiB, 5000 iterations, with the UDP baseline". */
+    static String describe(BenchSettings settings) {
+        String sizes = settings.sizes().size() == 1 ? bytes(settings.sizes().get(0))
+                : "sizes " + bytes(settings.sizes().get(0)) + " to " + bytes(settings.maxSize());
+        return settings.test().perftestProgram(settings.mode()) + ", " + sizes + ", " + (settings.timed()
+                ? settings.durationSeconds() + " s per size" : settings.iterations() + " iterations")
+                + (settings.baseline() ? ", with the UDP baseline" : "");
+    }
+
+    private static String pathName(BenchRow.Path path) {
+        return path == BenchRow.Path.RDMA ? "RDMA" : "UDP baseline";
+    }
+
+    /** "2 B", "64 KiB", "8 MiB". */
+    public static String bytes(int bytes) {
+        if (bytes >= 1 << 20 && bytes % (1 << 20) == 0) {
+            return (bytes >> 20) + " MiB";
+        }
+        if (bytes >= 1 << 10 && bytes % (1 << 10) == 0) {
+            return (bytes >> 10) + " KiB";
+        }
+        return bytes + " B";
+    }
+
+    // ---- Saving ----
+
+    /** The report as CSV: one line per row (RDMA then baseline per size), perftest's columns, the ratio. */
+    public static String csv(BenchReport report) {
+        StringBuilder out = new StringBuilder();
+        boolean bandwidth = report.rows().isEmpty() || report.rows().get(0).bandwidth() != null;
+        if (report.info() != null && report.rows().stream().noneMatch(row -> row.bandwidth() != null)) {
+            bandwidth = report.info().settings().mode() == BenchMode.BW;
+        }
+        out.append("path,bytes,iterations,").append(bandwidth
+                ? "bw_peak_mb_per_sec,bw_average_mb_per_sec,msg_rate_mpps"
+                : "t_min_usec,t_max_usec,t_typical_usec,t_avg_usec,t_stdev_usec,percentile_99_usec,percentile_99_9_usec")
+                .append(",lost_messages,ratio\n");
+        for (BenchRow row : report.rows()) {
+            out.append(row.path() == BenchRow.Path.RDMA ? "rdma" : "baseline").append(',').append(row.bytes());
+            if (row.bandwidth() != null) {
+                BandwidthStats bw = row.bandwidth();
+                out.append(',').append(bw.iterations()).append(number(bw.peak(false), 2))
+                        .append(number(bw.average(false), 2)).append(number(bw.messageRateMpps(), 6));
+            } else {
+                LatencyStats lat = row.latency();
+                out.append(',').append(lat.iterations());
+                for (double value : new double[] {lat.minMicros(), lat.maxMicros(), lat.typicalMicros(),
+                    lat.averageMicros(), lat.stdevMicros(), lat.p99Micros(), lat.p999Micros()}) {
+                    out.append(number(value, 2));
+                }
+            }
+            out.append(',').append(row.lostMessages()).append(',');
+            OptionalDouble ratio = report.ratio(row.bytes());
+            if (row.path() == BenchRow.Path.RDMA && ratio.isPresent()) {
+                out.append(String.format(Locale.ROOT, "%.4f", ratio.getAsDouble()));
+            }
+            out.append('\n');
+        }
+        return out.toString();
+    }
+
+    private static String number(double value, int decimals) {
+        return "," + String.format(Locale.ROOT, "%." + decimals + "f", value);
+    }
+
+    /** The report as {@code bench --json} prints it (perftest's keys, the baseline and the ratio). */
+    public static String json(BenchReport report) {
+        return BenchJson.text(report, false);
+    }
+
+    /**
+     * Writes the last report to {@code file} on the background executor; the status line says where
+     * it went or why not.
+     *
+     * @return completes with the file, or exceptionally with the I/O error
+     */
+    public CompletableFuture<Path> save(Path file, Format format) {
+        BenchReport saved = report.get();
+        if (saved == null) {
+            status.set("Nothing to save yet: run a benchmark first.");
+            return CompletableFuture.failedFuture(new IllegalStateException("no report to save"));
+        }
+        String text = format == Format.CSV ? csv(saved) : json(saved);
+        CompletableFuture<Path> written = new CompletableFuture<>();
+        background.execute(() -> {
+            try {
+                Files.writeString(file, text, StandardCharsets.UTF_8);
+                ui.execute(() -> status.set("Saved " + format.extension().toUpperCase(Locale.ROOT) + " to " + file
+                        + "."));
+                written.complete(file);
+            } catch (IOException | RuntimeException e) {
+                LOG.log(Level.WARNING, "saving the bench results failed", e);
+                ui.execute(() -> status.set("Could not save " + file + ": " + e.getMessage()));
+                written.completeExceptionally(e);
+            }
+        });
+        return written;
+    }
+
+    // ---- Properties ----
+
+    public ObjectProperty<BenchTest> testProperty() {
+        return test;
+    }
+
+    public ObjectProperty<BenchMode> modeProperty() {
+        return mode;
+    }
+
+    /** The one message size (ignored with the sweep, and for atomics, which move 8 bytes). */
+    public ObjectProperty<Integer> sizeProperty() {
+        return size;
+    }
+
+    /** True for {@code -a}: every size from 2 B to 8 MiB. */
+    public BooleanProperty sweepProperty() {
+        return sweep;
+    }
+
+    /** Messages per size ({@code -n}); with the sweep, large sizes run fewer (256 MiB per size). */
+    public ObjectProperty<Integer> iterationsProperty() {
+        return iterations;
+    }
+
+    /** Also run the same pattern over plain UDP datagrams ({@code --baseline}). */
+    public BooleanProperty baselineProperty() {
+        return baseline;
+    }
+
+    /** CDF or histogram. */
+    public ObjectProperty<Distribution> distributionProperty() {
+        return distribution;
+    }
+
+    /** The message size whose latency distribution is drawn (null before the first latency row). */
+    public ObjectProperty<Integer> distributionSizeProperty() {
+        return distributionSize;
+    }
+
+    /** True when the view asks for the window's width (the lab's columns step aside). */
+    public BooleanProperty wideProperty() {
+        return wide;
+    }
+
+    public ReadOnlyBooleanProperty runningProperty() {
+        return running.getReadOnlyProperty();
+    }
+
+    /** True between Stop and the end of the run. */
+    public ReadOnlyBooleanProperty stoppingProperty() {
+        return stopping.getReadOnlyProperty();
+    }
+
+    /** One line: what runs, progress, the result, or what went wrong. */
+    public ReadOnlyStringProperty statusProperty() {
+        return status.getReadOnlyProperty();
+    }
+
+    /** The mode of the run the charts show (the form may already say another). */
+    public ReadOnlyObjectProperty<BenchMode> shownModeProperty() {
+        return shownMode.getReadOnlyProperty();
+    }
+
+    /** The last finished or stopped run's report (null while running and before the first). */
+    public ReadOnlyObjectProperty<BenchReport> reportProperty() {
+        return report.getReadOnlyProperty();
+    }
+
+    /** Every row so far, in the order measured. */
+    public ObservableList<BenchRow> rows() {
+        return rows;
+    }
+
+    /** Live bandwidth (MB/sec) or latency (µs) against seconds since the run started: RDMA. */
+    public ObservableList<Point> liveRdma() {
+        return liveRdma;
+    }
+
+    /** The same for the UDP baseline. */
+    public ObservableList<Point> liveBaseline() {
+        return liveBaseline;
+    }
+
+    /** One bar pair per message size. */
+    public ObservableList<SizeBar> sizeBars() {
+        return sizeBars;
+    }
+
+    /** The sizes with a latency distribution to draw. */
+    public ObservableList<Integer> latencySizes() {
+        return latencySizes;
+    }
+
+    /** The RDMA distribution: (µs, fraction) for a CDF, (µs, % of samples) for a histogram. */
+    public ObservableList<Point> distributionRdma() {
+        return distributionRdma;
+    }
+
+    /** The baseline's distribution, as {@link #distributionRdma()}. */
+    public ObservableList<Point> distributionBaseline() {
+        return distributionBaseline;
+    }
+
+    /** t_typical, 99% and 99.9% of each path, for the drawn size. */
+    public ObservableList<Marker> markers() {
+        return markers;
+    }
+}

@@ -1,0 +1,192 @@
+package org.rdmalab.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rdmalab.bench.BandwidthStats;
+import org.rdmalab.bench.BenchEngine;
+import org.rdmalab.bench.BenchMode;
+import org.rdmalab.bench.BenchReport;
+import org.rdmalab.bench.BenchRow;
+import org.rdmalab.bench.BenchTest;
+import org.rdmalab.bench.Topology;
+import org.rdmalab.testing.Ports;
+import org.rdmalab.verbs.spi.Backends;
+
+/**
+ * The Bench view's model without the toolkit, on real soft0 benchmarks in loopback (tiny ones): the
+ * rows, the chart series and the percentile markers it publishes on the "UI" thread, Stop and
+ * closing, and the files it saves.
+ */
+class BenchViewModelTest {
+
+    private TestUiThread uiThread;
+    private BenchViewModel bench;
+
+    @BeforeEach
+    void start() {
+        uiThread = new TestUiThread(Duration.ofSeconds(30));
+        bench = onUi(() -> new BenchViewModel(new BenchEngine(Backends.installed()),
+                () -> new Topology.Loopback("127.0.0.1", "127.0.0.2", Ports.freeUdpPort(), Ports.freeUdpPort()),
+                Runnable::run, uiThread));
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        onUi(() -> {
+            bench.close();
+            return null;
+        });
+        uiThread.await("the run to end", () -> !bench.runningProperty().get());
+        assertTrue(uiThread.stop());
+    }
+
+    private <T> T onUi(Callable<T> action) {
+        return uiThread.call(action);
+    }
+
+    @Test
+    void aLatencyRunDrawsBothPathsWithTheirPercentilesAndSavesAsCsvAndJson(@TempDir Path folder) throws Exception {
+        onUi(() -> {
+            bench.modeProperty().set(BenchMode.LAT);
+            bench.sizeProperty().set(8);
+            bench.iterationsProperty().set(200);
+            bench.baselineProperty().set(true);
+            bench.start();
+            return null;
+        });
+        assertTrue(onUi(() -> bench.runningProperty().get()));
+        uiThread.await("the report", () -> bench.reportProperty().get() != null);
+        BenchReport report = onUi(() -> bench.reportProperty().get());
+        assertFalse(report.stopped());
+        assertEquals(List.of(BenchRow.Path.RDMA, BenchRow.Path.BASELINE), onUi(() -> bench.rows().stream()
+                .map(BenchRow::path).toList()));
+        String status = onUi(() -> bench.statusProperty().get());
+        assertTrue(status.startsWith("Done: ib_write_lat, 8 B, 200 iterations, with the UDP baseline"), status);
+        assertTrue(status.contains("ratio to the UDP baseline"), status);
+
+        BenchViewModel.SizeBar bar = onUi(() -> bench.sizeBars().get(0));
+        assertEquals(8, bar.bytes());
+        assertEquals(report.rows(BenchRow.Path.RDMA).get(0).latency().typicalMicros(), bar.rdma(), 1e-9);
+        assertEquals(report.rows(BenchRow.Path.BASELINE).get(0).latency().typicalMicros(), bar.baseline(), 1e-9);
+        assertEquals(List.of(8), onUi(() -> List.copyOf(bench.latencySizes())));
+        assertEquals(8, onUi(() -> bench.distributionSizeProperty().get()));
+
+        List<BenchViewModel.Marker> markers = onUi(() -> List.copyOf(bench.markers()));
+        assertEquals(List.of("RDMA t_typical", "RDMA 99%", "RDMA 99.9%", "BASELINE t_typical", "BASELINE 99%",
+                "BASELINE 99.9%"), markers.stream().map(marker -> marker.path() + " " + marker.name()).toList());
+        assertEquals(report.rows(BenchRow.Path.RDMA).get(0).latency().p99Micros(), markers.get(1).micros(), 1e-9);
+
+        // The CDF rises to the 99.9% percentile and no further than the axis' end; each path has its own.
+        for (List<BenchViewModel.Point> cdf : onUi(() -> List.of(List.copyOf(bench.distributionRdma()),
+                List.copyOf(bench.distributionBaseline())))) {
+            assertTrue(cdf.size() > 10, () -> "points: " + cdf.size());
+            for (int i = 1; i < cdf.size(); i++) {
+                assertTrue(cdf.get(i).x() >= cdf.get(i - 1).x() && cdf.get(i).y() > cdf.get(i - 1).y(), cdf::toString);
+            }
+            assertTrue(cdf.get(cdf.size() - 1).y() >= 0.99 && cdf.get(cdf.size() - 1).y() <= 1.0, cdf::toString);
+        }
+        // The histogram of the same samples: its bins hold every sample up to the axis' end.
+        onUi(() -> {
+            bench.distributionProperty().set(BenchViewModel.Distribution.HISTOGRAM);
+            return null;
+        });
+        List<BenchViewModel.Point> bins = onUi(() -> List.copyOf(bench.distributionRdma()));
+        assertEquals(BenchViewModel.HISTOGRAM_BINS, bins.size());
+        double percent = bins.stream().mapToDouble(BenchViewModel.Point::y).sum();
+        assertTrue(percent >= 99 && percent <= 100.0001, () -> "the bins hold " + percent + "% of the samples");
+
+        Path csv = onUi(() -> bench.save(folder.resolve("lat.csv"), BenchViewModel.Format.CSV)).get(10, TimeUnit.SECONDS);
+        List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
+        assertEquals("path,bytes,iterations,t_min_usec,t_max_usec,t_typical_usec,t_avg_usec,t_stdev_usec,"
+                + "percentile_99_usec,percentile_99_9_usec,lost_messages,ratio", lines.get(0));
+        assertEquals(3, lines.size(), lines::toString);
+        String ratio = String.format(Locale.ROOT, "%.4f", report.ratio(8).getAsDouble());
+        assertTrue(lines.get(1).startsWith("rdma,8,200,") && lines.get(1).endsWith(",0," + ratio), lines.get(1));
+        assertTrue(lines.get(2).startsWith("baseline,8,") && lines.get(2).endsWith(","), lines.get(2));
+        assertEquals(String.format(Locale.ROOT, "%.2f", report.rows().get(0).latency().typicalMicros()),
+                lines.get(1).split(",")[5]);
+
+        Path json = onUi(() -> bench.save(folder.resolve("lat.json"), BenchViewModel.Format.JSON)).get(10,
+                TimeUnit.SECONDS);
+        String text = Files.readString(json, StandardCharsets.UTF_8);
+        assertEquals(BenchViewModel.json(report), text);
+        for (String key : List.of("\"test_info\"", "\"test\": \"RDMA_Write_Latency_Test\"", "\"results\"",
+                "\"t_typical\"", "\"percentile_99.9\"", "\"baseline\"", "\"ratio\": ")) {
+            assertTrue(text.contains(key), () -> key + " in " + text);
+        }
+        assertTrue(onUi(() -> bench.statusProperty().get()).startsWith("Saved JSON to "));
+    }
+
+    @Test
+    void stopEndsALongBandwidthRunAfterItsLiveSamplesAndKeepsWhatItHad() {
+        onUi(() -> {
+            bench.testProperty().set(BenchTest.WRITE);
+            bench.modeProperty().set(BenchMode.BW);
+            bench.sizeProperty().set(4096);
+            bench.iterationsProperty().set(10_000_000);
+            bench.baselineProperty().set(false);
+            bench.start();
+            return null;
+        });
+        uiThread.await("a live bandwidth sample", () -> !bench.liveRdma().isEmpty());
+        BenchViewModel.Point first = onUi(() -> bench.liveRdma().get(0));
+        assertTrue(first.x() > 0 && first.y() > 0, first::toString);
+        assertTrue(onUi(() -> bench.statusProperty().get()).matches("RDMA 4 KiB: [\\d,]+ of 10,000,000 messages, "
+                + "[\\d.]+ MB/sec"), () -> onUi(() -> bench.statusProperty().get()));
+        // Read in the same call: the run may end, and its report arrive, right after.
+        assertTrue(onUi(() -> {
+            bench.stop();
+            return bench.stoppingProperty().get() && bench.statusProperty().get().equals("Stopping...");
+        }));
+        uiThread.await("the run to stop", () -> !bench.runningProperty().get());
+        BenchReport report = onUi(() -> bench.reportProperty().get());
+        assertTrue(report.stopped());
+        assertTrue(report.rows().isEmpty(), "the only size did not finish");
+        assertTrue(onUi(() -> bench.statusProperty().get()).startsWith("Stopped: ib_write_bw, 4 KiB"));
+    }
+
+    @Test
+    void closingTheWindowStopsARun() {
+        onUi(() -> {
+            bench.iterationsProperty().set(10_000_000);
+            bench.start();
+            bench.close();
+            return null;
+        });
+        uiThread.await("the run to end", () -> !bench.runningProperty().get());
+        assertTrue(onUi(() -> bench.reportProperty().get().stopped()));
+        onUi(() -> {
+            bench.start();
+            return null;
+        });
+        assertFalse(onUi(() -> bench.runningProperty().get()), "a closed window starts no run");
+    }
+
+    @Test
+    void csvHasPerftestsBandwidthColumnsAndTheRatioOnTheRdmaRow() {
+        BenchRow rdma = new BenchRow(BenchRow.Path.RDMA, 65536, BandwidthStats.ofTotals(65536, 1000, 1_000_000_000L),
+                null, null, 0);
+        BenchRow udp = new BenchRow(BenchRow.Path.BASELINE, 65536, BandwidthStats.ofTotals(65536, 2000,
+                1_000_000_000L), null, null, 3);
+        String csv = BenchViewModel.csv(new BenchReport(null, List.of(rdma, udp), false));
+        assertEquals("""
+                path,bytes,iterations,bw_peak_mb_per_sec,bw_average_mb_per_sec,msg_rate_mpps,lost_messages,ratio
+                rdma,65536,1000,0.00,62.50,0.001000,0,0.5000
+                baseline,65536,2000,0.00,125.00,0.002000,3,
+                """, csv);
+    }
+}
