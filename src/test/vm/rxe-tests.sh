@@ -324,6 +324,14 @@ test_wire_scenarios() {
         lab_counter_table "$out.rxe" >"$out.rxe.printed"
         diff -u "$out.rxe.counters" "$out.rxe.printed" >"$out.printed.diff" \
             || problems="$problems\n    $name: loopback's counter table is not what sysfs counted (- sysfs, + printed):\n$(sed 's/^/      /' "$out.printed.diff")"
+        # After an error NAK the packet counts depend on timing as the packets do (a READ posted
+        # behind the failing WRITE may leave, and then arrive at a QP already in ERR, which soft0
+        # counts in its own rcvd_qp_not_ready): those scenarios compare the other counters.
+        if grep -q " AETH \(NAK\|RNR-NAK\) " "$out.rxe.all" "$out.soft0.all"; then
+            for f in "$out.soft0.counters" "$out.rxe.counters"; do
+                grep -Ev '^(sent_pkts|rcvd_pkts|rcvd_qp_not_ready) ' "$f" >"$f.compared"; mv "$f.compared" "$f"
+            done
+        fi
         if ! diff -u "$out.soft0.counters" "$out.rxe.counters" >"$out.counters.diff"; then
             problems="$problems\n    $name: the counters differ (name server client; - soft0, + rxe):\n$(sed 's/^/      /' "$out.counters.diff")"
         fi
