@@ -60,10 +60,28 @@ public final class BackpressureUdpRun {
             System.out.println("write-bytes-right=" + Arrays.equals(local, peers.b.mr.read(8 << 20, local.length)));
             System.out.println("read-bytes-right=" + Arrays.equals(remote, peers.a.mr.read(8 << 20, remote.length)));
             System.out.printf("seconds=%.3f%n", (System.nanoTime() - start) / 1e9);
+            System.out.println("kernel-receive-drops=" + kernelReceiveDrops());
             for (Counter counter : Counter.values()) {
                 System.out.println("a." + counter.counterName() + "=" + peers.a.counter(counter));
                 System.out.println("b." + counter.counterName() + "=" + peers.b.counter(counter));
             }
+        }
+    }
+
+    /**
+     * UDP datagrams this network namespace's kernel dropped on receive (RcvbufErrors in
+     * /proc/net/snmp): a receiving thread starved on a loaded machine loses datagrams there, which
+     * is loss on the network side, not the send buffer's; -1 when unreadable.
+     */
+    static long kernelReceiveDrops() {
+        try {
+            java.util.List<String> udp = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/net/snmp")).stream()
+                    .filter(line -> line.startsWith("Udp:")).toList();
+            java.util.List<String> names = java.util.List.of(udp.get(0).split("\\s+"));
+            String[] values = udp.get(1).split("\\s+");
+            return Long.parseLong(values[names.indexOf("RcvbufErrors")]);
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
         }
     }
 }

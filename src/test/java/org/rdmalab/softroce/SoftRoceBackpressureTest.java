@@ -157,10 +157,17 @@ class SoftRoceBackpressureTest {
         assertEquals("5", values.get("successes"), output);
         assertEquals("true", values.get("write-bytes-right"), output);
         assertEquals("true", values.get("read-bytes-right"), output);
+        // A receiving thread starved on a loaded machine makes its kernel drop datagrams: that is
+        // loss on the network's side and may cost a retry; the send buffer alone never may.
+        long receiveDrops = Long.parseLong(values.get("kernel-receive-drops"));
+        assertTrue(receiveDrops >= 0, "the namespace's /proc/net/snmp was readable:\n" + output);
+        boolean receiveLoss = receiveDrops > 0;
         for (String side : List.of("a.", "b.")) {
             assertTrue(Long.parseLong(values.get(side + "send_blocked")) > 0,
                     side + " found its socket's send buffer full:\n" + output);
-            assertEquals("0", values.get(side + "completer_retry_err"), output);
+            if (!receiveLoss) {
+                assertEquals("0", values.get(side + "completer_retry_err"), output);
+            }
             assertEquals("0", values.get(side + "retry_exceeded_err"), output);
             assertEquals("0", values.get(side + "send_err"), output);
         }
