@@ -274,13 +274,19 @@ lab_counter_table() {
 }
 
 # What of a capture two runs must share: each direction's packets in order (how ACKs interleave
-# with requests depends on timing), up to the first NAK (whether requests posted behind the one
-# that failed have already left depends on timing too).
+# with requests depends on timing), and after the first NAK of PSN P nothing but requests up to
+# P (whether requests posted behind the one that failed left before the NAK arrived depends on
+# timing too, and so does where a capture writes them).
 wire_view() { # wire_view PACKETS-FILE (from packets)
     awk '/^RoCEv2 packets/ { next }
-        !stop { if ($1 == "C") c[++nc] = $0; else s[++ns] = $0 }
-        / AETH (NAK|RNR-NAK) / { stop = 1 }
-        END { for (i = 1; i <= nc; i++) print c[i]; for (i = 1; i <= ns; i++) print s[i] }' "$1"
+        { line[++n] = $0; for (i = 1; i < NF; i++) if ($i == "psn") psn[n] = $(i + 1) + 0 }
+        nak == 0 && / AETH (NAK|RNR-NAK) / { nak = n }
+        END {
+            for (i = 1; i <= n; i++) { split(line[i], f, " ")
+                if (f[1] == "C" && (nak == 0 || psn[i] <= psn[nak])) print line[i] }
+            for (i = 1; i <= n; i++) { split(line[i], f, " ")
+                if (f[1] != "C" && (nak == 0 || i <= nak)) print line[i] }
+        }' "$1"
 }
 
 # Scenarios the comparison covers, run on soft0 on this machine by run-rxe-tests
