@@ -37,6 +37,7 @@ public final class BackpressureUdpRun {
         Random random = new Random(17);
         random.nextBytes(local);
         random.nextBytes(remote);
+        System.out.println("kernel-fills-send-buffer=" + kernelFillsSendBuffer());
         long start = System.nanoTime();
         try (Peers peers = Peers.udp(setup, SoftRoceUdpTest.freePort(), null, UdpFabric.withSendBuffer(SEND_BUFFER))) {
             peers.a.mr.write(0, local);
@@ -65,6 +66,29 @@ public final class BackpressureUdpRun {
                 System.out.println("a." + counter.counterName() + "=" + peers.a.counter(counter));
                 System.out.println("b." + counter.counterName() + "=" + peers.b.counter(counter));
             }
+        }
+    }
+
+    /**
+     * Whether this kernel ever refuses a non-blocking UDP send for want of send buffer here: some
+     * kernels free a datagram's send-buffer charge before the queueing discipline holds it, and
+     * then no socket of theirs ever fills.
+     */
+    static boolean kernelFillsSendBuffer() throws java.io.IOException {
+        try (java.nio.channels.DatagramChannel receiver = java.nio.channels.DatagramChannel.open();
+             java.nio.channels.DatagramChannel sender = java.nio.channels.DatagramChannel.open()) {
+            receiver.setOption(java.net.StandardSocketOptions.SO_RCVBUF, 4 << 20);
+            receiver.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+            sender.setOption(java.net.StandardSocketOptions.SO_SNDBUF, SEND_BUFFER);
+            sender.configureBlocking(false);
+            java.nio.ByteBuffer datagram = java.nio.ByteBuffer.allocate(1100);
+            for (int i = 0; i < 3000; i++) {
+                datagram.clear();
+                if (sender.send(datagram, receiver.getLocalAddress()) == 0) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 

@@ -162,9 +162,15 @@ class SoftRoceBackpressureTest {
         long receiveDrops = Long.parseLong(values.get("kernel-receive-drops"));
         assertTrue(receiveDrops >= 0, "the namespace's /proc/net/snmp was readable:\n" + output);
         boolean receiveLoss = receiveDrops > 0;
+        // Some kernels (seen on 6.18) free a UDP datagram's send-buffer charge before the queueing
+        // discipline holds it, so no socket ever fills there; the simulated test above covers the
+        // logic, and this one still checks every byte and that nothing was retried or lost.
+        boolean kernelFills = Boolean.parseBoolean(values.get("kernel-fills-send-buffer"));
         for (String side : List.of("a.", "b.")) {
-            assertTrue(Long.parseLong(values.get(side + "send_blocked")) > 0,
-                    side + " found its socket's send buffer full:\n" + output);
+            if (kernelFills) {
+                assertTrue(Long.parseLong(values.get(side + "send_blocked")) > 0,
+                        side + " found its socket's send buffer full:\n" + output);
+            }
             if (!receiveLoss) {
                 assertEquals("0", values.get(side + "completer_retry_err"), output);
             }
