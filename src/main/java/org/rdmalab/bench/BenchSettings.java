@@ -190,13 +190,21 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
     }
 
     /**
-     * Iterations run before the measured ones, whose times are dropped (the JIT compiles the loop,
-     * caches warm up): a tenth of the measured count, at least 10 and at most 1000.
+     * Iterations run before the measured ones, whose times are dropped (caches warm up, and the
+     * JIT compiles the packet path: a Java device such as soft0 runs its first thousands of
+     * packets interpreted or lightly compiled): as many as are measured, at least 10, at most
+     * {@value #WARMUP_LIMIT} and at most {@value #WARMUP_BYTES} bytes of messages.
      */
     public int warmupFor(int size) {
-        int measured = timed() ? 1000 : iterationsFor(size);
-        return Math.max(10, Math.min(1000, measured / 10));
+        int measured = timed() ? WARMUP_LIMIT : iterationsFor(size);
+        long byBytes = WARMUP_BYTES / Math.max(1, size);
+        return (int) Math.max(10, Math.min(Math.min(measured, WARMUP_LIMIT), byBytes));
     }
+
+    /** The most warm-up iterations per size. */
+    public static final int WARMUP_LIMIT = 10_000;
+    /** The most bytes of warm-up messages per size. */
+    public static final long WARMUP_BYTES = 256L << 20;
 
     /** Signaled completions: one per {@link #DEFAULT_CQ_MOD} messages (never more than the TX depth); 1 for latency. */
     public int cqModeration() {

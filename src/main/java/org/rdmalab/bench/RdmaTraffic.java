@@ -418,7 +418,7 @@ final class RdmaTraffic {
         long lastProgress = System.nanoTime();
         int idle = 0;
         while (mr.read(offset, 1)[0] != value) {
-            if (sendsOutstanding > 0 && reap()) {
+            if (reap()) {
                 idle = 0;
                 lastProgress = System.nanoTime();
             } else {
@@ -439,7 +439,7 @@ final class RdmaTraffic {
             if (seen == STOP_BYTE) {
                 return false;
             }
-            if (sendsOutstanding > 0 && reap()) {
+            if (reap()) {
                 idle = 0;
                 lastProgress = System.nanoTime();
             } else {

@@ -6,9 +6,17 @@ import org.rdmalab.verbs.Errno;
 import org.rdmalab.verbs.VerbsException;
 
 /**
- * The single thread (real or simulated) that owns a device's transport state: every QP's
- * requester and responder, its timers and its link. Other threads hand work to it with
- * {@link #execute}; only the loop itself may call {@link #schedule}.
+ * What owns a device's transport state: every QP's requester and responder, its timers and its
+ * link. One thread at a time is "on the loop" ({@link #inLoop}); only that thread touches the
+ * state, so the protocol code needs no locks. Other threads hand work over with {@link #execute}.
+ *
+ * <p>A real loop ({@link UdpFabric}) has a thread of its own that waits for datagrams, tasks and
+ * timers, but a thread that is about to wait for the device anyway may take the loop while it is
+ * free and do the work itself ({@link #runOrExecute}, {@link #progress}): a post then sends its
+ * packets from the caller's thread, and an empty {@code ibv_poll_cq} reads the socket itself, as
+ * Linux's busy polling lets a waiting application drive the NIC's receive queue. That saves the
+ * two thread hand-offs per round trip that otherwise dominate a software device's latency. A
+ * simulation has one thread and keeps the defaults.
  */
 interface EventLoop {
 
@@ -18,11 +26,31 @@ interface EventLoop {
     /** Runs {@code task} on the loop, after the tasks already handed over. Thread-safe. */
     void execute(Runnable task);
 
-    /** Runs {@code task} on the loop after {@code delayNanos}; call on the loop only. */
+    /** Runs {@code task} on the loop after {@code delayNanos}; call on the loop only ({@link #inLoop}). */
     Timer schedule(long delayNanos, Runnable task);
 
-    /** True on the loop's thread (always true in a simulation, which has one thread). */
+    /** True on the thread that is on the loop now (always true in a simulation, which has one thread). */
     boolean inLoop();
+
+    /**
+     * Runs {@code task} on the calling thread when the loop is free to be taken now (after the
+     * tasks already handed over, and followed by one non-blocking turn of the loop), otherwise
+     * hands it over as {@link #execute} does. Thread-safe; never waits.
+     */
+    default void runOrExecute(Runnable task) {
+        execute(task);
+    }
+
+    /**
+     * Lends the calling thread to the loop for one non-blocking turn (handed-over tasks, waiting
+     * datagrams, due timers) when the loop is free to be taken now; a thread that busy-waits for
+     * the device calls it. Thread-safe; never waits.
+     *
+     * @return true when the turn did some work
+     */
+    default boolean progress() {
+        return false;
+    }
 
     /** A pending timer. */
     interface Timer {

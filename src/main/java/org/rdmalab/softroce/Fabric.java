@@ -59,6 +59,16 @@ interface Fabric {
         SendResult send(int destinationIp, int destinationPort, byte[] buffer, int offset, int length);
 
         /**
+         * {@link #send(int, int, byte[], int, int)} of the bytes from {@code datagram}'s position
+         * to its limit; a socket sends a direct buffer without copying it first.
+         */
+        default SendResult send(int destinationIp, int destinationPort, java.nio.ByteBuffer datagram) {
+            byte[] copy = new byte[datagram.remaining()];
+            datagram.get(datagram.position(), copy);
+            return send(destinationIp, destinationPort, copy, 0, copy.length);
+        }
+
+        /**
          * Asks for one {@link Receiver#onWritable} call on the loop as soon as the endpoint has
          * room again (the selector's write-readiness); call on the loop after a
          * {@link SendResult#BLOCKED}.

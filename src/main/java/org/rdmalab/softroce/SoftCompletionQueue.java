@@ -28,6 +28,7 @@ final class SoftCompletionQueue extends ResourceNode implements CompletionQueue 
     private boolean solicitedOnly;
     private boolean overflowed;
     private int unackedEvents;
+    private volatile EventLoop loop;
 
     SoftCompletionQueue(SoftRoceContext context, int capacity, SoftCompletionChannel channel, int handle) {
         super(context, Kind.COMPLETION_QUEUE);
@@ -86,13 +87,41 @@ final class SoftCompletionQueue extends ResourceNode implements CompletionQueue 
         return overflowed;
     }
 
-    /** {@code ibv_poll_cq}; EOVERFLOW once an overflowed CQ is drained. */
+    /**
+     * {@code ibv_poll_cq}; EOVERFLOW once an overflowed CQ is drained. A poll that finds the queue
+     * empty lends the calling thread to the device for one turn ({@link EventLoop#progress}), so a
+     * busy-polling thread reads the completions' packets itself, then looks again.
+     */
     @Override
     public List<WorkCompletion> poll(int maxEntries) throws VerbsException {
         ensureOpen();
         if (maxEntries < 0) {
             throw new IllegalArgumentException("maxEntries " + maxEntries + " is negative");
         }
+        List<WorkCompletion> taken = take(maxEntries);
+        if (taken.isEmpty() && maxEntries > 0) {
+            EventLoop loop = loop();
+            if (loop != null && loop.progress()) {
+                taken = take(maxEntries);
+            }
+        }
+        return taken;
+    }
+
+    /** The device's loop once its transport runs, else null. */
+    private EventLoop loop() {
+        EventLoop known = loop;
+        if (known == null) {
+            SoftTransport transport = context.transportIfStarted();
+            if (transport != null) {
+                known = transport.loop();
+                loop = known;
+            }
+        }
+        return known;
+    }
+
+    private List<WorkCompletion> take(int maxEntries) throws VerbsException {
         synchronized (this) {
             if (entries.isEmpty()) {
                 if (overflowed) {

@@ -444,7 +444,8 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             }
         }
         if (!accepted.isEmpty()) {
-            config.loop.execute(() -> requester.enqueue(accepted));
+            // From the caller's thread when the loop is free: the packets leave without a hand-off.
+            config.loop.runOrExecute(() -> requester.enqueue(accepted));
         }
         if (failure != null) {
             throw failure;
@@ -540,7 +541,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             }
         }
         if (!accepted.isEmpty()) {
-            config.loop.execute(() -> responder.enqueue(accepted));
+            config.loop.runOrExecute(() -> responder.enqueue(accepted));
         }
         if (failure != null) {
             throw failure;

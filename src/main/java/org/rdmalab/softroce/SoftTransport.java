@@ -40,8 +40,10 @@ final class SoftTransport implements Fabric.Receiver {
     private final int peerPort;
     private final FaultInjector faults;
     private final Map<Integer, SoftQueuePair> queuePairs = new HashMap<>();
+    /** Packets are encoded here, in native memory the socket sends from without another copy. */
+    private final ByteBuffer txBuffer = ByteBuffer.allocateDirect(16384);
+    /** A packet's copy for the slower paths: faults, a capture, listeners, a full socket. */
     private final byte[] tx = new byte[16384];
-    private final ByteBuffer txBuffer = ByteBuffer.wrap(tx);
     private final byte[] scratch = new byte[8192];
     private Fabric.Endpoint endpoint;
     private EventLoop loop;
@@ -137,6 +139,21 @@ final class SoftTransport implements Fabric.Receiver {
     void transmit(int destinationIp, int tos, int ttl) {
         int length = Icrc.appendCanonicalIpv4(localIp, destinationIp, localPort, peerPort, txBuffer, 0);
         count(Counter.SENT_PKTS);
+        if (faults == null && capture == null && endpoint != null && blockedDatagrams.isEmpty()
+                && !context.hasListeners()) {
+            // The common path: straight from the encoding buffer to the socket.
+            txBuffer.flip();
+            Fabric.SendResult result = endpoint.send(destinationIp, peerPort, txBuffer);
+            if (result == Fabric.SendResult.SENT) {
+                return;
+            }
+            if (result == Fabric.SendResult.FAILED) {
+                count(Counter.SEND_ERR);
+                return;
+            }
+            // BLOCKED: the datagram waits, as below.
+        }
+        txBuffer.get(0, tx, 0, length);
         if (faults == null) {
             send(destinationIp, tos, ttl, tx, 0, length);
             return;

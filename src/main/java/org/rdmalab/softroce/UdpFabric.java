@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.rdmalab.verbs.Errno;
@@ -60,20 +61,11 @@ final class UdpFabric implements Fabric {
         DatagramChannel channel = null;
         Selector selector = null;
         try {
-            channel = DatagramChannel.open(java.net.StandardProtocolFamily.INET);
-            channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
-            channel.setOption(StandardSocketOptions.SO_SNDBUF, sendBuffer);
-            channel.bind(new InetSocketAddress(address, port));
-            // IPv4 ID 0 and DF on every datagram: the header the ICRC is computed over (WireSocket).
-            WireSocket.Setup wire = WireSocket.configure(channel);
-            if (!wire.fixedId()) {
-                LOG.fine(() -> name + ": the kernel chooses the IPv4 ID, so kernel rxe will drop this device's packets: "
-                        + wire.problem());
-            }
-            channel.configureBlocking(false);
+            Opened opened = openChannel(name, new InetSocketAddress(address, port), sendBuffer, true);
+            channel = opened.channel();
             selector = Selector.open();
             SelectionKey key = channel.register(selector, SelectionKey.OP_READ);
-            UdpLoop loop = new UdpLoop(name, channel, selector, key, receiver, wire.ttl());
+            UdpLoop loop = new UdpLoop(name, channel, selector, key, receiver, opened.ttl(), sendBuffer);
             loop.start();
             return loop;
         } catch (BindException e) {
@@ -110,24 +102,90 @@ final class UdpFabric implements Fabric {
         }
     }
 
-    /** One device's loop thread and socket. */
+    /** A device's socket, opened, and the IPv4 TTL its datagrams carry. */
+    private record Opened(DatagramChannel channel, int ttl) {
+    }
+
+    /** Opens, sizes, binds and configures a device's socket. */
+    private static Opened openChannel(String name, InetSocketAddress address, int sendBuffer, boolean log)
+            throws IOException {
+        DatagramChannel channel = DatagramChannel.open(java.net.StandardProtocolFamily.INET);
+        try {
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, sendBuffer);
+            channel.bind(address);
+            // IPv4 ID 0 and DF on every datagram: the header the ICRC is computed over (WireSocket).
+            WireSocket.Setup wire = WireSocket.configure(channel);
+            if (log && !wire.fixedId()) {
+                LOG.fine(() -> name + ": the kernel chooses the IPv4 ID, so kernel rxe will drop this device's packets: "
+                        + wire.problem());
+            }
+            channel.configureBlocking(false);
+            return new Opened(channel, wire.ttl());
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /**
+     * One device's socket and loop. The loop's state is owned by whoever holds {@link #owner}: the
+     * loop's own thread while it works, or a caller that took the free loop for a turn
+     * ({@link #runOrExecute}, {@link #progress}). While callers keep taking turns (they busy-poll
+     * the device), the loop thread stops reading the socket and only looks in every millisecond,
+     * so datagrams are read by the polling thread instead of waking a second one; once the callers
+     * stop, the loop thread reads again.
+     */
     private static final class UdpLoop implements Endpoint, EventLoop, Runnable {
 
-        private final DatagramChannel channel;
+        /**
+         * Two caller turns this close together mean a caller busy-polls the device (a caller that
+         * backs off between polls, as {@code pollOne} does, is not fast enough to read for the loop).
+         */
+        private static final long BUSY_GAP_NANOS = 20_000;
+        /** How long after its last busy turn a caller is still taken to be polling. */
+        private static final long CALLERS_POLL_NANOS = 50_000;
+        /**
+         * How long the loop thread sleeps at most while callers poll: then it looks whether they
+         * still do, so a caller that stopped (or lost its core) delays a datagram about this long.
+         */
+        private static final long POLLING_WAIT_NANOS = 100_000;
+        /** How long the loop thread sleeps when nothing is due. */
+        private static final long IDLE_WAIT_NANOS = 1_000_000_000L;
+
+        private final String name;
+        private final InetSocketAddress boundAddress;
+        private final int sendBufferBytes;
+        private DatagramChannel channel;
         private final Selector selector;
-        private final SelectionKey key;
+        private SelectionKey key;
         private final Receiver receiver;
         private final Thread thread;
         private final int localPort;
         private final int ttl;
+        private final ReentrantLock owner = new ReentrantLock();
         private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
         private final AtomicBoolean sleeping = new AtomicBoolean();
         private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
         private final ByteBuffer receiveBuffer = ByteBuffer.allocate(65536);
         private final ByteBuffer sendBuffer = ByteBuffer.allocateDirect(65536);
         private final Map<Long, InetSocketAddress> destinations = new HashMap<>();
+        /** The last destination, looked up without boxing its key. */
+        private InetSocketAddress lastDestination;
+        private int lastDestinationIp;
+        private int lastDestinationPort;
         private volatile boolean running = true;
+        /** When a caller last took a turn (System.nanoTime()). */
+        private volatile long callerTurnAt = System.nanoTime() - 2 * CALLERS_POLL_NANOS;
+        /** When a caller last took a turn soon after the one before (System.nanoTime()). */
+        private volatile long busyTurnAt = System.nanoTime() - 2 * CALLERS_POLL_NANOS;
+        /** The latest the loop thread wakes up; a caller that schedules an earlier timer wakes it. */
+        private volatile long plannedWake;
         private long timerSequence;
+        /** The key has read interest (off while callers poll); changed by the loop thread only. */
+        private volatile boolean readInterest = true;
+        /** Guards changes of the key's interest set, which the loop thread and callers both make. */
+        private final Object interestLock = new Object();
         /** A send was refused and the transport waits for room: the key has OP_WRITE interest. */
         private boolean writableWanted;
         private SocketAddress lastSource;
@@ -143,13 +201,16 @@ final class UdpFabric implements Fabric {
         };
 
         UdpLoop(String name, DatagramChannel channel, Selector selector, SelectionKey key, Receiver receiver,
-                int ttl) throws IOException {
+                int ttl, int sendBufferBytes) throws IOException {
+            this.name = name;
             this.channel = channel;
             this.ttl = ttl;
             this.selector = selector;
             this.key = key;
             this.receiver = receiver;
-            this.localPort = ((InetSocketAddress) channel.getLocalAddress()).getPort();
+            this.sendBufferBytes = sendBufferBytes;
+            this.boundAddress = (InetSocketAddress) channel.getLocalAddress();
+            this.localPort = boundAddress.getPort();
             this.thread = new Thread(this, name);
             thread.setDaemon(true);
         }
@@ -187,21 +248,81 @@ final class UdpFabric implements Fabric {
 
         @Override
         public boolean inLoop() {
-            return Thread.currentThread() == thread;
+            return owner.isHeldByCurrentThread();
         }
 
         @Override
         public void execute(Runnable task) {
             tasks.add(task);
             if (sleeping.get() && sleeping.compareAndSet(true, false)) {
-                selector.wakeup();
+                wake();
             }
+        }
+
+        @Override
+        public void runOrExecute(Runnable task) {
+            if (!takeForCaller()) {
+                execute(task);
+                return;
+            }
+            long earliest;
+            try {
+                turn(task);
+            } finally {
+                earliest = nextDeadline();
+                owner.unlock();
+            }
+            afterCallerTurn(earliest);
+        }
+
+        @Override
+        public boolean progress() {
+            if (!takeForCaller()) {
+                return false;
+            }
+            boolean worked;
+            long earliest;
+            try {
+                worked = turn(null);
+            } finally {
+                earliest = nextDeadline();
+                owner.unlock();
+            }
+            afterCallerTurn(earliest);
+            return worked;
+        }
+
+        /**
+         * Takes the loop for a caller's turn if it is free. Not from a thread already on the loop
+         * (a turn inside a turn would reorder work), and not from an interrupted thread: the JDK
+         * closes a channel whose I/O is interrupted.
+         */
+        private boolean takeForCaller() {
+            return running && !owner.isHeldByCurrentThread() && !Thread.currentThread().isInterrupted()
+                    && owner.tryLock();
+        }
+
+        /** After a caller's turn: wake the loop thread for work it left, or for a timer due before its wake-up. */
+        private void afterCallerTurn(long earliestTimer) {
+            long now = System.nanoTime();
+            if (now - callerTurnAt < BUSY_GAP_NANOS) {
+                busyTurnAt = now;
+            }
+            callerTurnAt = now;
+            if (!tasks.isEmpty() || writableWanted || earliestTimer - plannedWake < 0) {
+                wake();
+            }
+        }
+
+        private long nextDeadline() {
+            ScheduledTask next = timers.peek();
+            return next == null ? Long.MAX_VALUE : next.deadline;
         }
 
         @Override
         public Timer schedule(long delayNanos, Runnable task) {
             if (!inLoop()) {
-                throw new IllegalStateException("timers are scheduled on the transport thread only");
+                throw new IllegalStateException("timers are scheduled on the loop only");
             }
             ScheduledTask timer = new ScheduledTask(System.nanoTime() + Math.max(0, delayNanos), timerSequence++, task);
             timers.add(timer);
@@ -210,38 +331,92 @@ final class UdpFabric implements Fabric {
 
         @Override
         public SendResult send(int destinationIp, int destinationPort, byte[] buffer, int offset, int length) {
-            long key = ((long) destinationIp << 16) | destinationPort;
-            InetSocketAddress target = destinations.get(key);
-            if (target == null) {
-                target = new InetSocketAddress(toAddress(destinationIp), destinationPort);
-                destinations.put(key, target);
-            }
             sendBuffer.clear();
             sendBuffer.put(buffer, offset, length).flip();
+            return send(destinationIp, destinationPort, sendBuffer);
+        }
+
+        @Override
+        public SendResult send(int destinationIp, int destinationPort, ByteBuffer datagram) {
+            if (destinationIp != lastDestinationIp || destinationPort != lastDestinationPort || lastDestination == null) {
+                long key = ((long) destinationIp << 16) | destinationPort;
+                InetSocketAddress target = destinations.get(key);
+                if (target == null) {
+                    target = new InetSocketAddress(toAddress(destinationIp), destinationPort);
+                    destinations.put(key, target);
+                }
+                lastDestination = target;
+                lastDestinationIp = destinationIp;
+                lastDestinationPort = destinationPort;
+            }
             try {
                 // A non-blocking datagram channel sends all of the datagram or, when the socket's
                 // send buffer has no room for it, nothing (EAGAIN).
-                return channel.send(sendBuffer, target) > 0 ? SendResult.SENT : SendResult.BLOCKED;
+                return channel.send(datagram, lastDestination) > 0 ? SendResult.SENT : SendResult.BLOCKED;
+            } catch (java.nio.channels.ClosedChannelException e) {
+                reopenIfInterrupted(e);
+                return SendResult.FAILED;
             } catch (IOException e) {
                 LOG.log(Level.FINE, "UDP send failed", e);
                 return SendResult.FAILED;
             }
         }
 
+        /**
+         * A thread interrupted while it sent or received on the loop's behalf made the JDK close
+         * the socket: open it again on the same address, so that an interrupted caller costs at
+         * most the datagrams that were in flight (RC retransmits them), never the device.
+         */
+        private void reopenIfInterrupted(java.nio.channels.ClosedChannelException cause) {
+            if (!running || channel.isOpen()) {
+                return;
+            }
+            try {
+                DatagramChannel fresh = openChannel(name, boundAddress, sendBufferBytes, false).channel();
+                key = fresh.register(selector, (readInterest ? SelectionKey.OP_READ : 0)
+                        | (writableWanted ? SelectionKey.OP_WRITE : 0));
+                channel = fresh;
+                lastSource = null;
+                LOG.warning(() -> name + ": a thread interrupted during a socket call closed the device's socket ("
+                        + cause.getClass().getSimpleName() + "); it is open again on " + boundAddress);
+            } catch (IOException | RuntimeException e) {
+                LOG.log(Level.SEVERE, name + ": cannot open the device's socket again on " + boundAddress, e);
+            }
+        }
+
         @Override
         public void awaitWritable() {
-            if (!writableWanted && key.isValid()) {
+            if (!writableWanted) {
                 writableWanted = true;
-                key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                updateInterest();
             }
+        }
+
+        private void updateInterest() {
+            synchronized (interestLock) {
+                int ops = (readInterest ? SelectionKey.OP_READ : 0) | (writableWanted ? SelectionKey.OP_WRITE : 0);
+                if (key.isValid() && key.interestOps() != ops) {
+                    key.interestOps(ops);
+                }
+            }
+        }
+
+        /** Reads the socket on the loop thread, or leaves it to polling callers (loop thread only). */
+        private void readInterest(boolean wanted) {
+            if (readInterest != wanted) {
+                readInterest = wanted;
+                updateInterest();
+            }
+        }
+
+        private boolean callersPoll(long now) {
+            return now - busyTurnAt < CALLERS_POLL_NANOS;
         }
 
         /** The socket has room again: write interest off, then the transport resumes. */
         private void writable() {
             writableWanted = false;
-            if (key.isValid()) {
-                key.interestOps(SelectionKey.OP_READ);
-            }
+            updateInterest();
             receiver.onWritable();
         }
 
@@ -249,30 +424,38 @@ final class UdpFabric implements Fabric {
         public void run() {
             while (running) {
                 try {
-                    // Work handed over before a datagram was sent runs before that datagram is
-                    // handled: a receive posted before the peer's SEND must be there for it.
-                    boolean worked = runTasks();
-                    if (writableWanted) {
-                        selector.selectNow(onReady);
-                        if (writableReady) {
-                            writableReady = false;
-                            writable();
-                            worked = true;
+                    if (!owner.tryLock()) {
+                        // A caller is taking a turn and handles what is there. If callers poll, the
+                        // loop thread keeps out of their way for a while; if not, it is soon free.
+                        long now = System.nanoTime();
+                        if (callersPoll(now)) {
+                            readInterest(false);
+                            plannedWake = now + POLLING_WAIT_NANOS;
+                            sleep(POLLING_WAIT_NANOS, true);
+                        } else {
+                            Thread.yield();
                         }
-                    }
-                    worked |= receiveAll();
-                    worked |= runTimers();
-                    if (worked) {
                         continue;
                     }
-                    long now = System.nanoTime();
-                    long waitNanos = timers.isEmpty() ? 1_000_000_000L : timers.peek().deadline - now;
-                    if (waitNanos > 0) {
-                        sleeping.set(true);
-                        if (tasks.isEmpty()) {
-                            selector.select(onReady, Math.max(1, (waitNanos + 999_999) / 1_000_000));
+                    long waitNanos;
+                    boolean callersPoll;
+                    try {
+                        if (turn(null)) {
+                            continue;
                         }
-                        sleeping.set(false);
+                        long now = System.nanoTime();
+                        waitNanos = timers.isEmpty() ? IDLE_WAIT_NANOS : timers.peek().deadline - now;
+                        callersPoll = callersPoll(now);
+                        readInterest(!callersPoll);
+                        if (callersPoll) {
+                            waitNanos = Math.min(waitNanos, POLLING_WAIT_NANOS);
+                        }
+                        plannedWake = now + Math.max(0, waitNanos);
+                    } finally {
+                        owner.unlock();
+                    }
+                    if (waitNanos > 0) {
+                        sleep(waitNanos, callersPoll);
                     }
                 } catch (Throwable e) {
                     if (running) {
@@ -280,6 +463,68 @@ final class UdpFabric implements Fabric {
                     }
                 }
             }
+        }
+
+        /**
+         * Waits (without the loop) until a datagram, a wake-up or {@code waitNanos}; while callers
+         * poll, the socket is theirs and the thread only parks (the selector counts in milliseconds).
+         */
+        private void sleep(long waitNanos, boolean callersPoll) throws IOException {
+            sleeping.set(true);
+            if (tasks.isEmpty()) {
+                if (callersPoll && !writableWanted) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(this, waitNanos);
+                } else {
+                    selector.select(onReady, Math.max(1, (waitNanos + 999_999) / 1_000_000));
+                }
+            }
+            sleeping.set(false);
+        }
+
+        /** Wakes the loop thread wherever it waits. */
+        private void wake() {
+            selector.wakeup();
+            java.util.concurrent.locks.LockSupport.unpark(thread);
+        }
+
+        /**
+         * One turn on the loop (the caller holds {@link #owner}): handed-over tasks, then
+         * {@code task}, datagrams that wait, and due timers. Work handed over before a datagram was
+         * sent runs before that datagram is handled: a receive posted before the peer's SEND must
+         * be there for it.
+         *
+         * @return true when something was done
+         */
+        private boolean turn(Runnable task) {
+            boolean worked = false;
+            try {
+                worked = runTasks();
+                if (task != null) {
+                    task.run();
+                    worked = true;
+                }
+                if (writableWanted) {
+                    if (Thread.currentThread() == thread) {
+                        selector.selectNow(onReady);
+                    } else {
+                        // Only the loop thread selects (a second select on a selector waits for the
+                        // first); a caller simply tries again.
+                        writableReady = true;
+                    }
+                    if (writableReady) {
+                        writableReady = false;
+                        writable();
+                        worked = true;
+                    }
+                }
+                worked |= receiveAll();
+                worked |= runTimers();
+            } catch (Throwable e) {
+                if (running) {
+                    LOG.log(Level.SEVERE, "transport loop error", e);
+                }
+            }
+            return worked;
         }
 
         /** Runs the handed-over tasks; true when there was at least one. */
@@ -298,7 +543,13 @@ final class UdpFabric implements Fabric {
         private boolean receiveAll() throws IOException {
             for (int i = 0; i < 256; i++) {
                 receiveBuffer.clear();
-                SocketAddress from = channel.receive(receiveBuffer);
+                SocketAddress from;
+                try {
+                    from = channel.receive(receiveBuffer);
+                } catch (java.nio.channels.ClosedChannelException e) {
+                    reopenIfInterrupted(e);
+                    return i > 0;
+                }
                 if (from == null) {
                     return i > 0;
                 }
@@ -343,8 +594,8 @@ final class UdpFabric implements Fabric {
                 return;
             }
             running = false;
-            selector.wakeup();
-            if (!inLoop()) {
+            wake();
+            if (Thread.currentThread() != thread) {
                 try {
                     thread.join(2000);
                 } catch (InterruptedException e) {

@@ -58,9 +58,11 @@ class BenchSettingsTest {
     @Test
     void warmupIsATenthBetweenTenAndAThousand() {
         BenchSettings base = BenchSettings.defaults(BenchTest.WRITE, BenchMode.LAT);
-        assertEquals(10, base.withIterations(50).warmupFor(2));
-        assertEquals(100, base.withIterations(1000).warmupFor(2));
-        assertEquals(1000, base.withIterations(1_000_000).warmupFor(2));
+        assertEquals(10, base.withIterations(5).warmupFor(2));
+        assertEquals(1000, base.withIterations(1000).warmupFor(2));
+        assertEquals(10_000, base.withIterations(1_000_000).warmupFor(2));
+        assertEquals(4096, base.withIterations(5000).warmupFor(65536), "at most 256 MiB of messages");
+        assertEquals(10, base.withIterations(5000).warmupFor(1 << 30), "but at least 10");
     }
 
     private static void assertMessage(String expected, org.junit.jupiter.api.function.Executable executable) {
