@@ -61,11 +61,11 @@ final class UdpFabric implements Fabric {
         DatagramChannel channel = null;
         Selector selector = null;
         try {
-            Opened opened = openChannel(name, new InetSocketAddress(address, port), sendBuffer, true);
+            Opened opened = openChannel(name, new InetSocketAddress(address, port), sendBuffer);
             channel = opened.channel();
             selector = Selector.open();
             SelectionKey key = channel.register(selector, SelectionKey.OP_READ);
-            UdpLoop loop = new UdpLoop(name, channel, selector, key, receiver, opened.ttl(), sendBuffer);
+            UdpLoop loop = new UdpLoop(name, channel, selector, key, receiver, opened.ttl());
             loop.start();
             return loop;
         } catch (BindException e) {
@@ -107,7 +107,7 @@ final class UdpFabric implements Fabric {
     }
 
     /** Opens, sizes, binds and configures a device's socket. */
-    private static Opened openChannel(String name, InetSocketAddress address, int sendBuffer, boolean log)
+    private static Opened openChannel(String name, InetSocketAddress address, int sendBuffer)
             throws IOException {
         DatagramChannel channel = DatagramChannel.open(java.net.StandardProtocolFamily.INET);
         try {
@@ -116,7 +116,7 @@ final class UdpFabric implements Fabric {
             channel.bind(address);
             // IPv4 ID 0 and DF on every datagram: the header the ICRC is computed over (WireSocket).
             WireSocket.Setup wire = WireSocket.configure(channel);
-            if (log && !wire.fixedId()) {
+            if (!wire.fixedId()) {
                 LOG.fine(() -> name + ": the kernel chooses the IPv4 ID, so kernel rxe will drop this device's packets: "
                         + wire.problem());
             }
@@ -153,12 +153,9 @@ final class UdpFabric implements Fabric {
         /** How long the loop thread sleeps when nothing is due. */
         private static final long IDLE_WAIT_NANOS = 1_000_000_000L;
 
-        private final String name;
-        private final InetSocketAddress boundAddress;
-        private final int sendBufferBytes;
-        private DatagramChannel channel;
+        private final DatagramChannel channel;
         private final Selector selector;
-        private SelectionKey key;
+        private final SelectionKey key;
         private final Receiver receiver;
         private final Thread thread;
         private final int localPort;
@@ -201,16 +198,13 @@ final class UdpFabric implements Fabric {
         };
 
         UdpLoop(String name, DatagramChannel channel, Selector selector, SelectionKey key, Receiver receiver,
-                int ttl, int sendBufferBytes) throws IOException {
-            this.name = name;
+                int ttl) throws IOException {
             this.channel = channel;
             this.ttl = ttl;
             this.selector = selector;
             this.key = key;
             this.receiver = receiver;
-            this.sendBufferBytes = sendBufferBytes;
-            this.boundAddress = (InetSocketAddress) channel.getLocalAddress();
-            this.localPort = boundAddress.getPort();
+            this.localPort = ((InetSocketAddress) channel.getLocalAddress()).getPort();
             this.thread = new Thread(this, name);
             thread.setDaemon(true);
         }
@@ -293,13 +287,12 @@ final class UdpFabric implements Fabric {
         }
 
         /**
-         * Takes the loop for a caller's turn if it is free. Not from a thread already on the loop
-         * (a turn inside a turn would reorder work), and not from an interrupted thread: the JDK
-         * closes a channel whose I/O is interrupted.
+         * Takes the loop for a caller's turn if it is free; not from a thread already on the loop (a
+         * turn inside a turn would reorder work). An interrupted caller is fine: the JDK closes a
+         * channel whose thread is interrupted only in blocking I/O, and this socket never blocks.
          */
         private boolean takeForCaller() {
-            return running && !owner.isHeldByCurrentThread() && !Thread.currentThread().isInterrupted()
-                    && owner.tryLock();
+            return running && !owner.isHeldByCurrentThread() && owner.tryLock();
         }
 
         /** After a caller's turn: wake the loop thread for work it left, or for a timer due before its wake-up. */
@@ -353,34 +346,9 @@ final class UdpFabric implements Fabric {
                 // A non-blocking datagram channel sends all of the datagram or, when the socket's
                 // send buffer has no room for it, nothing (EAGAIN).
                 return channel.send(datagram, lastDestination) > 0 ? SendResult.SENT : SendResult.BLOCKED;
-            } catch (java.nio.channels.ClosedChannelException e) {
-                reopenIfInterrupted(e);
-                return SendResult.FAILED;
             } catch (IOException e) {
                 LOG.log(Level.FINE, "UDP send failed", e);
                 return SendResult.FAILED;
-            }
-        }
-
-        /**
-         * A thread interrupted while it sent or received on the loop's behalf made the JDK close
-         * the socket: open it again on the same address, so that an interrupted caller costs at
-         * most the datagrams that were in flight (RC retransmits them), never the device.
-         */
-        private void reopenIfInterrupted(java.nio.channels.ClosedChannelException cause) {
-            if (!running || channel.isOpen()) {
-                return;
-            }
-            try {
-                DatagramChannel fresh = openChannel(name, boundAddress, sendBufferBytes, false).channel();
-                key = fresh.register(selector, (readInterest ? SelectionKey.OP_READ : 0)
-                        | (writableWanted ? SelectionKey.OP_WRITE : 0));
-                channel = fresh;
-                lastSource = null;
-                LOG.warning(() -> name + ": a thread interrupted during a socket call closed the device's socket ("
-                        + cause.getClass().getSimpleName() + "); it is open again on " + boundAddress);
-            } catch (IOException | RuntimeException e) {
-                LOG.log(Level.SEVERE, name + ": cannot open the device's socket again on " + boundAddress, e);
             }
         }
 
@@ -543,13 +511,7 @@ final class UdpFabric implements Fabric {
         private boolean receiveAll() throws IOException {
             for (int i = 0; i < 256; i++) {
                 receiveBuffer.clear();
-                SocketAddress from;
-                try {
-                    from = channel.receive(receiveBuffer);
-                } catch (java.nio.channels.ClosedChannelException e) {
-                    reopenIfInterrupted(e);
-                    return i > 0;
-                }
+                SocketAddress from = channel.receive(receiveBuffer);
                 if (from == null) {
                     return i > 0;
                 }

@@ -16,11 +16,14 @@
  * {@link org.rdmalab.softroce.SocketCalls}) sets the UDP socket so that the kernel sends the IPv4
  * header the ICRC covers (ID 0, DF), which lets kernel rxe take soft0's packets.
  *
- * <p>Threads: each opened device context owns one transport thread (named like
+ * <p>Threads: each opened device context owns one event loop with a transport thread (named like
  * {@code soft0@127.0.0.1 transport}), started with its first QP. Every QP's protocol state,
- * timers and the socket are confined to it; verbs calls validate on the caller's thread and hand
- * work over (post, modify) or read thread-safe state (CQs, counters). Packet listeners run on the
- * transport thread. In a {@link org.rdmalab.softroce.SimulatedNetwork} everything runs on the one
- * thread that drives the network.
+ * timers and the socket belong to whichever thread is on the loop: the transport thread, or a
+ * caller that found the loop free and took a turn itself (a post sends its packets from the
+ * posting thread; an empty {@code ibv_poll_cq} reads the socket on the polling thread). Verbs
+ * calls validate on the caller's thread, then run the work or hand it over (post, modify), or read
+ * thread-safe state (CQs, counters). Packet listeners run on whichever thread is on the loop. In a
+ * {@link org.rdmalab.softroce.SimulatedNetwork} everything runs on the one thread that drives the
+ * network.
  */
 package org.rdmalab.softroce;
