@@ -417,7 +417,7 @@ final class RdmaTraffic {
     private void awaitByte(int offset, byte value, String what) throws VerbsException, BenchException {
         long lastProgress = System.nanoTime();
         int idle = 0;
-        while (mr.read(offset, 1)[0] != value) {
+        while (mr.readByte(offset) != value) {
             if (reap()) {
                 idle = 0;
                 lastProgress = System.nanoTime();
@@ -432,7 +432,7 @@ final class RdmaTraffic {
         long lastProgress = System.nanoTime();
         int idle = 0;
         while (true) {
-            byte seen = mr.read(offset, 1)[0];
+            byte seen = mr.readByte(offset);
             if (seen == value) {
                 return true;
             }

@@ -147,6 +147,7 @@ final class DemoCommand implements Callable<Integer> {
             if (exportC != null) {
                 return exportC(out, session);
             }
+            session.packetEvents(false); // printed nowhere; a capture (--pcap) is written by the device
             session.addListener(event -> print(out, event));
             out.println((role == Role.SERVER ? "server" : "client") + ": " + protocol + " protocol, device "
                     + device + " on " + localIp + (serverIp == null ? ", waiting on TCP port " + port

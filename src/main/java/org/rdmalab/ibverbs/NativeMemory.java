@@ -58,6 +58,12 @@ final class NativeMemory implements AutoCloseable {
         pointer.get(offset, data, 0, count);
     }
 
+    /** The byte at {@code offset}, or throws once the memory is freed. */
+    synchronized byte getByte(long offset) {
+        checkLive();
+        return pointer.getByte(offset);
+    }
+
     /** Copies {@code data} in at {@code offset}, or throws once the memory is freed. */
     synchronized void put(long offset, byte[] data) {
         checkLive();

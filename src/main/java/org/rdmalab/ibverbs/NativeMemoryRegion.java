@@ -73,6 +73,12 @@ final class NativeMemoryRegion extends ResourceNode implements MemoryRegion {
     }
 
     @Override
+    public byte readByte(int offset) {
+        check(offset, 1);
+        return buffer.getByte(offset);
+    }
+
+    @Override
     public void write(int offset, byte[] data) {
         check(offset, data.length);
         buffer.put(offset, data);

@@ -58,6 +58,7 @@ public final class LabSession implements AutoCloseable {
     private final PeerLink link;
     private final List<Step> steps;
     private final List<Consumer<LabEvent>> listeners = new CopyOnWriteArrayList<>();
+    private volatile boolean packetEvents = true;
     private int next;
 
     private Context context;
@@ -108,6 +109,15 @@ public final class LabSession implements AutoCloseable {
     /** True when every step ran successfully. */
     public boolean finished() {
         return next == steps.size() && steps.stream().allMatch(step -> step.status() == Step.Status.DONE);
+    }
+
+    /**
+     * Whether a software device's packets become {@link LabEvent.Packet}s (on by default). Each
+     * costs a decode and a description per packet on the data path, so a caller that shows no
+     * packets turns them off before the device opens.
+     */
+    public void packetEvents(boolean on) {
+        packetEvents = on;
     }
 
     /** Adds a listener for every event. */
@@ -294,7 +304,7 @@ public final class LabSession implements AutoCloseable {
 
     void opened(Context opened) {
         context = opened;
-        if (opened instanceof PacketObservable observable) {
+        if (packetEvents && opened instanceof PacketObservable observable) {
             packetSubscription = observable.subscribe(packet -> emit(new LabEvent.Packet(packet)));
         }
     }

@@ -73,7 +73,8 @@ final class PingPongStep extends Step {
             sendPending = true;
         }
         while (received < iterations || sent < iterations) {
-            Optional<WorkCompletion> polled = session.cq().pollOne(timeout);
+            // Busy, as ibv_rc_pingpong polls without -e.
+            Optional<WorkCompletion> polled = session.cq().busyPollOne(timeout);
             if (polled.isEmpty()) {
                 return StepResult.failed("no completion within " + timeout.toMillis() + " ms after " + sent
                         + " sends and " + received + " receives");

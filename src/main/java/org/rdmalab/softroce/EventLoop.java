@@ -52,6 +52,15 @@ interface EventLoop {
         return false;
     }
 
+    /**
+     * True during a busy-polling caller's {@link #progress} turn (on the loop only): a plain ACK
+     * made now may wait until that caller's next packet or next turn, so that the answer it is
+     * about to post leaves first and the ACK's send is off the round trip.
+     */
+    default boolean holdingReplies() {
+        return false;
+    }
+
     /** A pending timer. */
     interface Timer {
         /** Stops the timer if it has not run. */

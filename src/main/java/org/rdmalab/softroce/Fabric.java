@@ -28,6 +28,14 @@ interface Fabric {
          * {@link SendResult#BLOCKED} and {@link Endpoint#awaitWritable} was called; on the loop.
          */
         void onWritable();
+
+        /**
+         * A turn of the loop begins that is not a post: the loop thread's own, or a polling
+         * caller's. Replies held back during an earlier poll ({@link EventLoop#holdingReplies})
+         * leave now at the latest.
+         */
+        default void onTurn() {
+        }
     }
 
     /** What became of a datagram handed to {@link Endpoint#send}. */

@@ -18,6 +18,7 @@ import org.rdmalab.verbs.spi.ResourceNode;
  */
 final class SoftMemoryRegion extends ResourceNode implements MemoryRegion {
 
+    private static final VarHandle BYTES = MethodHandles.arrayElementVarHandle(byte[].class);
     private static final VarHandle WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final SoftProtectionDomain pd;
@@ -106,6 +107,14 @@ final class SoftMemoryRegion extends ResourceNode implements MemoryRegion {
         byte[] copy = new byte[length];
         System.arraycopy(memory, offset, copy, 0, length);
         return copy;
+    }
+
+    /** The byte as the device last wrote it (an acquire read, so a polling loop sees each write). */
+    @Override
+    public byte readByte(int offset) {
+        ensureOpen();
+        checkRange(offset, 1);
+        return (byte) BYTES.getAcquire(memory, offset);
     }
 
     @Override

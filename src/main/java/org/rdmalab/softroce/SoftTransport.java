@@ -59,6 +59,13 @@ final class SoftTransport implements Fabric.Receiver {
     private int heldTos;
     private int heldTtl;
     private EventLoop.Timer heldTimer;
+    /** At most this many ACKs are held back during a polling caller's turn; more go at once. */
+    private static final int HELD_LIMIT = 32;
+    private final byte[][] held = new byte[HELD_LIMIT][32];
+    private final int[] heldLength = new int[HELD_LIMIT];
+    private final int[] heldIp = new int[HELD_LIMIT];
+    private final int[] heldTtlOf = new int[HELD_LIMIT];
+    private int heldCount;
     /** Datagrams the socket has not taken yet, oldest first. */
     private final java.util.ArrayDeque<Waiting> blockedDatagrams = new java.util.ArrayDeque<>();
     /** Queue pairs that stopped producing while blocked, in the order they stopped. */
@@ -139,12 +146,24 @@ final class SoftTransport implements Fabric.Receiver {
     void transmit(int destinationIp, int tos, int ttl) {
         int length = Icrc.appendCanonicalIpv4(localIp, destinationIp, localPort, peerPort, txBuffer, 0);
         count(Counter.SENT_PKTS);
+        if (faults == null && endpoint != null && blockedDatagrams.isEmpty() && loop.holdingReplies()
+                && isPlainAck(length) && heldCount < HELD_LIMIT) {
+            // A busy poller's turn made this ACK: it leaves after the poller's next packet (its
+            // answer, most likely) or at its next turn, so the answer does not wait behind it.
+            txBuffer.get(0, held[heldCount], 0, length);
+            heldLength[heldCount] = length;
+            heldIp[heldCount] = destinationIp;
+            heldTtlOf[heldCount] = ttl;
+            heldCount++;
+            return;
+        }
         if (faults == null && capture == null && endpoint != null && blockedDatagrams.isEmpty()
                 && !context.hasListeners()) {
             // The common path: straight from the encoding buffer to the socket.
             txBuffer.flip();
             Fabric.SendResult result = endpoint.send(destinationIp, peerPort, txBuffer);
             if (result == Fabric.SendResult.SENT) {
+                releaseHeldReplies();
                 return;
             }
             if (result == Fabric.SendResult.FAILED) {
@@ -156,6 +175,9 @@ final class SoftTransport implements Fabric.Receiver {
         txBuffer.get(0, tx, 0, length);
         if (faults == null) {
             send(destinationIp, tos, ttl, tx, 0, length);
+            if (heldCount > 0) {
+                releaseHeldReplies();
+            }
             return;
         }
         if (faults.drawDrop()) {
@@ -189,6 +211,28 @@ final class SoftTransport implements Fabric.Receiver {
             delayed(destinationIp, tos, ttl, tx, 0, length);
         }
         releaseHeld();
+    }
+
+    /** An RC ACKNOWLEDGE whose AETH says ACK (not a NAK or an RNR NAK). */
+    private boolean isPlainAck(int length) {
+        return length == 20 && txBuffer.get(0) == (byte) 0x11 && (txBuffer.get(12) & 0x60) == 0;
+    }
+
+    /** Sends the ACKs a polling caller's turn held back, in order (see EventLoop#holdingReplies). */
+    private void releaseHeldReplies() {
+        int count = heldCount;
+        heldCount = 0;
+        for (int i = 0; i < count; i++) {
+            send(heldIp[i], 0, heldTtlOf[i], held[i], 0, heldLength[i]);
+        }
+    }
+
+    /** A turn that is not a post begins: held ACKs leave now. */
+    @Override
+    public void onTurn() {
+        if (heldCount > 0) {
+            releaseHeldReplies();
+        }
     }
 
     private void releaseHeld() {
@@ -405,6 +449,7 @@ final class SoftTransport implements Fabric.Receiver {
         endpoint = null;
         blockedDatagrams.clear();
         stalled.clear();
+        heldCount = 0;
         if (capture != null) {
             capture.close();
             capture = null;

@@ -179,6 +179,8 @@ final class UdpFabric implements Fabric {
         /** The latest the loop thread wakes up; a caller that schedules an earlier timer wakes it. */
         private volatile long plannedWake;
         private long timerSequence;
+        /** A busy-polling caller's poll turn runs (see {@link #holdingReplies()}); on the loop. */
+        private boolean holdingReplies;
         /** The key has read interest (off while callers poll); changed by the loop thread only. */
         private volatile boolean readInterest = true;
         /** Guards changes of the key's interest set, which the loop thread and callers both make. */
@@ -246,6 +248,11 @@ final class UdpFabric implements Fabric {
         }
 
         @Override
+        public boolean holdingReplies() {
+            return holdingReplies;
+        }
+
+        @Override
         public void execute(Runnable task) {
             tasks.add(task);
             if (sleeping.get() && sleeping.compareAndSet(true, false)) {
@@ -277,8 +284,10 @@ final class UdpFabric implements Fabric {
             boolean worked;
             long earliest;
             try {
+                holdingReplies = callersPoll(System.nanoTime());
                 worked = turn(null);
             } finally {
+                holdingReplies = false;
                 earliest = nextDeadline();
                 owner.unlock();
             }
@@ -466,6 +475,9 @@ final class UdpFabric implements Fabric {
         private boolean turn(Runnable task) {
             boolean worked = false;
             try {
+                if (task == null) {
+                    receiver.onTurn();
+                }
                 worked = runTasks();
                 if (task != null) {
                     task.run();

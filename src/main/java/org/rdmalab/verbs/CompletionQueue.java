@@ -50,6 +50,32 @@ public interface CompletionQueue extends AutoCloseable {
         }
     }
 
+    /**
+     * Busy-polls one completion until {@code timeout} passes, as C's
+     * {@code do { ne = ibv_poll_cq(cq, 1, &wc); } while (ne == 0)} does: it spins briefly, then
+     * yields the core on each further empty poll (the machine may have fewer cores than busy
+     * threads) but never sleeps, so a completion is seen as soon as it is there. A software
+     * device also does its work on the polling thread while the CQ is empty. Empty when none
+     * arrived in time.
+     */
+    default Optional<WorkCompletion> busyPollOne(Duration timeout) throws VerbsException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (int idle = 0; ; idle++) {
+            List<WorkCompletion> completions = poll(1);
+            if (!completions.isEmpty()) {
+                return Optional.of(completions.get(0));
+            }
+            if ((idle & 0xff) == 0xff && System.nanoTime() - deadline >= 0) {
+                return Optional.empty();
+            }
+            if (idle < 64) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+    }
+
     /** {@code ibv_destroy_cq}; idempotent. */
     @Override
     void close();

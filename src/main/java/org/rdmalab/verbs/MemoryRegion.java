@@ -30,6 +30,14 @@ public interface MemoryRegion extends AutoCloseable {
     /** Copies {@code length} bytes at {@code offset} out of the buffer. */
     byte[] read(int offset, int length);
 
+    /**
+     * The byte at {@code offset}, without allocating: what a loop that polls the last byte of a
+     * buffer for a peer's RDMA WRITE calls (ib_write_lat's pattern).
+     */
+    default byte readByte(int offset) {
+        return read(offset, 1)[0];
+    }
+
     /** Copies {@code data} into the buffer at {@code offset}. */
     void write(int offset, byte[] data);
 

@@ -171,7 +171,9 @@ class SoftRoceBackpressureTest {
                 assertTrue(Long.parseLong(values.get(side + "send_blocked")) > 0,
                         side + " found its socket's send buffer full:\n" + output);
             }
-            if (!receiveLoss) {
+            // Where the kernel never pushes back, the rate-limited queue itself overflows and drops:
+            // loss on the network's side again, which RC recovers from.
+            if (!receiveLoss && kernelFills) {
                 assertEquals("0", values.get(side + "completer_retry_err"), output);
             }
             assertEquals("0", values.get(side + "retry_exceeded_err"), output);
