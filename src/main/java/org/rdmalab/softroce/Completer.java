@@ -115,7 +115,7 @@ final class Completer {
 
     /** A response for this QP ({@code rxe_completer}, one packet from its response queue). */
     void onResponse(RocePacket packet) {
-        int psn = packet.bth().psn();
+        int psn = packet.psn();
         errorStatus = null;
         State state = State.COMPST_CHECK_PSN;
         while (true) {

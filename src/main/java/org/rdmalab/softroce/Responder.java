@@ -165,7 +165,7 @@ final class Responder {
 
     /** An RC request for this QP ({@code rxe_responder}, one packet from its request queue). */
     void onRequest(RocePacket packet) {
-        int psn = packet.bth().psn();
+        int psn = packet.psn();
         switch (checkPsn(psn)) {
             case RESPST_ERR_PSN_OUT_OF_SEQ -> {
                 // rxe (check_psn) counts out_of_seq_request once per sequence NAK, not per dropped packet.
@@ -277,7 +277,7 @@ final class Responder {
                         ? State.RESPST_ACKNOWLEDGE : State.RESPST_DONE;
                 case RESPST_ACKNOWLEDGE -> {
                     expectedPsn = Psn.add(expectedPsn, 1);
-                    if (!uc && packet.bth().ackRequest()) {
+                    if (!uc && packet.ackRequest()) {
                         sendAcknowledge(Aeth.ack(msn), psn);
                     }
                     yield State.RESPST_DONE;
@@ -409,7 +409,7 @@ final class Responder {
             boolean imm = packet.hasImmDt();
             WorkCompletion completion = new WorkCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, 0, recvOffset,
                     imm ? packet.immDt() : 0, config.qpn, config.destQpn, imm ? WcFlag.WITH_IMM.value() : 0);
-            doComplete(completion, packet.bth().solicitedEvent());
+            doComplete(completion, packet.solicitedEvent());
         } else {
             inProgress = IN_SEND;
         }
@@ -468,7 +468,7 @@ final class Responder {
                 WorkCompletion completion = new WorkCompletion(currentRecv.wrId, WcStatus.SUCCESS,
                         WcOpcode.RECV_RDMA_WITH_IMM, 0, (int) writeLength, packet.immDt(), config.qpn, config.destQpn,
                         WcFlag.WITH_IMM.value());
-                doComplete(completion, packet.bth().solicitedEvent());
+                doComplete(completion, packet.solicitedEvent());
             } else {
                 inProgress = NONE;
                 msn = Psn.add(msn, 1);
@@ -490,7 +490,7 @@ final class Responder {
         if (writeLength == 0) {
             return payload == 0;
         }
-        int pad = packet.bth().padCount();
+        int pad = packet.padCount();
         if (writeRemaining > config.mtu) {
             return payload == config.mtu && pad == 0 && !ends;
         }
@@ -678,7 +678,7 @@ final class Responder {
 
     /** UC: no ACKs; a PSN gap abandons the message in progress and waits for the next FIRST or ONLY. */
     void onUcRequest(RocePacket packet) {
-        int psn = packet.bth().psn();
+        int psn = packet.psn();
         Opcode op = packet.opcode();
         if (psn != expectedPsn) {
             // rxe (check_psn) counts nothing for UC: the message is dropped silently.

@@ -45,6 +45,7 @@ final class SoftTransport implements Fabric.Receiver {
     /** A packet's copy for the slower paths: faults, a capture, listeners, a full socket. */
     private final byte[] tx = new byte[16384];
     private final byte[] scratch = new byte[8192];
+    private final RocePacket received = RocePacket.reusable();
     private Fabric.Endpoint endpoint;
     private EventLoop loop;
     private CaptureTap capture;
@@ -372,7 +373,8 @@ final class SoftTransport implements Fabric.Receiver {
         }
         RocePacket packet;
         try {
-            packet = RocePacket.decode(buffer, offset, length);
+            // One instance for every datagram: nothing on the receive path keeps a packet.
+            packet = received.decodeFrom(buffer, offset, length);
         } catch (MalformedPacketException e) {
             count(Counter.RCVD_MALFORMED);
             if (context.hasListeners()) {
@@ -386,10 +388,10 @@ final class SoftTransport implements Fabric.Receiver {
             drop(packet, sourceIp, sourcePort, "ICRC mismatch");
             return;
         }
-        SoftQueuePair qp = queuePairs.get(packet.bth().destQp());
+        SoftQueuePair qp = queuePairs.get(packet.destQp());
         if (qp == null) {
             count(Counter.RCVD_UNKNOWN_QP);
-            drop(packet, sourceIp, sourcePort, String.format("no QP 0x%x on this device", packet.bth().destQp()));
+            drop(packet, sourceIp, sourcePort, String.format("no QP 0x%x on this device", packet.destQp()));
             return;
         }
         String refusal = qp.accepts(packet, sourceIp);
@@ -400,8 +402,8 @@ final class SoftTransport implements Fabric.Receiver {
         count(Counter.RCVD_PKTS);
         if (context.hasListeners()) {
             context.publish(new PacketEvent(loop.nanoTime(), PacketEvent.Direction.RECEIVED, address(sourceIp, sourcePort),
-                    address(localIp, localPort), packet.opcode().name(), packet.bth().destQp(), packet.bth().psn(),
-                    packet.bth().ackRequest(), length, packet.detail()));
+                    address(localIp, localPort), packet.opcode().name(), packet.destQp(), packet.psn(),
+                    packet.ackRequest(), length, packet.detail()));
         }
         qp.receive(packet);
     }
@@ -409,8 +411,8 @@ final class SoftTransport implements Fabric.Receiver {
     private void drop(RocePacket packet, int sourceIp, int sourcePort, String reason) {
         if (context.hasListeners()) {
             context.publish(new PacketEvent(loop.nanoTime(), PacketEvent.Direction.DROPPED, address(sourceIp, sourcePort),
-                    address(localIp, localPort), packet.opcode().name(), packet.bth().destQp(), packet.bth().psn(),
-                    packet.bth().ackRequest(), packet.length(), reason + "; " + packet.detail()));
+                    address(localIp, localPort), packet.opcode().name(), packet.destQp(), packet.psn(),
+                    packet.ackRequest(), packet.length(), reason + "; " + packet.detail()));
         }
     }
 
@@ -425,7 +427,7 @@ final class SoftTransport implements Fabric.Receiver {
             RocePacket packet = RocePacket.decode(buffer, offset, length);
             String detail = reason == null ? packet.detail() : reason + "; " + packet.detail();
             context.publish(new PacketEvent(loop.nanoTime(), direction, sourceText, destinationText, packet.opcode().name(),
-                    packet.bth().destQp(), packet.bth().psn(), packet.bth().ackRequest(), length, detail));
+                    packet.destQp(), packet.psn(), packet.ackRequest(), length, detail));
         } catch (MalformedPacketException e) {
             context.publish(new PacketEvent(loop.nanoTime(), direction, sourceText, destinationText, "?", 0, 0, false,
                     length, reason == null ? "corrupted" : reason));

@@ -110,7 +110,7 @@ class SoftRoceCallerTurnTest {
         try (Peers peers = Peers.udp(new Peers.Setup(), SoftRoceUdpTest.freePort(), null)) {
             ((PacketObservable) peers.b.context).subscribe(event -> {
                 if (event.direction() == PacketEvent.Direction.SENT) {
-                    fromB.add(event.opcode());
+                    fromB.add(event.opcode() + " " + event.psn());
                 }
             });
             java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
@@ -129,14 +129,19 @@ class SoftRoceCallerTurnTest {
             }
         }
         // The i-th ACK acknowledges A's i-th WRITE, which B's i-th WRITE answers.
+        // Retransmissions (a loaded machine) count once, where the packet first left.
         java.util.List<Integer> writes = new java.util.ArrayList<>();
         java.util.List<Integer> acks = new java.util.ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
         synchronized (fromB) {
             for (int i = 0; i < fromB.size(); i++) {
-                String opcode = fromB.get(i);
-                if (opcode.contains("WRITE")) {
+                String packet = fromB.get(i);
+                if (!seen.add(packet)) {
+                    continue;
+                }
+                if (packet.contains("WRITE")) {
                     writes.add(i);
-                } else if (opcode.endsWith("ACKNOWLEDGE") && !opcode.contains("ATOMIC")) {
+                } else if (packet.contains("ACKNOWLEDGE ") && !packet.contains("ATOMIC")) {
                     acks.add(i);
                 }
             }

@@ -6,45 +6,44 @@ import java.nio.ByteBuffer;
  * A decoded RoCEv2 packet: the UDP payload {@code BTH | extension headers | payload | pad | ICRC}
  * (rocev2.md "Packet on the wire"). The payload is not copied: {@link #buffer()},
  * {@link #payloadOffset()} and {@link #payloadLength()} point into the caller's array, which must
- * not change while the packet is in use. Decoding allocates this object and one small record per
- * header present; no payload copies.
+ * not change while the packet is in use.
  *
- * <p>Immutable once decoded; safe to hand to another thread if the buffer is not reused.
+ * <p>{@link #decode} makes a new packet. A receive path that must not allocate per packet keeps
+ * one instance and decodes each datagram into it with {@link #decodeFrom}, which checks the
+ * packet and reads the BTH's fields the data path needs ({@link #psn()}, {@link #destQp()},
+ * {@link #ackRequest()}, ...) straight from the array; the header records ({@link #bth()},
+ * {@link #reth()}, ...) are built only when asked for, once per decode.
+ *
+ * <p>Not thread-safe; a packet from {@link #decode} that nobody decodes into again may be handed to
+ * another thread if the buffer is not reused.
  */
 public final class RocePacket {
 
-    private final byte[] buffer;
-    private final int offset;
-    private final int length;
-    private final Bth bth;
-    private final Deth deth;
-    private final Reth reth;
-    private final Aeth aeth;
-    private final AtomicEth atomicEth;
-    private final AtomicAckEth atomicAckEth;
-    private final boolean hasImmDt;
-    private final int immDt;
-    private final int payloadOffset;
-    private final int payloadLength;
-    private final int icrc;
+    private byte[] buffer;
+    private int offset;
+    private int length;
+    private Opcode opcode;
+    private int headersEnd;
+    private boolean hasImmDt;
+    private int immDt;
+    private int payloadOffset;
+    private int payloadLength;
+    private int icrc;
+    /** Built on demand for this decode; null until asked for. */
+    private Bth bth;
+    private boolean extensionsParsed;
+    private Deth deth;
+    private Reth reth;
+    private Aeth aeth;
+    private AtomicEth atomicEth;
+    private AtomicAckEth atomicAckEth;
 
-    private RocePacket(byte[] buffer, int offset, int length, Bth bth, Deth deth, Reth reth, Aeth aeth, AtomicEth atomicEth,
-                       AtomicAckEth atomicAckEth, boolean hasImmDt, int immDt, int payloadOffset, int payloadLength,
-                       int icrc) {
-        this.buffer = buffer;
-        this.offset = offset;
-        this.length = length;
-        this.bth = bth;
-        this.deth = deth;
-        this.reth = reth;
-        this.aeth = aeth;
-        this.atomicEth = atomicEth;
-        this.atomicAckEth = atomicAckEth;
-        this.hasImmDt = hasImmDt;
-        this.immDt = immDt;
-        this.payloadOffset = payloadOffset;
-        this.payloadLength = payloadLength;
-        this.icrc = icrc;
+    private RocePacket() {
+    }
+
+    /** An empty packet to {@link #decodeFrom} into. */
+    public static RocePacket reusable() {
+        return new RocePacket();
     }
 
     /**
@@ -57,6 +56,16 @@ public final class RocePacket {
      * @throws MalformedPacketException with a one-line reason
      */
     public static RocePacket decode(byte[] buf, int offset, int length) throws MalformedPacketException {
+        return new RocePacket().decodeFrom(buf, offset, length);
+    }
+
+    /**
+     * {@link #decode} into this packet, which forgets what it held before; allocates nothing.
+     *
+     * @return this packet
+     * @throws MalformedPacketException with a one-line reason (the packet then holds nothing useful)
+     */
+    public RocePacket decodeFrom(byte[] buf, int offset, int length) throws MalformedPacketException {
         if (buf == null || offset < 0 || length < 0 || offset + length > buf.length) {
             throw new IllegalArgumentException("decode range " + offset + "+" + length + " is outside the buffer");
         }
@@ -65,73 +74,138 @@ public final class RocePacket {
             throw new MalformedPacketException("packet too short: " + length + " bytes, a BTH and an ICRC need "
                     + minimum);
         }
-        Opcode opcode = Opcode.of(buf[offset] & 0xFF);
-        if (!opcode.isKnown()) {
-            throw new MalformedPacketException(String.format("unknown opcode 0x%02x", opcode.value()));
+        Opcode op = Opcode.of(buf[offset] & 0xFF);
+        if (!op.isKnown()) {
+            throw new MalformedPacketException(String.format("unknown opcode 0x%02x", op.value()));
         }
-        ByteBuffer in = ByteBuffer.wrap(buf, offset, length);
-        Bth bth = Bth.read(in);
-        if (bth.transportVersion() != 0) {
-            throw new MalformedPacketException(opcode.name() + ": unsupported transport header version "
-                    + bth.transportVersion() + " (only 0 is defined)");
+        int flags = buf[offset + 1] & 0xFF;
+        int transportVersion = flags & 0xF;
+        if (transportVersion != 0) {
+            throw new MalformedPacketException(op.name() + ": unsupported transport header version "
+                    + transportVersion + " (only 0 is defined)");
         }
-        int headers = Bth.LENGTH + opcode.extensionLength();
+        int headers = Bth.LENGTH + op.extensionLength();
         if (length < headers + Icrc.LENGTH) {
-            throw new MalformedPacketException(opcode.name() + " too short: " + length
+            throw new MalformedPacketException(op.name() + " too short: " + length
                     + " bytes, its headers and ICRC need " + (headers + Icrc.LENGTH));
         }
-        Deth deth = opcode.hasDeth() ? Deth.read(in) : null;
-        Reth reth = opcode.hasReth() ? Reth.read(in) : null;
-        Aeth aeth = opcode.hasAeth() ? Aeth.read(in) : null;
-        AtomicEth atomicEth = opcode.hasAtomicEth() ? AtomicEth.read(in) : null;
-        AtomicAckEth atomicAckEth = opcode.hasAtomicAckEth() ? AtomicAckEth.read(in) : null;
-        int immDt = opcode.hasImmDt() ? ImmDt.read(in) : 0;
         int afterHeaders = length - headers - Icrc.LENGTH;
-        if (!opcode.hasPayload() && afterHeaders != 0) {
-            throw new MalformedPacketException(opcode.name() + " carries no payload but " + afterHeaders
+        if (!op.hasPayload() && afterHeaders != 0) {
+            throw new MalformedPacketException(op.name() + " carries no payload but " + afterHeaders
                     + " bytes follow its headers");
         }
-        if (bth.padCount() > afterHeaders) {
-            throw new MalformedPacketException(opcode.name() + ": pad count " + bth.padCount() + " exceeds the "
+        int pad = (flags >> 4) & 3;
+        if (pad > afterHeaders) {
+            throw new MalformedPacketException(op.name() + ": pad count " + pad + " exceeds the "
                     + afterHeaders + " bytes after the headers");
         }
-        int icrcAt = offset + length - Icrc.LENGTH;
-        return new RocePacket(buf, offset, length, bth, deth, reth, aeth, atomicEth, atomicAckEth, opcode.hasImmDt(),
-                immDt, offset + headers, afterHeaders - bth.padCount(), Icrc.read(buf, icrcAt));
+        this.buffer = buf;
+        this.offset = offset;
+        this.length = length;
+        this.opcode = op;
+        this.headersEnd = offset + headers;
+        // ImmDt is the last extension header whenever it is present.
+        this.hasImmDt = op.hasImmDt();
+        this.immDt = hasImmDt ? readInt(buf, headersEnd - ImmDt.LENGTH) : 0;
+        this.payloadOffset = offset + headers;
+        this.payloadLength = afterHeaders - pad;
+        this.icrc = Icrc.read(buf, offset + length - Icrc.LENGTH);
+        this.bth = null;
+        this.extensionsParsed = false;
+        this.deth = null;
+        this.reth = null;
+        this.aeth = null;
+        this.atomicEth = null;
+        this.atomicAckEth = null;
+        return this;
     }
 
-    /** The BTH. */
+    private static int readInt(byte[] buf, int at) {
+        return (buf[at] & 0xFF) << 24 | (buf[at + 1] & 0xFF) << 16 | (buf[at + 2] & 0xFF) << 8 | (buf[at + 3] & 0xFF);
+    }
+
+    private static int read24(byte[] buf, int at) {
+        return (buf[at] & 0xFF) << 16 | (buf[at + 1] & 0xFF) << 8 | (buf[at + 2] & 0xFF);
+    }
+
+    /** The BTH's PSN, read without building the {@link Bth}. */
+    public int psn() {
+        return read24(buffer, offset + 9);
+    }
+
+    /** The BTH's destination QP. */
+    public int destQp() {
+        return read24(buffer, offset + 5);
+    }
+
+    /** The BTH's AckReq bit. */
+    public boolean ackRequest() {
+        return (buffer[offset + 8] & 0x80) != 0;
+    }
+
+    /** The BTH's SE (solicited event) bit. */
+    public boolean solicitedEvent() {
+        return (buffer[offset + 1] & 0x80) != 0;
+    }
+
+    /** The BTH's pad count. */
+    public int padCount() {
+        return (buffer[offset + 1] >> 4) & 3;
+    }
+
+    private void parseExtensions() {
+        if (extensionsParsed) {
+            return;
+        }
+        ByteBuffer in = ByteBuffer.wrap(buffer, offset + Bth.LENGTH, headersEnd - offset - Bth.LENGTH);
+        deth = opcode.hasDeth() ? Deth.read(in) : null;
+        reth = opcode.hasReth() ? Reth.read(in) : null;
+        aeth = opcode.hasAeth() ? Aeth.read(in) : null;
+        atomicEth = opcode.hasAtomicEth() ? AtomicEth.read(in) : null;
+        atomicAckEth = opcode.hasAtomicAckEth() ? AtomicAckEth.read(in) : null;
+        extensionsParsed = true;
+    }
+
+    /** The BTH (built on the first call after a decode). */
     public Bth bth() {
+        if (bth == null) {
+            bth = Bth.read(ByteBuffer.wrap(buffer, offset, Bth.LENGTH));
+        }
         return bth;
     }
 
-    /** Shortcut for {@code bth().opcode()}. */
+    /** Shortcut for {@code bth().opcode()}, without building the BTH. */
     public Opcode opcode() {
-        return bth.opcode();
+        return opcode;
     }
 
     /** The DETH (UD packets), or null when the opcode has none. */
     public Deth deth() {
+        parseExtensions();
         return deth;
     }
 
     /** The RETH, or null when the opcode has none. */
     public Reth reth() {
+        parseExtensions();
         return reth;
     }
 
     /** The AETH, or null when the opcode has none. */
     public Aeth aeth() {
+        parseExtensions();
         return aeth;
     }
 
     /** The AtomicETH, or null when the opcode has none. */
     public AtomicEth atomicEth() {
+        parseExtensions();
         return atomicEth;
     }
 
     /** The AtomicAckETH, or null when the opcode has none. */
     public AtomicAckEth atomicAckEth() {
+        parseExtensions();
         return atomicAckEth;
     }
 
@@ -186,6 +260,7 @@ public final class RocePacket {
      * only when not 0xFFFF.
      */
     public String summary() {
+        Bth bth = bth();
         StringBuilder line = new StringBuilder(96);
         line.append(bth.opcode().name());
         line.append(String.format(" qp 0x%06x psn %d", bth.destQp(), bth.psn()));
@@ -219,6 +294,7 @@ public final class RocePacket {
      * {@code RETH va 0x... rkey 0x... len 11 payload 11}; empty for a bare ACK-less BTH.
      */
     public String detail() {
+        parseExtensions();
         StringBuilder line = new StringBuilder(64);
         if (deth != null) {
             append(line, deth.toString());
@@ -238,7 +314,7 @@ public final class RocePacket {
         if (hasImmDt) {
             append(line, String.format("imm 0x%08x", immDt));
         }
-        if (bth.opcode().hasPayload()) {
+        if (opcode.hasPayload()) {
             append(line, "payload " + payloadLength);
         }
         return line.toString();
