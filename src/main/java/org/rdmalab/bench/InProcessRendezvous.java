@@ -1,6 +1,7 @@
 package org.rdmalab.bench;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Exchanger;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -43,6 +44,16 @@ final class InProcessRendezvous implements Rendezvous {
         if (!name.equals(peer)) {
             throw new BenchException("this side is at '" + name + "' but the other side is at '" + peer + "'");
         }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Map<String, String> swap(Map<String, String> local, Duration timeout) throws BenchException {
+        Object peer = swap((Object) Map.copyOf(local), timeout, "the exchange of results");
+        if (!(peer instanceof Map<?, ?> values)) {
+            throw new BenchException("the other side sent " + peer + " instead of its results");
+        }
+        return (Map<String, String>) values;
     }
 
     private Object swap(Object value, Duration timeout, String what) throws BenchException {

@@ -1,6 +1,8 @@
 package org.rdmalab.bench;
 
 import java.time.Duration;
+import java.util.Map;
+import org.rdmalab.control.lab.Facts;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.control.ControlException;
 import org.rdmalab.control.lab.LabConnection;
@@ -44,6 +46,19 @@ final class LabRendezvous implements Rendezvous {
             throw new BenchException(e.getMessage()
                     + (e.reason() == ControlException.Reason.PROTOCOL ? " (start both sides with the same options)" : ""),
                     e);
+        }
+    }
+
+    @Override
+    public Map<String, String> swap(Map<String, String> local, Duration timeout) throws BenchException {
+        try {
+            connection.channel().setReadTimeout(timeout);
+            return connection.exchangeFacts(Facts.of(local)).values();
+        } catch (ControlException e) {
+            if (e.reason() == ControlException.Reason.INTERRUPTED) {
+                throw new BenchStopped();
+            }
+            throw new BenchException(e.getMessage(), e);
         }
     }
 

@@ -1,6 +1,7 @@
 package org.rdmalab.bench;
 
 import java.time.Duration;
+import java.util.Map;
 import org.rdmalab.control.ConnectionData;
 
 /**
@@ -16,6 +17,12 @@ interface Rendezvous extends AutoCloseable {
 
     /** Waits until the peer reaches the point called {@code name}, at most {@code timeout}. */
     void sync(String name, Duration timeout) throws BenchException;
+
+    /**
+     * Sends named values and returns the peer's (the client's bandwidth row for the server to
+     * print, as perftest's {@code xchg_bw_reports}), waiting at most {@code timeout}.
+     */
+    Map<String, String> swap(Map<String, String> local, Duration timeout) throws BenchException;
 
     /** The peer's IPv4 address, for the baseline's datagrams. */
     String peerAddress();

@@ -3,6 +3,7 @@ package org.rdmalab.bench;
 import java.net.Inet4Address;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.VerbsException;
@@ -65,12 +66,22 @@ final class SideRunner {
                 int size = sizes.get(index);
                 traffic.prepare(size);
                 rendezvous.sync("size " + size, HANDSHAKE);
+                BenchRow measured = null;
                 if (client) {
-                    report(traffic.measure(size, index));
+                    measured = traffic.measure(size, index);
+                    report(measured);
                 } else {
                     traffic.serve(size);
                 }
                 rendezvous.sync("size " + size + " done", timeoutFor(size));
+                if (settings.mode() == BenchMode.BW) {
+                    // perftest's xchg_bw_reports: a bandwidth server prints the client's row too.
+                    Map<String, String> peer = rendezvous.swap(client ? bandwidthFacts(measured.bandwidth())
+                            : Map.of(), HANDSHAKE);
+                    if (!client) {
+                        report(new BenchRow(BenchRow.Path.RDMA, size, bandwidthOf(size, peer), null, null, 0));
+                    }
+                }
                 if (settings.baseline()) {
                     try (UdpBaseline udp = UdpBaseline.open(localIp, peerIp, baselinePort, settings, side.mtu().bytes(),
                             progress)) {
@@ -84,6 +95,27 @@ final class SideRunner {
                     }
                 }
             }
+        }
+    }
+
+    /** A bandwidth row as named values for {@link Rendezvous#swap}. */
+    static Map<String, String> bandwidthFacts(BandwidthStats stats) {
+        return Map.of("iterations", Long.toString(stats.iterations()),
+                "bw_peak", Double.toString(stats.peakBytesPerSecond()),
+                "bw_avg", Double.toString(stats.averageBytesPerSecond()),
+                "msg_rate", Double.toString(stats.messagesPerSecond()),
+                "elapsed_ns", Long.toString(stats.elapsedNanos()));
+    }
+
+    /** The peer's bandwidth row of {@code size} from its named values. */
+    static BandwidthStats bandwidthOf(int size, Map<String, String> facts) throws BenchException {
+        try {
+            return new BandwidthStats(size, Long.parseLong(facts.get("iterations")),
+                    Double.parseDouble(facts.get("bw_peak")), Double.parseDouble(facts.get("bw_avg")),
+                    Double.parseDouble(facts.get("msg_rate")), Long.parseLong(facts.get("elapsed_ns")));
+        } catch (RuntimeException e) {
+            throw new BenchException("the client's results for " + size + " bytes were not readable (" + facts
+                    + "); start both sides from the same RDMA Lab version", e);
         }
     }
 

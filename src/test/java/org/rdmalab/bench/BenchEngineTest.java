@@ -129,6 +129,30 @@ class BenchEngineTest {
         assertEquals(1, recorder.started.get());
     }
 
+    /** perftest's bandwidth server prints the client's row (xchg_bw_reports); so does this one. */
+    @Test
+    void aBandwidthServerReportsTheClientsRow() throws Exception {
+        int tcp = Ports.freeTcpPort();
+        int udp = Ports.freeUdpPort();
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096, 8192))
+                .withIterations(200);
+        BenchEngine engine = new BenchEngine(Backends.installed());
+        Recorder served = new Recorder();
+        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), served);
+        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), BenchListener.NONE);
+        BenchReport measured = client.await(WAIT);
+        BenchReport answered = server.await(WAIT);
+        assertEquals(2, answered.rows().size(), "one row per size on the server");
+        for (int i = 0; i < 2; i++) {
+            BandwidthStats mine = answered.rows().get(i).bandwidth();
+            BandwidthStats theirs = measured.rows().get(i).bandwidth();
+            assertEquals(theirs, mine, "the server shows the client's figures");
+        }
+        assertEquals(2, served.rows.size(), "the server's listener saw the rows");
+    }
+
     @Test
     void sidesStartedWithDifferentOptionsStopWithAClearMessage() throws Exception {
         int tcp = Ports.freeTcpPort();
