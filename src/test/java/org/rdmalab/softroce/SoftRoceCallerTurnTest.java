@@ -155,9 +155,9 @@ class SoftRoceCallerTurnTest {
             }
         }
         // Without held ACKs no answer can leave first: the ACK is sent in the turn that placed the
-        // WRITE, before the poller sees its byte. With them most rounds show the order on a quiet
-        // machine (120 to 210 of 400 at a load of 4); busy pollers on a loaded one lose their cores, stop counting
-        // as polling, and their ACKs leave at once (40 of 400 seen at a load of 8).
+        // WRITE, before the poller sees its byte. With them, 120 to 210 of 400 rounds showed the
+        // order at a load of 4 and 40 at a load of 8: a busy poller that loses its core stops
+        // counting as polling, and its ACKs leave at once.
         assertTrue(answerFirst > 0, answerFirst + " of " + compared + " answers left before the ACK");
     }
 
