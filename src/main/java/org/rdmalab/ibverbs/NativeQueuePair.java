@@ -90,6 +90,11 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
         return capabilities;
     }
 
+    /** {@code struct ibv_qp *} itself. */
+    Pointer pointer() {
+        return qp;
+    }
+
     private Native library() {
         return pd.nativeContext().library();
     }
