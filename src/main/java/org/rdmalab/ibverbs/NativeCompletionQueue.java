@@ -82,6 +82,12 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
                 throw new VerbsException("ibv_poll_cq", Native.errnoOf(polled, OpsTable.savedErrno()),
                         "the provider could not poll the CQ", null);
             }
+            if (polled == 0) {
+                return List.of();
+            }
+            if (polled == 1) {
+                return List.of(completion(wc));
+            }
             List<WorkCompletion> completions = new ArrayList<>(polled);
             for (int i = 0; i < polled; i++) {
                 completions.add(completion(wc + (long) i * StructSize.WC.size));

@@ -1,5 +1,9 @@
 package org.rdmalab.ibverbs;
 
+import com.kenai.jffi.CallContext;
+import com.kenai.jffi.CallingConvention;
+import com.kenai.jffi.Invoker;
+import com.kenai.jffi.Type;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,8 +64,10 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * functions do the same small amount of work for each: an 8-byte RDMA WRITE between two
  * connected RC QPs, signaled, then one completion polled. {@link #java()} calls the public verbs
  * API ({@code QueuePair.postSend}, {@code CompletionQueue.poll}); {@link #c()} calls
- * {@code src/test/c/pair_loop.c}, which makes 1000 pairs on the very same QP and CQ.
- * {@link #main} runs both and prints the ratio; docs/bench.md says how to run it.
+ * {@code src/test/c/pair_loop.c}, which makes 1000 pairs on the very same QP and CQ. Two more
+ * show what any binding through jffi pays: {@link #rawPair} (the pair from Java with the work
+ * request built once in native memory) and {@link #jffiCall} (one call of an empty C function).
+ * {@link #main} runs them and prints the ratio; docs/bench.md says how to run it.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -93,14 +99,26 @@ public class NativePairBenchmark {
     private PairLoop loop;
     private Pointer senderPointer;
     private Pointer cqPointer;
+    private long noop;
+    private OpsTable ops;
+    private long senderAddress;
+    private long cqAddress;
+    private NativeMemory rawMemory;
+    private long rawWr;
+    private long rawWc;
+    private static final long RAW_BAD_WR = StructSize.SEND_WR.size + StructSize.SGE.size;
+    private static final CallContext NOOP_SIGNATURE = CallContext.getCallContext(Type.SINT32,
+            new Type[] {Type.POINTER, Type.POINTER, Type.POINTER}, CallingConvention.DEFAULT, true);
 
     /** Builds the stand-in and the C loop, and connects two RC QPs on the stand-in's first device. */
     @Setup(Level.Trial)
     public void open() throws Exception {
         dir = Files.createTempDirectory("rdmalab-jmh");
         Path library = StandInVerbs.build(dir);
-        loop = LibraryLoader.create(PairLoop.class).failImmediately()
-                .load(StandInVerbs.compile("pair_loop.c", dir.resolve("libpair-loop.so"), "-O2").toString());
+        Path pairLoop = StandInVerbs.compile("pair_loop.c", dir.resolve("libpair-loop.so"), "-O2");
+        loop = LibraryLoader.create(PairLoop.class).failImmediately().load(pairLoop.toString());
+        noop = com.kenai.jffi.Library.getCachedInstance(pairLoop.toString(), com.kenai.jffi.Library.LAZY)
+                .getSymbolAddress("pair_noop");
         context = new NativeProvider(library.toString()).devices(DeviceOptions.defaults()).get(0).open();
         ProtectionDomain pd = context.allocatePd();
         cq = context.createCq(8, null, 0);
@@ -116,6 +134,24 @@ public class NativePairBenchmark {
                 SendFlag.SIGNALED.value());
         senderPointer = ((NativeQueuePair) sender).pointer();
         cqPointer = ((NativeCompletionQueue) cq).pointer();
+        ops = ((NativeContext) context).ops();
+        senderAddress = senderPointer.address();
+        cqAddress = cqPointer.address();
+        rawMemory = NativeMemory.allocate(((NativeContext) context).library().runtime,
+                StructSize.SEND_WR.size + StructSize.SGE.size + 8 + StructSize.WC.size);
+        rawWr = rawMemory.address();
+        rawWc = rawWr + RAW_BAD_WR + 8;
+        long sge = rawWr + StructSize.SEND_WR.size;
+        StructField.SGE_ADDR.putAt(sge, source.address());
+        StructField.SGE_LENGTH.putAt(sge, BYTES);
+        StructField.SGE_LKEY.putAt(sge, source.lkey());
+        StructField.SEND_WR_WR_ID.putAt(rawWr, 7);
+        StructField.SEND_WR_SG_LIST.putAt(rawWr, sge);
+        StructField.SEND_WR_NUM_SGE.putAt(rawWr, 1);
+        StructField.SEND_WR_OPCODE.putAt(rawWr, write.opcode().value());
+        StructField.SEND_WR_SEND_FLAGS.putAt(rawWr, write.sendFlags());
+        StructField.SEND_WR_RDMA_REMOTE_ADDR.putAt(rawWr, target.address());
+        StructField.SEND_WR_RDMA_RKEY.putAt(rawWr, target.rkey());
     }
 
     private static void connect(QueuePair qp, QueuePair peer) throws VerbsException {
@@ -132,11 +168,34 @@ public class NativePairBenchmark {
                         QpAttrMask.SQ_PSN, QpAttrMask.MAX_QP_RD_ATOMIC));
     }
 
+    /**
+     * The floor of any binding through jffi: the same pair with the work request built once in
+     * native memory, two jffi calls through the ops table, nothing read back.
+     */
+    @Benchmark
+    public int rawPair() {
+        int rc = ops.postSend(senderAddress, rawWr, rawWr + RAW_BAD_WR);
+        int polled = ops.pollCq(cqAddress, 1, rawWc);
+        if (rc != 0 || polled != 1 || StructField.WC_STATUS.getIntAt(rawWc) != 0) {
+            throw new IllegalStateException("the raw pair did not complete: " + rc + ", " + polled);
+        }
+        return polled;
+    }
+
+    /** One jffi call of a C function that does nothing, with post_send's signature, errno saved as the binding does. */
+    @Benchmark
+    public long jffiCall() {
+        return Invoker.getInstance().invokeN3(NOOP_SIGNATURE, noop, 1, 2, 3);
+    }
+
     /** Closes the context (and with it every verbs object) and removes the built libraries. */
     @TearDown(Level.Trial)
     public void close() throws IOException {
         if (context != null) {
             context.close();
+        }
+        if (rawMemory != null) {
+            rawMemory.close();
         }
         if (dir != null) {
             try (Stream<Path> files = Files.walk(dir)) {
@@ -187,16 +246,26 @@ public class NativePairBenchmark {
         System.out.println(ratio(results));
     }
 
-    /** {@code ratio (Java pair / C pair): X}, from the two benchmarks' scores in {@code results}. */
+    /**
+     * The figures of the run and {@code ratio (Java pair / C pair): X}; with {@link #rawPair} and
+     * {@link #jffiCall} in the run, also the floor of the ratio that any jffi binding has.
+     */
     static String ratio(Collection<RunResult> results) {
         Result<?> java = score(results, "java");
         Result<?> c = score(results, "c");
         if (java == null || c == null) {
             return "ratio: not computed (run both java and c)";
         }
-        return String.format("Java pair %.1f ± %.1f ns, C pair %.1f ± %.1f ns%nratio (Java pair / C pair): %.2f",
-                java.getScore(), java.getScoreError(), c.getScore(), c.getScoreError(),
-                java.getScore() / c.getScore());
+        StringBuilder text = new StringBuilder(String.format("Java pair %.1f ± %.1f ns, C pair %.1f ± %.1f ns",
+                java.getScore(), java.getScoreError(), c.getScore(), c.getScoreError()));
+        Result<?> raw = score(results, "rawPair");
+        Result<?> call = score(results, "jffiCall");
+        if (raw != null && call != null) {
+            text.append(String.format("%nraw pair through jffi %.1f ns (floor ratio %.2f), one jffi call %.1f ns",
+                    raw.getScore(), raw.getScore() / c.getScore(), call.getScore()));
+        }
+        text.append(String.format("%nratio (Java pair / C pair): %.2f", java.getScore() / c.getScore()));
+        return text.toString();
     }
 
     private static Result<?> score(Collection<RunResult> results, String method) {

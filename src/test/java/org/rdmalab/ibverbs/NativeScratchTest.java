@@ -2,6 +2,7 @@ package org.rdmalab.ibverbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.kenai.jffi.MemoryIO;
 import org.junit.jupiter.api.Test;
@@ -32,16 +33,24 @@ class NativeScratchTest {
     }
 
     @Test
-    void aClosedBlockIsNeverHandedOutAndAClosedHeldBlockIsFreedOnRelease() {
+    void closeWaitsForTheHolderAndAClosedBlockIsNeverHandedOutAgain() throws Exception {
         NativeScratch scratch = new NativeScratch(32);
         assertNotEquals(0L, scratch.acquire(32));
-        scratch.close();
-        assertEquals(0L, scratch.acquire(8), "closing while held: no one else gets it");
-        scratch.release();
-        assertEquals(0L, scratch.acquire(8), "freed on release, still never handed out");
-        scratch.close();
-        scratch.release();
+        Thread holder = new Thread(() -> {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            scratch.release();
+        });
+        holder.start();
+        long start = System.nanoTime();
+        assertTrue(scratch.closeWaiting(), "freed once the holder gave it back");
+        assertTrue(System.nanoTime() - start >= 40_000_000L, "close waited for the holder");
+        holder.join(5000);
         assertEquals(0L, scratch.acquire(8));
+        assertTrue(scratch.closeWaiting(), "a second close is a no-op");
 
         NativeScratch idle = new NativeScratch(32);
         idle.close();
