@@ -17,20 +17,28 @@ import org.rdmalab.verbs.spi.ResourceNode;
 
 /**
  * {@code struct ibv_cq *}. Polling and arming go through the context's ops table
- * ({@code ibv_poll_cq}, {@code ibv_req_notify_cq} are inline in C). Events taken from the channel
- * and not yet acknowledged are acknowledged before {@code ibv_destroy_cq}, which would otherwise wait.
+ * ({@code ibv_poll_cq}, {@code ibv_req_notify_cq} are inline in C); a poll allocates no native
+ * memory (see {@link NativeScratch}). Events taken from the channel and not yet acknowledged are acknowledged before {@code ibv_destroy_cq}, which would otherwise wait.
  */
 final class NativeCompletionQueue extends ResourceNode implements CompletionQueue {
 
+    /** Entries of the {@code ibv_wc} array each CQ keeps for its polls. */
+    static final int SCRATCH_ENTRIES = 32;
+
     private final NativeContext context;
     private final Pointer cq;
+    private final long address;
+    private final OpsTable ops;
     private final NativeCompletionChannel channel;
+    private final NativeScratch scratch = new NativeScratch((long) SCRATCH_ENTRIES * StructSize.WC.size);
     private int unackedEvents;
 
     NativeCompletionQueue(NativeContext context, Pointer cq, NativeCompletionChannel channel) {
         super(context, Kind.COMPLETION_QUEUE);
         this.context = context;
         this.cq = cq;
+        this.address = cq.address();
+        this.ops = context.ops();
         this.channel = channel;
     }
 
@@ -53,60 +61,79 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
         return channel;
     }
 
-    /** {@code ibv_poll_cq} through {@code context->ops.poll_cq}. */
+    /**
+     * {@code ibv_poll_cq} through {@code context->ops.poll_cq}, into the CQ's own {@code ibv_wc}
+     * array (up to {@value #SCRATCH_ENTRIES} entries; a larger poll, or a second thread polling at
+     * the same time, allocates its own).
+     */
     @Override
     public List<WorkCompletion> poll(int maxEntries) throws VerbsException {
         ensureOpen();
         if (maxEntries < 1) {
             throw new IllegalArgumentException("poll at least one entry, not " + maxEntries);
         }
-        try (NativeMemory memory = NativeMemory.allocate(context.library().runtime,
-                (long) maxEntries * StructSize.WC.size)) {
-            OpsTable.Result result = context.ops().pollCq(cq.address(), maxEntries, memory.address());
-            if (result.value() < 0) {
-                throw new VerbsException("ibv_poll_cq", Native.errnoOf(result.value(), result.errno()),
+        long bytes = (long) maxEntries * StructSize.WC.size;
+        long block = scratch.acquire(bytes);
+        NativeMemory own = block == 0 ? NativeMemory.allocate(context.library().runtime, bytes) : null;
+        long wc = own == null ? block : own.address();
+        try {
+            int polled = ops.pollCq(address, maxEntries, wc);
+            if (polled < 0) {
+                throw new VerbsException("ibv_poll_cq", Native.errnoOf(polled, OpsTable.savedErrno()),
                         "the provider could not poll the CQ", null);
             }
-            List<WorkCompletion> completions = new ArrayList<>(result.value());
-            for (int i = 0; i < result.value(); i++) {
-                completions.add(completion(memory.pointer().slice((long) i * StructSize.WC.size, StructSize.WC.size)));
+            if (polled == 0) {
+                return List.of();
+            }
+            if (polled == 1) {
+                return List.of(completion(wc));
+            }
+            List<WorkCompletion> completions = new ArrayList<>(polled);
+            for (int i = 0; i < polled; i++) {
+                completions.add(completion(wc + (long) i * StructSize.WC.size));
             }
             return completions;
+        } finally {
+            if (own != null) {
+                own.close();
+            } else {
+                scratch.release();
+            }
         }
     }
 
-    private static WorkCompletion completion(Pointer wc) throws VerbsException {
+    private static WorkCompletion completion(long wc) throws VerbsException {
         WcStatus status;
         try {
-            status = WcStatus.of(WC_STATUS.getInt(wc));
+            status = WcStatus.of(WC_STATUS.getIntAt(wc));
         } catch (IllegalArgumentException e) {
             throw new VerbsException("ibv_poll_cq", Errno.EPROTO.value(), "unknown completion status "
-                    + WC_STATUS.getInt(wc), e);
+                    + WC_STATUS.getIntAt(wc), e);
         }
         WcOpcode opcode;
         try {
-            opcode = WcOpcode.of(WC_OPCODE.getInt(wc));
+            opcode = WcOpcode.of(WC_OPCODE.getIntAt(wc));
         } catch (IllegalArgumentException e) {
             if (status == WcStatus.SUCCESS) {
                 throw new VerbsException("ibv_poll_cq", Errno.EPROTO.value(), "unknown completion opcode "
-                        + WC_OPCODE.getInt(wc), e);
+                        + WC_OPCODE.getIntAt(wc), e);
             }
             // In an error completion the opcode is undefined (verbs.h); only wr_id, status and qp_num count.
             opcode = WcOpcode.SEND;
         }
-        int flags = WC_WC_FLAGS.getInt(wc);
-        int imm = WcFlag.has(flags, WcFlag.WITH_IMM) ? NativeContext.bigEndian(WC_IMM_DATA.getInt(wc)) : 0;
-        return new WorkCompletion(WC_WR_ID.getLong(wc), status, opcode, WC_VENDOR_ERR.getInt(wc),
-                WC_BYTE_LEN.getInt(wc), imm, WC_QP_NUM.getInt(wc), WC_SRC_QP.getInt(wc), flags);
+        int flags = WC_WC_FLAGS.getIntAt(wc);
+        int imm = WcFlag.has(flags, WcFlag.WITH_IMM) ? NativeContext.bigEndian(WC_IMM_DATA.getIntAt(wc)) : 0;
+        return new WorkCompletion(WC_WR_ID.getLongAt(wc), status, opcode, WC_VENDOR_ERR.getIntAt(wc),
+                WC_BYTE_LEN.getIntAt(wc), imm, WC_QP_NUM.getIntAt(wc), WC_SRC_QP.getIntAt(wc), flags);
     }
 
     /** {@code ibv_req_notify_cq} through {@code context->ops.req_notify_cq}. */
     @Override
     public void requestNotify(boolean solicitedOnly) throws VerbsException {
         ensureOpen();
-        OpsTable.Result result = context.ops().reqNotifyCq(cq.address(), solicitedOnly);
-        if (result.value() != 0) {
-            throw new VerbsException("ibv_req_notify_cq", Native.errnoOf(result.value(), result.errno()),
+        int rc = ops.reqNotifyCq(address, solicitedOnly);
+        if (rc != 0) {
+            throw new VerbsException("ibv_req_notify_cq", Native.errnoOf(rc, OpsTable.savedErrno()),
                     "could not arm the CQ", null);
         }
     }
@@ -141,6 +168,7 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
         }
         int rc = library.verbs.ibv_destroy_cq(cq);
         int saved = library.lastError();
+        scratch.close();
         if (rc != 0) {
             NativeContext.logDestroyFailure("ibv_destroy_cq", rc, saved);
         }

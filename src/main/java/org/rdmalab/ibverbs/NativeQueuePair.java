@@ -2,6 +2,7 @@ package org.rdmalab.ibverbs;
 
 import static org.rdmalab.ibverbs.StructField.*;
 
+import com.kenai.jffi.MemoryIO;
 import java.util.List;
 import java.util.function.IntToLongFunction;
 import jnr.ffi.Pointer;
@@ -28,10 +29,19 @@ import org.rdmalab.verbs.spi.ResourceNode;
 
 /**
  * {@code struct ibv_qp *}. Modify and query marshal {@code struct ibv_qp_attr}; posting builds a
- * chain of work requests and SGEs in native memory freed when the call returns (the provider
- * copies them into its queue before returning, as verbs requires).
+ * chain of work requests and SGEs in native memory the QP keeps for its posts (the provider
+ * copies them into its queue before returning, as verbs requires), so a post allocates nothing
+ * native (see {@link NativeScratch}).
  */
 final class NativeQueuePair extends ResourceNode implements QueuePair {
+
+    /**
+     * Bytes of the chain each QP keeps for its posts, one block for the send queue and one for the
+     * receive queue: 16 single-SGE send requests, more receives. A longer chain, or a second
+     * thread posting to the same queue at the same time, allocates its own.
+     */
+    static final int SCRATCH_BYTES = 16 * (StructSize.SEND_WR.size + StructSize.SGE.size) + 8;
+    private static final MemoryIO MEMORY = MemoryIO.getInstance();
 
     private final NativeProtectionDomain pd;
     private final Pointer qp;
@@ -40,6 +50,10 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
     private final NativeCompletionQueue recvCq;
     private final QpCapabilities capabilities;
     private final int qpNum;
+    private final long address;
+    private final OpsTable ops;
+    private final NativeScratch sendScratch = new NativeScratch(SCRATCH_BYTES);
+    private final NativeScratch recvScratch = new NativeScratch(SCRATCH_BYTES);
 
     NativeQueuePair(NativeProtectionDomain pd, Pointer qp, QpType type, NativeCompletionQueue sendCq,
                     NativeCompletionQueue recvCq, QpCapabilities capabilities) {
@@ -51,6 +65,8 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
         this.recvCq = recvCq;
         this.capabilities = capabilities;
         this.qpNum = QP_QP_NUM.getInt(qp);
+        this.address = qp.address();
+        this.ops = pd.nativeContext().ops();
     }
 
     @Override
@@ -88,6 +104,11 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
     @Override
     public QpCapabilities capabilities() {
         return capabilities;
+    }
+
+    /** {@code struct ibv_qp *} itself. */
+    Pointer pointer() {
+        return qp;
     }
 
     private Native library() {
@@ -252,43 +273,56 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
     @Override
     public void postSend(List<SendWorkRequest> requests) throws VerbsException {
         ensureOpen();
-        if (requests.isEmpty()) {
+        int count = requests.size();
+        if (count == 0) {
             return;
         }
         if (type == QpType.UD) {
             throw new VerbsException("ibv_post_send", Errno.EOPNOTSUPP, "UD sends need an address "
                     + "handle (ibv_create_ah), which RDMA Lab's native backend does not bind yet; use an RC QP");
         }
-        int sges = requests.stream().mapToInt(request -> request.sgList().size()).sum();
-        try (NativeMemory memory = allocateChain(requests.size(), StructSize.SEND_WR.size, sges)) {
-            Pointer chain = memory.pointer();
-            long sgeOffset = (long) requests.size() * StructSize.SEND_WR.size;
-            for (int i = 0; i < requests.size(); i++) {
+        int sges = 0;
+        for (int i = 0; i < count; i++) {
+            sges += requests.get(i).sgList().size();
+        }
+        long bytes = chainBytes(count, StructSize.SEND_WR.size, sges);
+        long block = sendScratch.acquire(bytes);
+        NativeMemory own = block == 0 ? NativeMemory.allocate(library().runtime, bytes) : null;
+        long chain = own == null ? block : own.address();
+        try {
+            long sge = chain + (long) count * StructSize.SEND_WR.size;
+            for (int i = 0; i < count; i++) {
                 SendWorkRequest request = requests.get(i);
-                Pointer wr = chain.slice((long) i * StructSize.SEND_WR.size, StructSize.SEND_WR.size);
-                SEND_WR_WR_ID.put(wr, request.wrId());
-                if (i + 1 < requests.size()) {
-                    SEND_WR_NEXT.put(wr, memory.address() + (long) (i + 1) * StructSize.SEND_WR.size);
+                long wr = chain + (long) i * StructSize.SEND_WR.size;
+                SEND_WR_WR_ID.putAt(wr, request.wrId());
+                if (i + 1 < count) {
+                    SEND_WR_NEXT.putAt(wr, wr + StructSize.SEND_WR.size);
                 }
-                sgeOffset = putSges(memory, sgeOffset, request.sgList(), wr, SEND_WR_SG_LIST, SEND_WR_NUM_SGE);
-                SEND_WR_OPCODE.put(wr, request.opcode().value());
-                SEND_WR_SEND_FLAGS.put(wr, request.sendFlags());
-                SEND_WR_IMM_DATA.put(wr, NativeContext.bigEndian(request.immData()));
+                sge = putSges(sge, request.sgList(), wr, SEND_WR_SG_LIST, SEND_WR_NUM_SGE);
+                SEND_WR_OPCODE.putAt(wr, request.opcode().value());
+                SEND_WR_SEND_FLAGS.putAt(wr, request.sendFlags());
+                SEND_WR_IMM_DATA.putAt(wr, NativeContext.bigEndian(request.immData()));
                 if (request.opcode().isAtomic()) {
-                    SEND_WR_ATOMIC_REMOTE_ADDR.put(wr, request.remoteAddress());
-                    SEND_WR_ATOMIC_COMPARE_ADD.put(wr, request.compareAdd());
-                    SEND_WR_ATOMIC_SWAP.put(wr, request.swap());
-                    SEND_WR_ATOMIC_RKEY.put(wr, request.rkey());
+                    SEND_WR_ATOMIC_REMOTE_ADDR.putAt(wr, request.remoteAddress());
+                    SEND_WR_ATOMIC_COMPARE_ADD.putAt(wr, request.compareAdd());
+                    SEND_WR_ATOMIC_SWAP.putAt(wr, request.swap());
+                    SEND_WR_ATOMIC_RKEY.putAt(wr, request.rkey());
                 } else {
-                    SEND_WR_RDMA_REMOTE_ADDR.put(wr, request.remoteAddress());
-                    SEND_WR_RDMA_RKEY.put(wr, request.rkey());
+                    SEND_WR_RDMA_REMOTE_ADDR.putAt(wr, request.remoteAddress());
+                    SEND_WR_RDMA_RKEY.putAt(wr, request.rkey());
                 }
             }
-            long badSlot = memory.address() + memory.size() - 8;
-            OpsTable.Result result = pd.nativeContext().ops().postSend(qp.address(), memory.address(), badSlot);
-            if (result.value() != 0) {
-                throw postFailure("ibv_post_send", result, memory, StructSize.SEND_WR.size, requests.size(),
-                        index -> requests.get(index).wrId());
+            long badSlot = chain + bytes - 8;
+            int rc = ops.postSend(address, chain, badSlot);
+            if (rc != 0) {
+                throw postFailure("ibv_post_send", rc, OpsTable.savedErrno(), chain, badSlot,
+                        StructSize.SEND_WR.size, count, index -> requests.get(index).wrId());
+            }
+        } finally {
+            if (own != null) {
+                own.close();
+            } else {
+                sendScratch.release();
             }
         }
     }
@@ -297,58 +331,72 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
     @Override
     public void postRecv(List<ReceiveWorkRequest> requests) throws VerbsException {
         ensureOpen();
-        if (requests.isEmpty()) {
+        int count = requests.size();
+        if (count == 0) {
             return;
         }
-        int sges = requests.stream().mapToInt(request -> request.sgList().size()).sum();
-        try (NativeMemory memory = allocateChain(requests.size(), StructSize.RECV_WR.size, sges)) {
-            Pointer chain = memory.pointer();
-            long sgeOffset = (long) requests.size() * StructSize.RECV_WR.size;
-            for (int i = 0; i < requests.size(); i++) {
+        int sges = 0;
+        for (int i = 0; i < count; i++) {
+            sges += requests.get(i).sgList().size();
+        }
+        long bytes = chainBytes(count, StructSize.RECV_WR.size, sges);
+        long block = recvScratch.acquire(bytes);
+        NativeMemory own = block == 0 ? NativeMemory.allocate(library().runtime, bytes) : null;
+        long chain = own == null ? block : own.address();
+        try {
+            long sge = chain + (long) count * StructSize.RECV_WR.size;
+            for (int i = 0; i < count; i++) {
                 ReceiveWorkRequest request = requests.get(i);
-                Pointer wr = chain.slice((long) i * StructSize.RECV_WR.size, StructSize.RECV_WR.size);
-                RECV_WR_WR_ID.put(wr, request.wrId());
-                if (i + 1 < requests.size()) {
-                    RECV_WR_NEXT.put(wr, memory.address() + (long) (i + 1) * StructSize.RECV_WR.size);
+                long wr = chain + (long) i * StructSize.RECV_WR.size;
+                RECV_WR_WR_ID.putAt(wr, request.wrId());
+                if (i + 1 < count) {
+                    RECV_WR_NEXT.putAt(wr, wr + StructSize.RECV_WR.size);
                 }
-                sgeOffset = putSges(memory, sgeOffset, request.sgList(), wr, RECV_WR_SG_LIST, RECV_WR_NUM_SGE);
+                sge = putSges(sge, request.sgList(), wr, RECV_WR_SG_LIST, RECV_WR_NUM_SGE);
             }
-            long badSlot = memory.address() + memory.size() - 8;
-            OpsTable.Result result = pd.nativeContext().ops().postRecv(qp.address(), memory.address(), badSlot);
-            if (result.value() != 0) {
-                throw postFailure("ibv_post_recv", result, memory, StructSize.RECV_WR.size, requests.size(),
-                        index -> requests.get(index).wrId());
+            long badSlot = chain + bytes - 8;
+            int rc = ops.postRecv(address, chain, badSlot);
+            if (rc != 0) {
+                throw postFailure("ibv_post_recv", rc, OpsTable.savedErrno(), chain, badSlot,
+                        StructSize.RECV_WR.size, count, index -> requests.get(index).wrId());
+            }
+        } finally {
+            if (own != null) {
+                own.close();
+            } else {
+                recvScratch.release();
             }
         }
     }
 
-    /** Work requests, then SGEs, then one pointer-sized slot for {@code bad_wr}, all zeroed. */
-    private NativeMemory allocateChain(int requests, int requestSize, int sges) {
-        return NativeMemory.allocate(library().runtime,
-                (long) requests * requestSize + (long) sges * StructSize.SGE.size + 8);
+    /** Work requests, then SGEs, then one pointer-sized slot for {@code bad_wr}. */
+    private static long chainBytes(int requests, int requestSize, int sges) {
+        return (long) requests * requestSize + (long) sges * StructSize.SGE.size + 8;
     }
 
-    private static long putSges(NativeMemory memory, long offset, List<ScatterGatherElement> sgList, Pointer wr,
-                                StructField listField, StructField countField) {
-        if (!sgList.isEmpty()) {
-            listField.put(wr, memory.address() + offset);
+    /** Writes {@code sgList} at {@code sge} and points the request at it; returns where the next SGE goes. */
+    private static long putSges(long sge, List<ScatterGatherElement> sgList, long wr, StructField listField,
+                                StructField countField) {
+        int count = sgList.size();
+        if (count > 0) {
+            listField.putAt(wr, sge);
         }
-        countField.put(wr, sgList.size());
-        for (ScatterGatherElement element : sgList) {
-            Pointer sge = memory.pointer().slice(offset, StructSize.SGE.size);
-            SGE_ADDR.put(sge, element.address());
-            SGE_LENGTH.put(sge, element.length());
-            SGE_LKEY.put(sge, element.lkey());
-            offset += StructSize.SGE.size;
+        countField.putAt(wr, count);
+        for (int i = 0; i < count; i++) {
+            ScatterGatherElement element = sgList.get(i);
+            SGE_ADDR.putAt(sge, element.address());
+            SGE_LENGTH.putAt(sge, element.length());
+            SGE_LKEY.putAt(sge, element.lkey());
+            sge += StructSize.SGE.size;
         }
-        return offset;
+        return sge;
     }
 
-    private VerbsException postFailure(String verb, OpsTable.Result result, NativeMemory memory, int requestSize,
-                                       int count, IntToLongFunction wrId) {
-        int errno = Native.errnoOf(result.value(), result.errno());
-        long bad = memory.pointer().getLong(memory.size() - 8);
-        long index = bad == 0 ? -1 : (bad - memory.address()) / requestSize;
+    private VerbsException postFailure(String verb, int rc, int savedErrno, long chain, long badSlot,
+                                       int requestSize, int count, IntToLongFunction wrId) {
+        int errno = Native.errnoOf(rc, savedErrno);
+        long bad = MEMORY.getLong(badSlot);
+        long index = bad == 0 ? -1 : (bad - chain) / requestSize;
         String detail;
         if (index >= 0 && index < count) {
             detail = "request #" + index + " (wr_id " + wrId.applyAsLong((int) index)
@@ -364,6 +412,8 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
         Native library = library();
         int rc = library.verbs.ibv_destroy_qp(qp);
         int saved = library.lastError();
+        sendScratch.close();
+        recvScratch.close();
         if (rc != 0) {
             NativeContext.logDestroyFailure("ibv_destroy_qp", rc, saved);
         }

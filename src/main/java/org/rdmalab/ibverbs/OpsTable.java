@@ -10,7 +10,8 @@ import jnr.ffi.Pointer;
 /**
  * The inline verbs, which libibverbs does not export: their function pointers sit in the
  * {@code struct ibv_context_ops} embedded in every context, and jffi calls them (jnr-ffi has no
- * public way to call a function pointer). Each returns what the provider's function returns.
+ * public way to call a function pointer). Each returns what the provider's function returns; the
+ * calls save errno, which {@link #savedErrno()} reads after a failure.
  */
 final class OpsTable {
 
@@ -37,36 +38,37 @@ final class OpsTable {
         postRecv = StructField.CONTEXT_OPS_POST_RECV.getLong(context);
     }
 
-    /** The result of a call and the errno read right after it. */
-    record Result(int value, int errno) {
-    }
-
     /** {@code ibv_poll_cq(cq, num_entries, wc)}: the number of completions, or negative. */
-    Result pollCq(long cq, int entries, long wc) {
-        return call3(POINTER_INT_POINTER, pollCq, "poll_cq", cq, entries, wc);
+    int pollCq(long cq, int entries, long wc) {
+        check(pollCq, "poll_cq");
+        return (int) Invoker.getInstance().invokeN3(POINTER_INT_POINTER, pollCq, cq, entries, wc);
     }
 
     /** {@code ibv_req_notify_cq(cq, solicited_only)}: 0 or an errno. */
-    Result reqNotifyCq(long cq, boolean solicitedOnly) {
+    int reqNotifyCq(long cq, boolean solicitedOnly) {
         check(reqNotifyCq, "req_notify_cq");
-        int value = (int) Invoker.getInstance().invokeN2(POINTER_INT, reqNotifyCq, cq, solicitedOnly ? 1 : 0);
-        return new Result(value, LastError.getInstance().get());
+        return (int) Invoker.getInstance().invokeN2(POINTER_INT, reqNotifyCq, cq, solicitedOnly ? 1 : 0);
     }
 
     /** {@code ibv_post_send(qp, wr, bad_wr)}: 0 or an errno, with {@code *bad_wr} set. */
-    Result postSend(long qp, long wr, long badWr) {
-        return call3(POINTER_POINTER_POINTER, postSend, "post_send", qp, wr, badWr);
+    int postSend(long qp, long wr, long badWr) {
+        check(postSend, "post_send");
+        return (int) Invoker.getInstance().invokeN3(POINTER_POINTER_POINTER, postSend, qp, wr, badWr);
     }
 
     /** {@code ibv_post_recv(qp, wr, bad_wr)}: 0 or an errno, with {@code *bad_wr} set. */
-    Result postRecv(long qp, long wr, long badWr) {
-        return call3(POINTER_POINTER_POINTER, postRecv, "post_recv", qp, wr, badWr);
+    int postRecv(long qp, long wr, long badWr) {
+        check(postRecv, "post_recv");
+        return (int) Invoker.getInstance().invokeN3(POINTER_POINTER_POINTER, postRecv, qp, wr, badWr);
     }
 
-    private static Result call3(CallContext signature, long function, String name, long a, long b, long c) {
-        check(function, name);
-        int value = (int) Invoker.getInstance().invokeN3(signature, function, a, b, c);
-        return new Result(value, LastError.getInstance().get());
+    /**
+     * The errno jffi saved right after this thread's last call through the ops table. Read it only
+     * when that call failed and before this thread makes another: a success costs no second
+     * native call.
+     */
+    static int savedErrno() {
+        return LastError.getInstance().get();
     }
 
     private static void check(long function, String name) {

@@ -1,5 +1,6 @@
 package org.rdmalab.ibverbs;
 
+import com.kenai.jffi.MemoryIO;
 import jnr.ffi.Pointer;
 
 /**
@@ -164,6 +165,8 @@ enum StructField {
     POLLFD_EVENTS("pollfd", "events", 4, 2),
     POLLFD_REVENTS("pollfd", "revents", 6, 2);
 
+    private static final MemoryIO IO = MemoryIO.getInstance();
+
     /** The C struct's tag ({@code ibv_qp_attr}). */
     final String struct;
     /** The member as C's offsetof designator names it. */
@@ -207,6 +210,38 @@ enum StructField {
             case 8 -> base.putLong(offset, value);
             default -> throw new IllegalStateException(this + " is " + width + " bytes wide, not a number");
         }
+    }
+
+    /**
+     * Writes an integer field of width 1, 2, 4 or 8 of the struct at native address {@code base}
+     * (no bounds check: for the hot verbs, on memory this package allocated for the struct).
+     */
+    void putAt(long base, long value) {
+        switch (width) {
+            case 1 -> IO.putByte(base + offset, (byte) value);
+            case 2 -> IO.putShort(base + offset, (short) value);
+            case 4 -> IO.putInt(base + offset, (int) value);
+            case 8 -> IO.putLong(base + offset, value);
+            default -> throw new IllegalStateException(this + " is " + width + " bytes wide, not a number");
+        }
+    }
+
+    /** Reads an unsigned integer field of width 1, 2 or 4 of the struct at native address {@code base}. */
+    int getIntAt(long base) {
+        return switch (width) {
+            case 1 -> IO.getByte(base + offset) & 0xff;
+            case 2 -> IO.getShort(base + offset) & 0xffff;
+            case 4 -> IO.getInt(base + offset);
+            default -> throw new IllegalStateException(this + " is " + width + " bytes wide, not an int");
+        };
+    }
+
+    /** Reads an 8-byte field of the struct at native address {@code base}. */
+    long getLongAt(long base) {
+        if (width != 8) {
+            throw new IllegalStateException(this + " is " + width + " bytes wide, not a long");
+        }
+        return IO.getLong(base + offset);
     }
 
     /** Reads a pointer field (null for NULL). */

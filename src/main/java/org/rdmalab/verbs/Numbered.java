@@ -13,7 +13,17 @@ public interface Numbered {
      * @throws IllegalArgumentException when none has it
      */
     static <E extends Enum<E> & Numbered> E byValue(Class<E> type, int value, String what) {
-        for (E constant : type.getEnumConstants()) {
+        return byValue(type.getEnumConstants(), value, what);
+    }
+
+    /**
+     * The constant among {@code constants} whose value is {@code value}: for a lookup on a hot path,
+     * with the enum's {@code values()} kept once ({@code getEnumConstants} copies the array on every call).
+     *
+     * @throws IllegalArgumentException when none has it
+     */
+    static <E extends Numbered> E byValue(E[] constants, int value, String what) {
+        for (E constant : constants) {
             if (constant.value() == value) {
                 return constant;
             }

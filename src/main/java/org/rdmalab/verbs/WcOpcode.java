@@ -13,6 +13,9 @@ public enum WcOpcode implements Numbered {
     RECV(128),
     RECV_RDMA_WITH_IMM(129);
 
+    /** Every constant, kept once for {@link #of}, which runs for every polled completion. */
+    private static final WcOpcode[] VALUES = values();
+
     private final int value;
 
     WcOpcode(int value) {
@@ -32,6 +35,6 @@ public enum WcOpcode implements Numbered {
 
     /** The opcode with verbs.h value {@code value}. */
     public static WcOpcode of(int value) {
-        return Numbered.byValue(WcOpcode.class, value, "ibv_wc_opcode");
+        return Numbered.byValue(VALUES, value, "ibv_wc_opcode");
     }
 }

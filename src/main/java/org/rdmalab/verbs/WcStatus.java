@@ -27,6 +27,9 @@ public enum WcStatus implements Numbered {
     TM_ERR(22, "TM error"),
     TM_RNDV_INCOMPLETE(23, "TM software rendezvous");
 
+    /** Every constant, kept once for {@link #of}, which runs for every polled completion. */
+    private static final WcStatus[] VALUES = values();
+
     private final int value;
     private final String text;
 
@@ -53,6 +56,6 @@ public enum WcStatus implements Numbered {
 
     /** The status with verbs.h value {@code value}. */
     public static WcStatus of(int value) {
-        return Numbered.byValue(WcStatus.class, value, "ibv_wc_status");
+        return Numbered.byValue(VALUES, value, "ibv_wc_status");
     }
 }

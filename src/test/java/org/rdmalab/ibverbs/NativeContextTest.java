@@ -12,7 +12,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import jnr.ffi.LibraryLoader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -279,6 +285,76 @@ class NativeContextTest {
         assertTrue(bad.getMessage().contains("request #1 (wr_id 2) and the ones after it were not posted"),
                 bad.getMessage());
         assertEquals(1, pair.cqA.poll(4).get(0).wrId(), "the request before the bad one was posted");
+    }
+
+    @Test
+    void aChainLongerThanTheQpsOwnBlockAndAPollLargerThanTheCqsOwnArrayUseMemoryOfTheirOwn() throws Exception {
+        Pair pair = new Pair(context);
+        pair.connect();
+        int count = NativeQueuePair.SCRATCH_BYTES / (StructSize.SEND_WR.size + StructSize.SGE.size) + 4;
+        byte[] expected = new byte[count];
+        List<SendWorkRequest> chain = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            expected[i] = (byte) (i + 1);
+            chain.add(SendWorkRequest.write(100 + i, pair.mrA.sge(i, 1), pair.mrB.address() + i, pair.mrB.rkey(),
+                    i == count - 1 ? SIGNALED : 0));
+        }
+        pair.mrA.write(0, expected);
+        pair.a.postSend(chain);
+        List<WorkCompletion> completions = pair.cqA.poll(NativeCompletionQueue.SCRATCH_ENTRIES + 8);
+        assertEquals(1, completions.size(), completions.toString());
+        assertEquals(100 + count - 1, completions.get(0).wrId());
+        assertTrue(completions.get(0).isSuccess());
+        assertArrayEquals(expected, pair.mrB.read(0, count));
+
+        SendWorkRequest bad = new SendWorkRequest(999, List.of(pair.mrA.sge(0, 1), pair.mrA.sge(1, 1)),
+                chain.get(0).opcode(), 0, 0, pair.mrB.address(), pair.mrB.rkey(), 0, 0);
+        List<SendWorkRequest> longBad = new ArrayList<>(chain.subList(0, count - 1));
+        longBad.add(bad);
+        VerbsException refused = assertThrows(VerbsException.class, () -> pair.a.postSend(longBad));
+        assertTrue(refused.getMessage().contains("request #" + (count - 1) + " (wr_id 999)"), refused.getMessage());
+    }
+
+    @Test
+    void twoThreadsPostingOnOneQpAtOnceEachSendWhatTheyBuilt() throws Exception {
+        Pair pair = new Pair(context);
+        pair.connect();
+        byte[] source = new byte[40];
+        for (int i = 0; i < source.length; i++) {
+            source[i] = (byte) (i + 1);
+        }
+        pair.mrA.write(0, source);
+        // One thread writes 1 byte to offset 48, the other 40 bytes to offset 0 (of 64). A request
+        // mixed from both (40 bytes to offset 48), or one zeroed under the provider, is refused by
+        // the target (an error completion, even unsignaled, and the QP in ERR).
+        List<SendWorkRequest> writes = List.of(
+                SendWorkRequest.write(1, pair.mrA.sge(0, 1), pair.mrB.address() + 48, pair.mrB.rkey(), 0),
+                SendWorkRequest.write(2, pair.mrA.sge(0, 40), pair.mrB.address(), pair.mrB.rkey(), 0));
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Object>> posters = new ArrayList<>();
+            for (SendWorkRequest write : writes) {
+                posters.add(threads.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < 20_000; i++) {
+                        pair.a.postSend(write);
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<Object> poster : posters) {
+                poster.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
+            assertTrue(threads.awaitTermination(10, TimeUnit.SECONDS));
+        }
+        assertEquals(List.of(), pair.cqA.poll(8));
+        assertEquals(QpState.RTS, pair.a.state());
+        assertArrayEquals(source, pair.mrB.read(0, 40));
+        assertEquals(1, pair.mrB.read(48, 1)[0]);
     }
 
     @Test

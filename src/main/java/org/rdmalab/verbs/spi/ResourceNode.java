@@ -20,7 +20,8 @@ public abstract class ResourceNode implements AutoCloseable {
     private final ResourceNode parent;
     private final Kind kind;
     private final List<ResourceNode> children = new ArrayList<>();
-    private boolean closed;
+    /** Written under this node's lock; volatile so that {@link #isClosed()}, on every verb, takes no lock. */
+    private volatile boolean closed;
 
     /** A node under {@code parent} (null for a root such as a context). */
     protected ResourceNode(ResourceNode parent, Kind kind) {
@@ -43,7 +44,7 @@ public abstract class ResourceNode implements AutoCloseable {
     }
 
     /** True once {@link #close()} has run. */
-    public final synchronized boolean isClosed() {
+    public final boolean isClosed() {
         return closed;
     }
 

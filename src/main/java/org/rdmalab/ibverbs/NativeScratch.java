@@ -1,0 +1,106 @@
+package org.rdmalab.ibverbs;
+
+import com.kenai.jffi.MemoryIO;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+
+/**
+ * A block of native memory a hot verb reuses for the structs it passes (a QP's chain of work
+ * requests, the {@code ibv_wc} array a CQ's poll fills), so that posting and polling allocate no
+ * native memory per call. One caller holds it at a time: a second caller on another thread, or a
+ * request larger than the block, gets 0 from {@link #acquire} and allocates its own memory as
+ * before. Taking the block is one compare-and-set, giving it back a plain release store.
+ * {@link #close()} frees it once no caller holds it (it waits up to {@link #CLOSE_WAIT_NANOS} for
+ * a verb in progress, then leaves the block unfreed rather than free memory in use).
+ */
+final class NativeScratch implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(NativeScratch.class.getName());
+    private static final MemoryIO IO = MemoryIO.getInstance();
+    private static final int FREE = 0;
+    private static final int HELD = 1;
+    private static final int FREED = 2;
+    /** How long {@link #close()} waits for a holder: far more than any post or poll takes. */
+    static final long CLOSE_WAIT_NANOS = 1_000_000_000L;
+
+    private final AtomicInteger state = new AtomicInteger(FREE);
+    private final long address;
+    private final long size;
+
+    /** {@code size} bytes, allocated now. */
+    NativeScratch(long size) {
+        this.address = IO.allocateMemory(size, true);
+        if (address == 0) {
+            throw new OutOfMemoryError("could not allocate " + size + " bytes of native memory");
+        }
+        this.size = size;
+    }
+
+    /** Bytes in the block. */
+    long size() {
+        return size;
+    }
+
+    /**
+     * The block's address with its first {@code bytes} zeroed, now held by the caller until
+     * {@link #release()}; or 0 when it is smaller than {@code bytes}, held by another caller, or closed.
+     */
+    long acquire(long bytes) {
+        if (bytes > size || !state.compareAndSet(FREE, HELD)) {
+            return 0;
+        }
+        clear(address, bytes);
+        return address;
+    }
+
+    /**
+     * Zeroes {@code bytes} at {@code start} with 8-byte stores (a block's size is a multiple of 8):
+     * for the few hundred bytes of a post or a poll this costs less than {@code setMemory}, which
+     * enters the VM on every call.
+     */
+    private static void clear(long start, long bytes) {
+        long end = start + bytes;
+        long at = start;
+        for (; at + 8 <= end; at += 8) {
+            IO.putLong(at, 0L);
+        }
+        for (; at < end; at++) {
+            IO.putByte(at, (byte) 0);
+        }
+    }
+
+    /** Gives the block back. */
+    void release() {
+        state.setRelease(FREE);
+    }
+
+    /**
+     * Frees the block, waiting for a holder to give it back; idempotent. False when a holder kept
+     * it past {@link #CLOSE_WAIT_NANOS} and it was left allocated.
+     */
+    boolean closeWaiting() {
+        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+        while (true) {
+            int now = state.get();
+            if (now == FREED) {
+                return true;
+            }
+            if (now == FREE && state.compareAndSet(FREE, FREED)) {
+                IO.freeMemory(address);
+                return true;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closeWaiting()) {
+            LOG.warning("a post or poll held its " + size + "-byte native block for over "
+                    + CLOSE_WAIT_NANOS / 1_000_000 + " ms while its queue was destroyed; the block is left allocated");
+        }
+    }
+}
