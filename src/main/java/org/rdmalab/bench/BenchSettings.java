@@ -204,7 +204,7 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
     /** The most warm-up iterations per size. */
     public static final int WARMUP_LIMIT = 10_000;
     /** The most bytes of warm-up messages per size. */
-    public static final long WARMUP_BYTES = 256L << 20;
+    public static final long WARMUP_BYTES = 1L << 30;
 
     /** Signaled completions: one per {@link #DEFAULT_CQ_MOD} messages (never more than the TX depth); 1 for latency. */
     public int cqModeration() {

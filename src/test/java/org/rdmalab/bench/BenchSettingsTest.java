@@ -61,7 +61,8 @@ class BenchSettingsTest {
         assertEquals(10, base.withIterations(5).warmupFor(2));
         assertEquals(1000, base.withIterations(1000).warmupFor(2));
         assertEquals(10_000, base.withIterations(1_000_000).warmupFor(2));
-        assertEquals(4096, base.withIterations(5000).warmupFor(65536), "at most 256 MiB of messages");
+        assertEquals(5000, base.withIterations(5000).warmupFor(65536));
+        assertEquals(128, base.withIterations(5000).warmupFor(8 << 20), "at most 1 GiB of messages");
         assertEquals(10, base.withIterations(5000).warmupFor(1 << 30), "but at least 10");
     }
 
