@@ -132,8 +132,8 @@ final class UdpFabric implements Fabric {
      * One device's socket and loop. The loop's state is owned by whoever holds {@link #owner}: the
      * loop's own thread while it works, or a caller that took the free loop for a turn
      * ({@link #runOrExecute}, {@link #progress}). While callers keep taking turns (they busy-poll
-     * the device), the loop thread stops reading the socket and only looks in every millisecond,
-     * so datagrams are read by the polling thread instead of waking a second one; once the callers
+     * the device), the loop thread stops reading the socket and only looks in every 100 µs, so
+     * datagrams are read by the polling thread instead of waking a second one; once the callers
      * stop, the loop thread reads again.
      */
     private static final class UdpLoop implements Endpoint, EventLoop, Runnable {
@@ -185,8 +185,11 @@ final class UdpFabric implements Fabric {
         private volatile boolean readInterest = true;
         /** Guards changes of the key's interest set, which the loop thread and callers both make. */
         private final Object interestLock = new Object();
-        /** A send was refused and the transport waits for room: the key has OP_WRITE interest. */
-        private boolean writableWanted;
+        /**
+         * A send was refused and the transport waits for room: the key has OP_WRITE interest.
+         * Written on the loop; volatile for the loop thread's look before it sleeps.
+         */
+        private volatile boolean writableWanted;
         private SocketAddress lastSource;
         private long lastSourceIp;
         private int lastSourcePort;
@@ -207,6 +210,7 @@ final class UdpFabric implements Fabric {
             this.key = key;
             this.receiver = receiver;
             this.localPort = ((InetSocketAddress) channel.getLocalAddress()).getPort();
+            this.plannedWake = System.nanoTime();
             this.thread = new Thread(this, name);
             thread.setDaemon(true);
         }
@@ -267,13 +271,15 @@ final class UdpFabric implements Fabric {
                 return;
             }
             long earliest;
+            boolean blocked;
             try {
                 turn(task);
             } finally {
                 earliest = nextDeadline();
+                blocked = writableWanted;
                 owner.unlock();
             }
-            afterCallerTurn(earliest);
+            afterCallerTurn(earliest, blocked);
         }
 
         @Override
@@ -283,15 +289,17 @@ final class UdpFabric implements Fabric {
             }
             boolean worked;
             long earliest;
+            boolean blocked;
             try {
                 holdingReplies = callersPoll(System.nanoTime());
                 worked = turn(null);
             } finally {
                 holdingReplies = false;
                 earliest = nextDeadline();
+                blocked = writableWanted;
                 owner.unlock();
             }
-            afterCallerTurn(earliest);
+            afterCallerTurn(earliest, blocked);
             return worked;
         }
 
@@ -304,14 +312,17 @@ final class UdpFabric implements Fabric {
             return running && !owner.isHeldByCurrentThread() && owner.tryLock();
         }
 
-        /** After a caller's turn: wake the loop thread for work it left, or for a timer due before its wake-up. */
-        private void afterCallerTurn(long earliestTimer) {
+        /**
+         * After a caller's turn: wake the loop thread for work it left, for a full socket (only it
+         * selects for room), or for a timer due before its planned wake-up.
+         */
+        private void afterCallerTurn(long earliestTimer, boolean blocked) {
             long now = System.nanoTime();
             if (now - callerTurnAt < BUSY_GAP_NANOS) {
                 busyTurnAt = now;
             }
             callerTurnAt = now;
-            if (!tasks.isEmpty() || writableWanted || earliestTimer - plannedWake < 0) {
+            if (!tasks.isEmpty() || blocked || earliestTimer - plannedWake < 0) {
                 wake();
             }
         }
@@ -378,7 +389,7 @@ final class UdpFabric implements Fabric {
             }
         }
 
-        /** Reads the socket on the loop thread, or leaves it to polling callers (loop thread only). */
+        /** Reads the socket on the loop thread, or leaves it to polling callers (loop thread, on the loop). */
         private void readInterest(boolean wanted) {
             if (readInterest != wanted) {
                 readInterest = wanted;
@@ -406,7 +417,6 @@ final class UdpFabric implements Fabric {
                         // loop thread keeps out of their way for a while; if not, it is soon free.
                         long now = System.nanoTime();
                         if (callersPoll(now)) {
-                            readInterest(false);
                             plannedWake = now + POLLING_WAIT_NANOS;
                             sleep(POLLING_WAIT_NANOS, true);
                         } else {
