@@ -52,11 +52,15 @@ public final class SoftRoceDevice implements Device {
 
     @Override
     public String description() {
+        return description(fabric instanceof SimulatedNetwork ? null : WireSocket.probe());
+    }
+
+    /** The description with {@code wire}, how this process's sockets can be set up (null: simulated network). */
+    String description(WireSocket.Setup wire) {
         String text = "software RoCE v2 on " + profile.address().getHostAddress() + " UDP " + profile.udpPort();
-        if (fabric instanceof SimulatedNetwork) {
+        if (wire == null) {
             return text + " (simulated network)";
         }
-        WireSocket.Setup wire = WireSocket.probe();
         return wire.fixedId() ? text : text + "; wire interop with kernel rxe off: " + wire.problem();
     }
 

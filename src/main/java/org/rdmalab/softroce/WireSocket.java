@@ -89,10 +89,15 @@ final class WireSocket {
 
     /** Sets IP_PMTUDISC_DO on a bound IPv4 channel. Never throws: a failure is in the result. */
     static Setup configure(DatagramChannel channel) {
+        return configure(channel, System.getProperty("os.name", ""));
+    }
+
+    /** {@link #configure(DatagramChannel)} as it goes on the operating system named {@code osName}. */
+    static Setup configure(DatagramChannel channel, String osName) {
         String nativeProblem;
-        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
+        if (!osName.toLowerCase(Locale.ROOT).contains("linux")) {
             nativeProblem = "IP_PMTUDISC_DO (IPv4 ID 0 on every datagram) is a Linux socket option, and this is "
-                    + System.getProperty("os.name");
+                    + osName;
         } else {
             try {
                 return configureNative(channel);

@@ -26,6 +26,7 @@ import org.rdmalab.testing.Tools;
 import org.rdmalab.verbs.SendFlag;
 import org.rdmalab.verbs.SendWorkRequest;
 import org.rdmalab.verbs.WorkCompletion;
+import org.rdmalab.verbs.spi.DeviceOptions;
 
 /**
  * soft0's socket sends the IPv4 header its ICRC covers: tcpdump on the loopback interface sees ID 0,
@@ -60,6 +61,36 @@ class WireSocketTest {
                 assertEquals(false, setup.fixedId());
                 assertTrue(setup.problem().contains("not bound"), setup.problem());
             }
+        }
+    }
+
+    @Test
+    void elsewhereThanLinuxTheSocketKeepsTheKernelsIdAndSaysWhy() throws Exception {
+        // Java 17 has no IP_DONTFRAGMENT to fall back on; JDK 19+ sets it wherever the OS has it.
+        assumeTrue(Runtime.version().feature() < 19, "JDK 19+ sets IP_DONTFRAGMENT instead");
+        try (DatagramChannel channel = DatagramChannel.open(StandardProtocolFamily.INET)) {
+            channel.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            WireSocket.Setup setup = WireSocket.configure(channel, "Mac OS X");
+            assertEquals(false, setup.fixedId());
+            assertEquals("IP_PMTUDISC_DO (IPv4 ID 0 on every datagram) is a Linux socket option, and this is Mac OS X",
+                    setup.problem());
+            assertEquals(WireSocket.DEFAULT_TTL, setup.ttl());
+        }
+    }
+
+    @Test
+    void devicesSaysWireInteropIsOffAndWhyWhenTheOptionIsMissing() {
+        DeviceOptions options = DeviceOptions.defaults().withAddress(DeviceOptions.parseAddress("10.1.2.3"));
+        SoftRoceDevice device = SoftRoceProvider.device(options, UdpFabric.INSTANCE);
+        String off = device.description(WireSocket.Setup.failed(
+                "IP_PMTUDISC_DO (IPv4 ID 0 on every datagram) is a Linux socket option, and this is Mac OS X"));
+        assertEquals("software RoCE v2 on 10.1.2.3 UDP 4791; wire interop with kernel rxe off: IP_PMTUDISC_DO (IPv4 ID 0"
+                + " on every datagram) is a Linux socket option, and this is Mac OS X", off);
+        assertEquals("software RoCE v2 on 10.1.2.3 UDP 4791",
+                device.description(new WireSocket.Setup(true, 64, true, null)));
+        if (linux()) {
+            // Here the option works, so `devices` (which prints description()) does not say "off".
+            assertEquals("software RoCE v2 on 10.1.2.3 UDP 4791", device.description());
         }
     }
 
