@@ -151,6 +151,11 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         return config.qpn;
     }
 
+    /** The peer's QP number (dest_qp_num), as the loop last saw it; 0 before RTR. */
+    int peerQpn() {
+        return config.destQpn;
+    }
+
     @Override
     public QpType type() {
         return config.type;

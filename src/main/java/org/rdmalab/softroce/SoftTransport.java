@@ -60,13 +60,11 @@ final class SoftTransport implements Fabric.Receiver {
     private int heldTos;
     private int heldTtl;
     private EventLoop.Timer heldTimer;
-    /** At most this many ACKs are held back during a polling caller's turn; more go at once. */
-    private static final int HELD_LIMIT = 32;
-    private final byte[][] held = new byte[HELD_LIMIT][32];
-    private final int[] heldLength = new int[HELD_LIMIT];
-    private final int[] heldIp = new int[HELD_LIMIT];
-    private final int[] heldTtlOf = new int[HELD_LIMIT];
-    private int heldCount;
+    /** Plain ACKs a busy poller's turn made, held back and coalesced (see {@link AckCoalescer}). */
+    private final AckCoalescer acks = new AckCoalescer((ip, ttl, datagram, length) -> {
+        count(Counter.SENT_PKTS);
+        send(ip, 0, ttl, datagram, 0, length);
+    });
     /** Datagrams the socket has not taken yet, oldest first. */
     private final java.util.ArrayDeque<Waiting> blockedDatagrams = new java.util.ArrayDeque<>();
     /** Queue pairs that stopped producing while blocked, in the order they stopped. */
@@ -146,25 +144,25 @@ final class SoftTransport implements Fabric.Receiver {
     /** Appends the ICRC to the packet encoded in the send buffer and sends it to {@code destinationIp}. */
     void transmit(int destinationIp, int tos, int ttl) {
         int length = Icrc.appendCanonicalIpv4(localIp, destinationIp, localPort, peerPort, txBuffer, 0);
-        count(Counter.SENT_PKTS);
-        if (faults == null && endpoint != null && blockedDatagrams.isEmpty() && loop.holdingReplies()
-                && isPlainAck(length) && heldCount < HELD_LIMIT) {
+        boolean plainAck = isPlainAck(length);
+        if (plainAck && faults == null && endpoint != null && blockedDatagrams.isEmpty() && loop.holdingReplies()
+                && acks.hold(txBuffer, length, destinationIp, ttl, loop.nanoTime())) {
             // A busy poller's turn made this ACK: it leaves after the poller's next packet (its
-            // answer, most likely) or at its next turn, so the answer does not wait behind it.
-            txBuffer.get(0, held[heldCount], 0, length);
-            heldLength[heldCount] = length;
-            heldIp[heldCount] = destinationIp;
-            heldTtlOf[heldCount] = ttl;
-            heldCount++;
+            // answer, most likely), or later and coalesced with newer ones for a peer that does not
+            // wait for its ACKs, so neither the answer nor the poller waits behind its send.
             return;
         }
+        if (!plainAck && isResponderOutput()) {
+            acks.beforeResponderOutput();
+        }
+        count(Counter.SENT_PKTS);
         if (faults == null && capture == null && endpoint != null && blockedDatagrams.isEmpty()
                 && !context.hasListeners()) {
             // The common path: straight from the encoding buffer to the socket.
             txBuffer.flip();
             Fabric.SendResult result = endpoint.send(destinationIp, peerPort, txBuffer);
             if (result == Fabric.SendResult.SENT) {
-                releaseHeldReplies();
+                acks.afterTransmit(loop.nanoTime());
                 return;
             }
             if (result == Fabric.SendResult.FAILED) {
@@ -176,9 +174,7 @@ final class SoftTransport implements Fabric.Receiver {
         txBuffer.get(0, tx, 0, length);
         if (faults == null) {
             send(destinationIp, tos, ttl, tx, 0, length);
-            if (heldCount > 0) {
-                releaseHeldReplies();
-            }
+            acks.afterTransmit(loop.nanoTime());
             return;
         }
         if (faults.drawDrop()) {
@@ -219,20 +215,32 @@ final class SoftTransport implements Fabric.Receiver {
         return length == 20 && txBuffer.get(0) == (byte) 0x11 && (txBuffer.get(12) & 0x60) == 0;
     }
 
-    /** Sends the ACKs a polling caller's turn held back, in order (see EventLoop#holdingReplies). */
-    private void releaseHeldReplies() {
-        int count = heldCount;
-        heldCount = 0;
-        for (int i = 0; i < count; i++) {
-            send(heldIp[i], 0, heldTtlOf[i], held[i], 0, heldLength[i]);
+    /** ACKNOWLEDGE, ATOMIC_ACKNOWLEDGE or an RDMA READ response (opcodes 0x0D..0x12) in the send buffer. */
+    private boolean isResponderOutput() {
+        int opcode = txBuffer.get(0) & 0xff;
+        return opcode >= 0x0d && opcode <= 0x12;
+    }
+
+    /**
+     * A turn that is not a post begins: a busy poller's turn sends the held ACKs that are due, any
+     * other turn all of them.
+     */
+    @Override
+    public void onTurn() {
+        if (acks.held() > 0) {
+            acks.onTurn(loop.holdingReplies(), loop.nanoTime());
         }
     }
 
-    /** A turn that is not a post begins: held ACKs leave now. */
-    @Override
-    public void onTurn() {
-        if (heldCount > 0) {
-            releaseHeldReplies();
+    /** What the ACK coalescer has learnt of a peer QP: "pipelines", "waits" or "unknown" (loop thread). */
+    String ackPeerState(int peerIp, int peerQpn) {
+        return acks.peerState(peerIp, peerQpn);
+    }
+
+    /** A request of the peer QP that {@code qp} talks to arrived: the coalescer learns whether that peer waits. */
+    private void requestArrived(int sourceIp, SoftQueuePair qp, RocePacket packet) {
+        if (acks.held() > 0 && packet.opcode().isRequest()) {
+            acks.requestArrived(sourceIp, qp.peerQpn());
         }
     }
 
@@ -400,6 +408,7 @@ final class SoftTransport implements Fabric.Receiver {
             return;
         }
         count(Counter.RCVD_PKTS);
+        requestArrived(sourceIp, qp, packet);
         if (context.hasListeners()) {
             context.publish(new PacketEvent(loop.nanoTime(), PacketEvent.Direction.RECEIVED, address(sourceIp, sourcePort),
                     address(localIp, localPort), packet.opcode().name(), packet.destQp(), packet.psn(),
@@ -451,7 +460,7 @@ final class SoftTransport implements Fabric.Receiver {
         endpoint = null;
         blockedDatagrams.clear();
         stalled.clear();
-        heldCount = 0;
+        acks.discard();
         if (capture != null) {
             capture.close();
             capture = null;

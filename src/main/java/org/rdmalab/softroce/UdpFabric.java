@@ -150,6 +150,13 @@ final class UdpFabric implements Fabric {
          * still do, so a caller that stopped (or lost its core) delays a datagram about this long.
          */
         private static final long POLLING_WAIT_NANOS = 100_000;
+        /** Datagrams one turn of the loop thread handles at most. */
+        private static final int LOOP_DATAGRAMS = 256;
+        /**
+         * Datagrams one caller's turn handles at most: a caller that waits for one packet (its
+         * answer) looks again after each, instead of also reading the ACK that came behind it.
+         */
+        private static final int CALLER_DATAGRAMS = 1;
         /** How long the loop thread sleeps when nothing is due. */
         private static final long IDLE_WAIT_NANOS = 1_000_000_000L;
 
@@ -272,14 +279,17 @@ final class UdpFabric implements Fabric {
             }
             long earliest;
             boolean blocked;
+            long start = System.nanoTime();
             try {
+                holdingReplies = callersPoll(start);
                 turn(task);
             } finally {
+                holdingReplies = false;
                 earliest = nextDeadline();
                 blocked = writableWanted;
                 owner.unlock();
             }
-            afterCallerTurn(earliest, blocked);
+            afterCallerTurn(start, earliest, blocked);
         }
 
         @Override
@@ -290,8 +300,9 @@ final class UdpFabric implements Fabric {
             boolean worked;
             long earliest;
             boolean blocked;
+            long start = System.nanoTime();
             try {
-                holdingReplies = callersPoll(System.nanoTime());
+                holdingReplies = callersPoll(start);
                 worked = turn(null);
             } finally {
                 holdingReplies = false;
@@ -299,7 +310,7 @@ final class UdpFabric implements Fabric {
                 blocked = writableWanted;
                 owner.unlock();
             }
-            afterCallerTurn(earliest, blocked);
+            afterCallerTurn(start, earliest, blocked);
             return worked;
         }
 
@@ -313,12 +324,14 @@ final class UdpFabric implements Fabric {
         }
 
         /**
-         * After a caller's turn: wake the loop thread for work it left, for a full socket (only it
-         * selects for room), or for a timer due before its planned wake-up.
+         * After a caller's turn that began at {@code start}: a turn that began soon after the last
+         * one ended (however long it took: a post may send many packets) marks callers as polling;
+         * then wake the loop thread for work it left, for a full socket (only it selects for room),
+         * or for a timer due before its planned wake-up.
          */
-        private void afterCallerTurn(long earliestTimer, boolean blocked) {
+        private void afterCallerTurn(long start, long earliestTimer, boolean blocked) {
             long now = System.nanoTime();
-            if (now - callerTurnAt < BUSY_GAP_NANOS) {
+            if (start - callerTurnAt < BUSY_GAP_NANOS) {
                 busyTurnAt = now;
             }
             callerTurnAt = now;
@@ -507,7 +520,7 @@ final class UdpFabric implements Fabric {
                         worked = true;
                     }
                 }
-                worked |= receiveAll();
+                worked |= receiveAll(Thread.currentThread() == thread ? LOOP_DATAGRAMS : CALLER_DATAGRAMS);
                 worked |= runTimers();
             } catch (Throwable e) {
                 if (running) {
@@ -529,9 +542,9 @@ final class UdpFabric implements Fabric {
             return ran;
         }
 
-        /** Handles the datagrams waiting in the socket (at most 256); true when there was at least one. */
-        private boolean receiveAll() throws IOException {
-            for (int i = 0; i < 256; i++) {
+        /** Handles the datagrams waiting in the socket (at most {@code limit}); true when there was at least one. */
+        private boolean receiveAll(int limit) throws IOException {
+            for (int i = 0; i < limit; i++) {
                 receiveBuffer.clear();
                 SocketAddress from = channel.receive(receiveBuffer);
                 if (from == null) {

@@ -162,18 +162,130 @@ class SoftRoceCallerTurnTest {
     }
 
     /**
+     * In the same WRITE ping-pong A never waits for an ACK before its next WRITE, so B coalesces
+     * its ACKs: fewer ACKs leave B than WRITEs reach it (never so without coalescing: rxe and soft0
+     * acknowledge every WRITE), and every WRITE of A still completes successfully.
+     */
+    @Test
+    void aPeerThatDoesNotWaitForItsAcksGetsThemCoalesced() throws Exception {
+        int rounds = 400;
+        AtomicLong acksFromB = new AtomicLong();
+        AtomicLong writesToB = new AtomicLong();
+        try (Peers peers = Peers.udp(new Peers.Setup(), SoftRoceUdpTest.freePort(), null)) {
+            ((PacketObservable) peers.b.context).subscribe(event -> {
+                if (event.direction() == PacketEvent.Direction.SENT && event.opcode().endsWith("ACKNOWLEDGE")
+                        && !event.opcode().contains("ATOMIC")) {
+                    acksFromB.incrementAndGet();
+                } else if (event.direction() == PacketEvent.Direction.RECEIVED && event.opcode().contains("WRITE")) {
+                    writesToB.incrementAndGet();
+                }
+            });
+            java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread b = new Thread(() -> {
+                try {
+                    pingPong(peers.b, peers.a, rounds, false);
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            }, "b");
+            b.start();
+            assertEquals(rounds, pingPong(peers.a, peers.b, rounds, true), "A's successful WRITE completions");
+            b.join(30_000);
+            if (failure.get() != null) {
+                throw new AssertionError("b failed", failure.get());
+            }
+            // (What B has learnt of A at the end says little: A's last WRITEs wait for their ACKs.)
+            assertTrue(acksFromB.get() < writesToB.get(), acksFromB + " ACKs for " + writesToB + " WRITEs");
+        }
+    }
+
+    /**
+     * ibv_rc_pingpong's pattern: each side posts its next SEND only when its last SEND completed
+     * (that is, when the peer's ACK came) and the peer's SEND arrived. Holding that ACK would hold
+     * up the whole ping-pong, so B learns that A waits for its ACKs and sends each right after its
+     * answer; every round completes.
+     */
+    @Test
+    void aPeerThatWaitsForItsAcksIsLearntAndNotKeptWaiting() throws Exception {
+        int rounds = 300;
+        try (Peers peers = Peers.udp(new Peers.Setup(), SoftRoceUdpTest.freePort(), null)) {
+            java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread b = new Thread(() -> {
+                try {
+                    sendPingPong(peers.b, rounds, false);
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            }, "b");
+            b.start();
+            sendPingPong(peers.a, rounds, true);
+            b.join(30_000);
+            if (failure.get() != null) {
+                throw new AssertionError("b failed", failure.get());
+            }
+            SoftTransport transport = peers.b.soft().transportIfStarted();
+            String learnt = transport.loop().call("ackPeerState", Duration.ofSeconds(10),
+                    () -> transport.ackPeerState(0x7f000001, peers.a.qp.qpNum()));
+            assertEquals("waits", learnt);
+        }
+    }
+
+    /** One side of ibv_rc_pingpong: SEND, then wait for both the SEND's completion and the peer's SEND. */
+    private static void sendPingPong(Peers.Side self, int rounds, boolean first) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        org.rdmalab.verbs.ReceiveWorkRequest receive = org.rdmalab.verbs.ReceiveWorkRequest.of(1, self.mr.sge(200, 64));
+        self.qp.postRecv(List.of(receive));
+        SendWorkRequest send = SendWorkRequest.send(2, self.mr.sge(0, 64), SendFlag.SIGNALED.value());
+        for (int i = 0; i < rounds; i++) {
+            boolean sent = !first;
+            boolean received = false;
+            if (first) {
+                self.qp.postSend(List.of(send));
+            }
+            while (!(sent && received)) {
+                for (WorkCompletion wc : self.cq.poll(4)) {
+                    assertEquals(WcStatus.SUCCESS, wc.status(), "round " + i + ": " + wc);
+                    if (wc.wrId() == 1) {
+                        received = true;
+                        self.qp.postRecv(List.of(receive));
+                        if (!first) {
+                            self.qp.postSend(List.of(send));
+                        }
+                    } else {
+                        sent = true;
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("round " + i + " did not complete");
+                }
+            }
+            if (!first) {
+                // The answer's completion comes with the next round; the last is awaited here.
+                if (i == rounds - 1) {
+                    while (self.cq.poll(4).isEmpty()) {
+                        if (System.nanoTime() > deadline) {
+                            throw new AssertionError("the last answer did not complete");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /**
      * ib_write_lat on one side: the first side writes round i into the peer's slot and busy-polls
      * its own slot for the peer's answer i; the other side waits for i, then answers.
      */
-    private static void pingPong(Peers.Side self, Peers.Side peer, int rounds, boolean first) throws Exception {
+    private static int pingPong(Peers.Side self, Peers.Side peer, int rounds, boolean first) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         byte[] one = new byte[1];
+        int completed = 0;
         for (int i = 1; i <= rounds; i++) {
             if (first) {
                 write(self, peer, i, one);
             }
             while (self.mr.read(100, 1)[0] != (byte) i) {
-                self.cq.poll(4);
+                completed += successes(self.cq.poll(4));
                 if (System.nanoTime() > deadline) {
                     throw new AssertionError("round " + i + " did not arrive");
                 }
@@ -182,9 +294,17 @@ class SoftRoceCallerTurnTest {
                 write(self, peer, i, one);
             }
         }
-        while (System.nanoTime() < deadline && !self.cq.poll(4).isEmpty()) {
-            Thread.onSpinWait();
+        while (completed < rounds && System.nanoTime() < deadline) {
+            completed += successes(self.cq.poll(4));
         }
+        return completed;
+    }
+
+    private static int successes(List<WorkCompletion> completions) {
+        for (WorkCompletion wc : completions) {
+            assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
+        }
+        return completions.size();
     }
 
     private static void write(Peers.Side self, Peers.Side peer, int round, byte[] one) throws Exception {
