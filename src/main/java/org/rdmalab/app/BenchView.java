@@ -46,9 +46,11 @@ public final class BenchView {
     @FXML
     private ChoiceBox<BenchViewModel.Role> benchRole;
     @FXML
-    private HBox benchNetwork;
+    private HBox benchServerField;
     @FXML
-    private Label benchServerLabel;
+    private HBox benchLocalField;
+    @FXML
+    private HBox benchTcpPortField;
     @FXML
     private TextField benchServer;
     @FXML
@@ -100,6 +102,8 @@ public final class BenchView {
     @FXML
     private ChoiceBox<BenchViewModel.Distribution> distributionKind;
     @FXML
+    private Label distributionOf;
+    @FXML
     private ChoiceBox<Integer> distributionSize;
     @FXML
     private DistributionChart distributionChart;
@@ -124,11 +128,12 @@ public final class BenchView {
         benchRole.getItems().setAll(BenchViewModel.Role.values());
         benchRole.valueProperty().bindBidirectional(viewModel.roleProperty());
         var role = viewModel.roleProperty();
-        benchNetwork.visibleProperty().bind(role.isNotEqualTo(BenchViewModel.Role.LOOPBACK));
-        benchNetwork.managedProperty().bind(benchNetwork.visibleProperty());
-        for (javafx.scene.Node server : List.of(benchServerLabel, benchServer)) {
-            server.visibleProperty().bind(role.isEqualTo(BenchViewModel.Role.CLIENT));
-            server.managedProperty().bind(server.visibleProperty());
+        // A server has its address and port; a client the server's too; loopback none.
+        benchServerField.visibleProperty().bind(role.isEqualTo(BenchViewModel.Role.CLIENT));
+        benchLocalField.visibleProperty().bind(role.isNotEqualTo(BenchViewModel.Role.LOOPBACK));
+        benchTcpPortField.visibleProperty().bind(benchLocalField.visibleProperty());
+        for (HBox field : List.of(benchServerField, benchLocalField, benchTcpPortField)) {
+            field.managedProperty().bind(field.visibleProperty());
         }
         benchServer.textProperty().bindBidirectional(viewModel.serverAddressProperty());
         benchLocal.textProperty().bindBidirectional(viewModel.localAddressProperty());
@@ -145,7 +150,8 @@ public final class BenchView {
         benchSize.getItems().setAll(BenchViewModel.SIZES);
         benchSize.setConverter(converter(BenchViewModel::bytes));
         benchSize.valueProperty().bindBidirectional(viewModel.sizeProperty());
-        benchSize.disableProperty().bind(viewModel.sweepProperty().or(viewModel.testProperty().isEqualTo(BenchTest.ATOMIC)));
+        benchSize.disableProperty().bind(viewModel.sweepProperty().or(viewModel.testProperty().isEqualTo(BenchTest.ATOMIC))
+                .or(viewModel.runningProperty()));
         benchSweep.selectedProperty().bindBidirectional(viewModel.sweepProperty());
         SpinnerValueFactory.IntegerSpinnerValueFactory iterations = new SpinnerValueFactory.IntegerSpinnerValueFactory(
                 BenchSettings.MIN_ITERATIONS, BenchSettings.MAX_ITERATIONS, viewModel.iterationsProperty().get(), 1000);
@@ -164,7 +170,7 @@ public final class BenchView {
             spinner.managedProperty().bind(spinner.visibleProperty());
         }
         benchMtu.getItems().setAll(BenchViewModel.MTUS);
-        benchMtu.setConverter(converter(bytes -> bytes == 0 ? "port's" : String.valueOf(bytes)));
+        benchMtu.setConverter(converter(bytes -> bytes == 0 ? "active" : String.valueOf(bytes)));
         benchMtu.valueProperty().bindBidirectional(viewModel.mtuProperty());
         SpinnerValueFactory.IntegerSpinnerValueFactory depth = new SpinnerValueFactory.IntegerSpinnerValueFactory(
                 1, BenchSettings.MAX_TX_DEPTH, viewModel.txDepthProperty().get(), 16);
@@ -229,6 +235,7 @@ public final class BenchView {
         distributionChart.visibleProperty().bind(distributionPlaceholder.visibleProperty().not());
         distributionKind.visibleProperty().bind(distributionChart.visibleProperty());
         distributionSize.visibleProperty().bind(distributionChart.visibleProperty());
+        distributionOf.visibleProperty().bind(distributionChart.visibleProperty());
         viewModel.distributionProperty().addListener((observable, before, kind) -> distributionAxes());
         distributionAxes();
     }

@@ -106,8 +106,9 @@ class BenchWindowTest {
             window.bench().udpPortProperty().set(udp);
             window.bench().baselinePortProperty().set(baseline);
         });
-        assertTrue(robot.lookup("#benchNetwork").query().isVisible(), "a server shows its address and port");
-        assertFalse(robot.lookup("#benchServer").query().isVisible(), "a server has no server address to type");
+        assertTrue(robot.lookup("#benchLocalField").query().isVisible(), "a server shows its address and port");
+        assertTrue(robot.lookup("#benchTcpPortField").query().isVisible());
+        assertFalse(robot.lookup("#benchServerField").query().isVisible(), "a server has no server address to type");
         type(robot, "#benchTcpPort", Integer.toString(tcp));
         return tcp;
     }
@@ -179,7 +180,7 @@ class BenchWindowTest {
     void aBadServerAddressIsExplainedAndStartsNothing(FxRobot robot) {
         openBenchTab(robot);
         robot.interact(() -> window.bench().roleProperty().set(BenchViewModel.Role.CLIENT));
-        assertTrue(robot.lookup("#benchServer").query().isVisible());
+        assertTrue(robot.lookup("#benchServerField").query().isVisible());
         robot.clickOn("#benchRun");
         assertEquals("Cannot run: give the server's IPv4 address (the machine where the server waits)", status(robot));
         type(robot, "#benchServer", "10.0.0.300");
