@@ -17,7 +17,9 @@ import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.Spinner;
 import javafx.scene.control.SpinnerValueFactory;
+import javafx.scene.control.TextField;
 import javafx.scene.control.ToggleButton;
+import javafx.scene.layout.HBox;
 import javafx.scene.layout.VBox;
 import javafx.stage.FileChooser;
 import javafx.util.StringConverter;
@@ -42,6 +44,20 @@ public final class BenchView {
     @FXML
     private VBox benchPane;
     @FXML
+    private ChoiceBox<BenchViewModel.Role> benchRole;
+    @FXML
+    private HBox benchServerField;
+    @FXML
+    private HBox benchLocalField;
+    @FXML
+    private HBox benchTcpPortField;
+    @FXML
+    private TextField benchServer;
+    @FXML
+    private TextField benchLocal;
+    @FXML
+    private TextField benchTcpPort;
+    @FXML
     private ChoiceBox<BenchTest> benchTest;
     @FXML
     private ChoiceBox<BenchMode> benchMode;
@@ -50,7 +66,19 @@ public final class BenchView {
     @FXML
     private CheckBox benchSweep;
     @FXML
+    private ChoiceBox<BenchViewModel.Limit> benchLimit;
+    @FXML
     private Spinner<Integer> benchIterations;
+    @FXML
+    private Spinner<Integer> benchSeconds;
+    @FXML
+    private ChoiceBox<Integer> benchMtu;
+    @FXML
+    private Label benchTxDepthLabel;
+    @FXML
+    private Spinner<Integer> benchTxDepth;
+    @FXML
+    private CheckBox benchGbits;
     @FXML
     private CheckBox benchBaseline;
     @FXML
@@ -74,6 +102,8 @@ public final class BenchView {
     @FXML
     private ChoiceBox<BenchViewModel.Distribution> distributionKind;
     @FXML
+    private Label distributionOf;
+    @FXML
     private ChoiceBox<Integer> distributionSize;
     @FXML
     private DistributionChart distributionChart;
@@ -95,6 +125,22 @@ public final class BenchView {
     private void initialize() {
         // Scenarios find the view model of the shown window here.
         benchPane.getProperties().put(BenchViewModel.class, viewModel);
+        benchRole.getItems().setAll(BenchViewModel.Role.values());
+        benchRole.valueProperty().bindBidirectional(viewModel.roleProperty());
+        var role = viewModel.roleProperty();
+        // A server has its address and port; a client the server's too; loopback none.
+        benchServerField.visibleProperty().bind(role.isEqualTo(BenchViewModel.Role.CLIENT));
+        benchLocalField.visibleProperty().bind(role.isNotEqualTo(BenchViewModel.Role.LOOPBACK));
+        benchTcpPortField.visibleProperty().bind(benchLocalField.visibleProperty());
+        for (HBox field : List.of(benchServerField, benchLocalField, benchTcpPortField)) {
+            field.managedProperty().bind(field.visibleProperty());
+        }
+        benchServer.textProperty().bindBidirectional(viewModel.serverAddressProperty());
+        benchLocal.textProperty().bindBidirectional(viewModel.localAddressProperty());
+        // bench's defaults for --local-ip, as the field's hint.
+        benchLocal.promptTextProperty().bind(javafx.beans.binding.Bindings.when(role.isEqualTo(
+                BenchViewModel.Role.CLIENT)).then("auto").otherwise(org.rdmalab.bench.Topology.DEFAULT_SERVER_ADDRESS));
+        benchTcpPort.textProperty().bindBidirectional(viewModel.tcpPortProperty());
         benchTest.getItems().setAll(BenchTest.WRITE, BenchTest.READ, BenchTest.SEND, BenchTest.ATOMIC);
         benchTest.setConverter(converter(BenchTest::cliName));
         benchTest.valueProperty().bindBidirectional(viewModel.testProperty());
@@ -104,23 +150,50 @@ public final class BenchView {
         benchSize.getItems().setAll(BenchViewModel.SIZES);
         benchSize.setConverter(converter(BenchViewModel::bytes));
         benchSize.valueProperty().bindBidirectional(viewModel.sizeProperty());
-        benchSize.disableProperty().bind(viewModel.sweepProperty().or(viewModel.testProperty().isEqualTo(BenchTest.ATOMIC)));
+        benchSize.disableProperty().bind(viewModel.sweepProperty().or(viewModel.testProperty().isEqualTo(BenchTest.ATOMIC))
+                .or(viewModel.runningProperty()));
         benchSweep.selectedProperty().bindBidirectional(viewModel.sweepProperty());
         SpinnerValueFactory.IntegerSpinnerValueFactory iterations = new SpinnerValueFactory.IntegerSpinnerValueFactory(
                 BenchSettings.MIN_ITERATIONS, BenchSettings.MAX_ITERATIONS, viewModel.iterationsProperty().get(), 1000);
         benchIterations.setValueFactory(iterations);
         iterations.valueProperty().bindBidirectional(viewModel.iterationsProperty());
+        benchLimit.getItems().setAll(BenchViewModel.Limit.values());
+        benchLimit.valueProperty().bindBidirectional(viewModel.limitProperty());
+        SpinnerValueFactory.IntegerSpinnerValueFactory seconds = new SpinnerValueFactory.IntegerSpinnerValueFactory(
+                1, 3600, viewModel.secondsProperty().get(), 1);
+        benchSeconds.setValueFactory(seconds);
+        seconds.valueProperty().bindBidirectional(viewModel.secondsProperty());
+        var timed = viewModel.limitProperty().isEqualTo(BenchViewModel.Limit.SECONDS);
+        benchSeconds.visibleProperty().bind(timed);
+        benchIterations.visibleProperty().bind(timed.not());
+        for (Spinner<Integer> spinner : List.of(benchIterations, benchSeconds)) {
+            spinner.managedProperty().bind(spinner.visibleProperty());
+        }
+        benchMtu.getItems().setAll(BenchViewModel.MTUS);
+        benchMtu.setConverter(converter(bytes -> bytes == 0 ? "active" : String.valueOf(bytes)));
+        benchMtu.valueProperty().bindBidirectional(viewModel.mtuProperty());
+        SpinnerValueFactory.IntegerSpinnerValueFactory depth = new SpinnerValueFactory.IntegerSpinnerValueFactory(
+                1, BenchSettings.MAX_TX_DEPTH, viewModel.txDepthProperty().get(), 16);
+        benchTxDepth.setValueFactory(depth);
+        depth.valueProperty().bindBidirectional(viewModel.txDepthProperty());
         // A typed number counts when the field loses focus, not only on Enter.
-        benchIterations.focusedProperty().addListener((observable, before, focused) -> {
-            if (!focused) {
-                benchIterations.increment(0);
-            }
-        });
+        for (Spinner<Integer> spinner : List.of(benchIterations, benchSeconds, benchTxDepth)) {
+            spinner.focusedProperty().addListener((observable, before, focused) -> {
+                if (!focused) {
+                    commit(spinner);
+                }
+            });
+        }
         benchBaseline.selectedProperty().bindBidirectional(viewModel.baselineProperty());
+        benchGbits.selectedProperty().bindBidirectional(viewModel.reportGbitsProperty());
         var running = viewModel.runningProperty();
-        for (javafx.scene.Node field : List.of(benchTest, benchMode, benchSweep, benchIterations, benchBaseline)) {
+        for (javafx.scene.Node field : List.of(benchRole, benchServer, benchLocal, benchTcpPort, benchTest, benchMode,
+                benchSweep, benchLimit, benchIterations, benchSeconds, benchMtu, benchBaseline, benchGbits)) {
             field.disableProperty().bind(running);
         }
+        // perftest's latency tests keep one message in flight: -t is for bandwidth only.
+        benchTxDepth.disableProperty().bind(running.or(viewModel.modeProperty().isEqualTo(BenchMode.LAT)));
+        benchTxDepthLabel.disableProperty().bind(benchTxDepth.disableProperty());
         benchRun.disableProperty().bind(running);
         benchStop.disableProperty().bind(running.not().or(viewModel.stoppingProperty()));
         benchSave.disableProperty().bind(running.or(viewModel.reportProperty().isNull()));
@@ -149,8 +222,9 @@ public final class BenchView {
                 distributionRdma, viewModel.distributionRdma()));
         viewModel.distributionBaseline().addListener((InvalidationListener) observable -> drawDistribution(
                 distributionBaseline, viewModel.distributionBaseline()));
-        viewModel.shownModeProperty().addListener((observable, before, mode) -> showMode(mode));
-        showMode(viewModel.shownModeProperty().get());
+        viewModel.shownModeProperty().addListener((observable, before, mode) -> showMode());
+        viewModel.shownGbitsProperty().addListener((observable, before, gbits) -> showMode());
+        showMode();
 
         distributionKind.getItems().setAll(BenchViewModel.Distribution.values());
         distributionKind.valueProperty().bindBidirectional(viewModel.distributionProperty());
@@ -161,16 +235,29 @@ public final class BenchView {
         distributionChart.visibleProperty().bind(distributionPlaceholder.visibleProperty().not());
         distributionKind.visibleProperty().bind(distributionChart.visibleProperty());
         distributionSize.visibleProperty().bind(distributionChart.visibleProperty());
+        distributionOf.visibleProperty().bind(distributionChart.visibleProperty());
         viewModel.distributionProperty().addListener((observable, before, kind) -> distributionAxes());
         distributionAxes();
     }
 
-    private void showMode(BenchMode mode) {
-        boolean bandwidth = mode == BenchMode.BW;
+    private void showMode() {
+        boolean bandwidth = viewModel.shownModeProperty().get() == BenchMode.BW;
+        String unit = !bandwidth ? "µs" : viewModel.shownGbitsProperty().get() ? "Gb/sec" : "MB/sec";
         liveChart.setTitle(bandwidth ? "Bandwidth over time" : "Latency over time");
-        liveValue.setLabel(bandwidth ? "MB/sec" : "µs");
+        liveValue.setLabel(unit);
         sizeChart.setTitle(bandwidth ? "BW average by message size" : "t_typical by message size");
-        sizeValue.setLabel(bandwidth ? "MB/sec" : "µs");
+        sizeValue.setLabel(unit);
+    }
+
+    /** Takes what was typed into {@code spinner} (an invalid text goes back to the last value). */
+    private static void commit(Spinner<Integer> spinner) {
+        if (spinner.isEditable() && spinner.getValueFactory() != null) {
+            try {
+                spinner.increment(0);
+            } catch (RuntimeException e) {
+                spinner.getEditor().setText(String.valueOf(spinner.getValue()));
+            }
+        }
     }
 
     private void distributionAxes() {
@@ -233,7 +320,9 @@ public final class BenchView {
 
     @FXML
     private void onRun() {
-        benchIterations.increment(0);
+        for (Spinner<Integer> spinner : List.of(benchIterations, benchSeconds, benchTxDepth)) {
+            commit(spinner);
+        }
         viewModel.start();
     }
 

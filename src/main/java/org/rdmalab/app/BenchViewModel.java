@@ -18,6 +18,7 @@ import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
@@ -26,7 +27,10 @@ import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.property.SimpleIntegerProperty;
 import javafx.beans.property.SimpleObjectProperty;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.rdmalab.bench.BandwidthStats;
@@ -43,11 +47,15 @@ import org.rdmalab.bench.BenchTest;
 import org.rdmalab.bench.LatencyStats;
 import org.rdmalab.bench.LiveSample;
 import org.rdmalab.bench.Topology;
+import org.rdmalab.verbs.Mtu;
+import org.rdmalab.verbs.spi.DeviceOptions;
 
 /**
  * The Bench view: what {@code bench} measures, chosen in the window (the test, bandwidth or latency,
- * one size or {@code -a}'s sweep, the iterations, the UDP baseline), run on the loopback topology
- * (soft0 on the lab's two loopback addresses), and drawn as it goes: bandwidth (or latency) over
+ * one size or {@code -a}'s sweep, the iterations or seconds per size, the MTU, the TX depth, MB/sec
+ * or Gb/sec, the UDP baseline), run on the loopback topology (soft0 on the lab's two loopback
+ * addresses) or as one side of a run over TCP (a server waiting for one client, or a client of a
+ * server: another window or {@code bench} on the command line), and drawn as it goes: bandwidth (or latency) over
  * time from the live samples, the headline figure per message size, and for latency tests the
  * distribution of one size with its percentiles marked, RDMA and baseline side by side. A finished
  * (or stopped) run saves as CSV or as {@code bench --json}'s JSON.
@@ -73,6 +81,46 @@ public final class BenchViewModel {
 
     /** The sizes the size box offers: perftest's -a sizes, 2 B to 8 MiB. */
     public static final List<Integer> SIZES = BenchSettings.sweep(BenchTest.WRITE);
+    /** The MTUs the MTU box offers ({@code -m}); 0 is the port's active MTU, perftest's default. */
+    public static final List<Integer> MTUS = List.of(0, 256, 512, 1024, 2048, 4096);
+    /** Seconds per size offered first for {@code -D}. */
+    public static final int DEFAULT_SECONDS = 5;
+    /** How long a server waits for its client (bench's --timeout is 60 s; a window gives the user time). */
+    static final Duration SERVER_WAIT = Duration.ofMinutes(5);
+    /** How long a client tries to reach its server (bench's --timeout). */
+    static final Duration CLIENT_WAIT = Duration.ofSeconds(60);
+
+    /** Where the two sides run: both here, or this window is one side of a run over TCP. */
+    public enum Role {
+        LOOPBACK("loopback"), SERVER("server"), CLIENT("client");
+
+        private final String text;
+
+        Role(String text) {
+            this.text = text;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    /** What ends a size: a number of messages ({@code -n}) or a time ({@code -D}). */
+    public enum Limit {
+        ITERATIONS("iterations (-n)"), SECONDS("seconds (-D)");
+
+        private final String text;
+
+        Limit(String text) {
+            this.text = text;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
 
     /** How the latency distribution is drawn. */
     public enum Distribution {
@@ -114,7 +162,7 @@ public final class BenchViewModel {
      * The headline figure of one message size on both paths.
      *
      * @param bytes the message size
-     * @param rdma MB/sec (bandwidth) or t_typical µs (latency); NaN until measured
+     * @param rdma MB/sec or with --report_gbits Gb/sec (bandwidth), or t_typical µs (latency); NaN until measured
      * @param baseline the same for the UDP baseline; NaN when not measured
      */
     public record SizeBar(int bytes, double rdma, double baseline) {
@@ -161,6 +209,17 @@ public final class BenchViewModel {
     private final ObjectProperty<Integer> size = new SimpleObjectProperty<>(BenchSettings.DEFAULT_SIZE_BW);
     private final BooleanProperty sweep = new SimpleBooleanProperty();
     private final ObjectProperty<Integer> iterations = new SimpleObjectProperty<>(BenchSettings.DEFAULT_ITERATIONS_BW);
+    private final ObjectProperty<Limit> limit = new SimpleObjectProperty<>(Limit.ITERATIONS);
+    private final ObjectProperty<Integer> seconds = new SimpleObjectProperty<>(DEFAULT_SECONDS);
+    private final ObjectProperty<Integer> mtu = new SimpleObjectProperty<>(0);
+    private final ObjectProperty<Integer> txDepth = new SimpleObjectProperty<>(BenchSettings.DEFAULT_TX_DEPTH_BW);
+    private final BooleanProperty reportGbits = new SimpleBooleanProperty();
+    private final ObjectProperty<Role> role = new SimpleObjectProperty<>(Role.LOOPBACK);
+    private final StringProperty serverAddress = new SimpleStringProperty("");
+    private final StringProperty localAddress = new SimpleStringProperty("");
+    private final StringProperty tcpPort = new SimpleStringProperty(String.valueOf(Topology.DEFAULT_TCP_PORT));
+    private final IntegerProperty udpPort = new SimpleIntegerProperty(DeviceOptions.ROCE_V2_PORT);
+    private final IntegerProperty baselinePort = new SimpleIntegerProperty(Topology.DEFAULT_BASELINE_PORT);
     private final BooleanProperty baseline = new SimpleBooleanProperty(true);
     private final ObjectProperty<Distribution> distribution = new SimpleObjectProperty<>(Distribution.CDF);
     private final ObjectProperty<Integer> distributionSize = new SimpleObjectProperty<>();
@@ -171,6 +230,7 @@ public final class BenchViewModel {
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(
             "Choose a test and press Run: soft0 on the loopback addresses, both sides in this window.");
     private final ReadOnlyObjectWrapper<BenchMode> shownMode = new ReadOnlyObjectWrapper<>(BenchMode.BW);
+    private final ReadOnlyBooleanWrapper shownGbits = new ReadOnlyBooleanWrapper();
     private final ReadOnlyObjectWrapper<BenchReport> report = new ReadOnlyObjectWrapper<>();
     private final ObservableList<BenchRow> rows = FXCollections.observableArrayList();
     private final ObservableList<Point> liveRdma = FXCollections.observableArrayList();
@@ -183,14 +243,16 @@ public final class BenchViewModel {
 
     private BenchRun run;
     private BenchSettings runSettings;
+    private Topology runTopology;
     private long runStart;
     private BenchInfo info;
     private boolean closed;
 
     /**
      * @param engine starts the runs
-     * @param topology where each run's two sides are (the window: soft0 on the lab's loopback
-     *     addresses, on UDP ports free at that moment)
+     * @param topology where a loopback run's two sides are (the window: soft0 on the lab's loopback
+     *     addresses, on UDP ports free at that moment); a server or client run takes the form's
+     *     addresses and ports
      * @param background where files are written
      * @param ui the UI thread (a {@link FrameExecutor} in the window)
      */
@@ -214,12 +276,65 @@ public final class BenchViewModel {
         BenchTest chosen = test.get();
         List<Integer> sizes = sweep.get() ? BenchSettings.sweep(chosen)
                 : List.of(chosen == BenchTest.ATOMIC ? BenchTest.ATOMIC_SIZE : size.get());
-        Integer count = iterations.get();
-        if (count == null) {
-            throw new IllegalArgumentException("type the number of iterations (-n)");
+        BenchSettings settings = BenchSettings.defaults(chosen, mode.get()).withSizes(sizes);
+        if (limit.get() == Limit.SECONDS) {
+            Integer time = seconds.get();
+            if (time == null || time < 1) {
+                throw new IllegalArgumentException("type the seconds each size runs (-D 1..3600)");
+            }
+            settings = settings.withDuration(time);
+        } else {
+            Integer count = iterations.get();
+            if (count == null) {
+                throw new IllegalArgumentException("type the number of iterations (-n)");
+            }
+            settings = settings.withIterations(count);
         }
-        return BenchSettings.defaults(chosen, mode.get()).withSizes(sizes).withIterations(count)
-                .withBaseline(baseline.get());
+        Integer bytes = mtu.get();
+        if (bytes != null && bytes != 0) {
+            settings = settings.withMtu(Mtu.ofBytes(bytes));
+        }
+        if (mode.get() == BenchMode.BW) {
+            // Latency tests keep one message in flight, as perftest's do.
+            Integer depth = txDepth.get();
+            if (depth == null) {
+                throw new IllegalArgumentException("type the TX depth (-t)");
+            }
+            settings = settings.withTxDepth(depth);
+        }
+        return settings.withReportGbits(reportGbits.get()).withBaseline(baseline.get());
+    }
+
+    /**
+     * Where the run's sides are: the loopback topology, or this window as the server or the client,
+     * by bench's rules for the addresses ({@link Topology#server}, {@link Topology#client}).
+     *
+     * @throws IllegalArgumentException saying which field is wrong and how
+     */
+    public Topology topology() {
+        return switch (role.get()) {
+            case LOOPBACK -> topology.get();
+            case SERVER -> Topology.server(localAddress.get(), port(), udpPort.get(), baselinePort.get(), SERVER_WAIT);
+            case CLIENT -> Topology.client(serverAddress.get(), localAddress.get(), port(), udpPort.get(),
+                    baselinePort.get(), CLIENT_WAIT);
+        };
+    }
+
+    private int port() {
+        String text = tcpPort.get() == null ? "" : tcpPort.get().trim();
+        if (text.isEmpty()) {
+            throw new IllegalArgumentException("type the TCP port (" + Topology.DEFAULT_TCP_PORT + ", as bench's -p)");
+        }
+        try {
+            int port = Integer.parseInt(text);
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("TCP port " + text + " is outside 1..65535");
+            }
+            return port;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("TCP port '" + text + "' is not a number (" + Topology.DEFAULT_TCP_PORT
+                    + ", as bench's -p)");
+        }
     }
 
     /** Runs what the form describes; a bad form shows its reason in the status line. */
@@ -234,20 +349,27 @@ public final class BenchViewModel {
         start(settings);
     }
 
-    /** Runs {@code settings} on the loopback topology (nothing when a run is going or the window closed). */
+    /**
+     * Runs {@code settings} where {@link #topology()} says (nothing when a run is going or the window
+     * closed); a bad address or port shows its reason in the status line and starts nothing.
+     */
     public void start(BenchSettings settings) {
         if (running.get() || closed) {
             return;
         }
         Topology where;
         try {
-            where = topology.get();
+            where = topology();
+        } catch (IllegalArgumentException e) {
+            status.set("Cannot run: " + e.getMessage());
+            return;
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "no topology for the bench", e);
             status.set("Cannot run: " + e.getMessage());
             return;
         }
         runSettings = settings;
+        runTopology = where;
         info = null;
         rows.clear();
         liveRdma.clear();
@@ -260,9 +382,15 @@ public final class BenchViewModel {
         markers.clear();
         report.set(null);
         shownMode.set(settings.mode());
+        shownGbits.set(settings.reportGbits());
         running.set(true);
         stopping.set(false);
-        status.set("Starting " + describe(settings) + "...");
+        if (where instanceof Topology.Client client) {
+            status.set("Client: connecting to " + client.serverAddress() + ":" + client.tcpPort() + " from "
+                    + client.localAddress() + " for " + describe(settings) + "...");
+        } else {
+            status.set("Starting " + describe(settings) + "...");
+        }
         runStart = System.nanoTime();
         EventQueue<Item> queue = new EventQueue<>(ui, this::apply);
         BenchRun started = engine.start(settings, where, new BenchListener() {
@@ -321,7 +449,8 @@ public final class BenchViewModel {
         for (Item item : batch) {
             if (item instanceof Started started) {
                 info = started.info();
-                status.set("Running " + describe(runSettings) + " on " + info.deviceName() + " (" + info.backend()
+                status.set((runTopology instanceof Topology.Server ? "Server: answering " : "Running ")
+                        + describe(runSettings) + " on " + info.deviceName() + " (" + info.backend()
                         + ", MTU " + info.mtu().bytes() + ")...");
             } else if (item instanceof Sample sample) {
                 addLive(sample.sample(), sample.atNanos());
@@ -329,7 +458,9 @@ public final class BenchViewModel {
                 addRow(row.row());
                 drawDistribution = true;
             } else if (item instanceof Note note) {
-                status.set(note.text());
+                String side = runTopology instanceof Topology.Server ? "Server: "
+                        : runTopology instanceof Topology.Client ? "Client: " : "";
+                status.set(side + note.text());
             } else if (item instanceof Finished finished) {
                 finish(finished);
             } else if (item instanceof StopOverdue && running.get()) {
@@ -344,8 +475,8 @@ public final class BenchViewModel {
 
     private void addLive(LiveSample sample, long atNanos) {
         double seconds = (atNanos - runStart) / 1e9;
-        double y = runSettings.mode() == BenchMode.BW ? sample.recentBytesPerSecond() / BandwidthStats.MEBIBYTE
-                : sample.recentMicros();
+        double y = runSettings.mode() == BenchMode.BW ? sample.recentBytesPerSecond() / (runSettings.reportGbits()
+                ? BandwidthStats.GIGABIT_BYTES : BandwidthStats.MEBIBYTE) : sample.recentMicros();
         if (y <= 0) {
             return;
         }
@@ -361,13 +492,14 @@ public final class BenchViewModel {
                     : String.format(Locale.ROOT, "%,d", sample.done());
             status.set(String.format(Locale.ROOT, "%s %s%s: %s messages, %s", pathName(sample.path()),
                     bytes(sample.bytes()), of, done, runSettings.mode() == BenchMode.BW
-                            ? String.format(Locale.ROOT, "%.1f MB/sec", y) : String.format(Locale.ROOT, "%.2f µs", y)));
+                            ? String.format(Locale.ROOT, "%.1f %s", y, bandwidthUnit(runSettings))
+                            : String.format(Locale.ROOT, "%.2f µs", y)));
         }
     }
 
     private void addRow(BenchRow row) {
         rows.add(row);
-        double figure = headline(row);
+        double figure = headline(row, runSettings.reportGbits());
         int at = -1;
         for (int i = 0; i < sizeBars.size(); i++) {
             if (sizeBars.get(i).bytes() == row.bytes()) {
@@ -403,14 +535,27 @@ public final class BenchViewModel {
         }
         BenchReport done = finished.report();
         report.set(done);
+        if (runTopology instanceof Topology.Server server && done.info() == null) {
+            status.set(done.stopped() ? "Stopped: no client came; TCP port " + server.tcpPort() + " is free again."
+                    : "Done: no client came.");
+            return;
+        }
+        if (runTopology instanceof Topology.Server && runSettings.mode() == BenchMode.LAT && !done.stopped()) {
+            // perftest's latency server prints its header only: the client has the figures.
+            status.set("Done: served " + describe(runSettings) + "; the client measured it and has the figures.");
+            return;
+        }
         List<Integer> sizes = done.rows(BenchRow.Path.RDMA).stream().map(BenchRow::bytes).toList();
         StringBuilder text = new StringBuilder(done.stopped() ? "Stopped: " : "Done: ");
         text.append(describe(runSettings)).append(", ").append(sizes.size()).append(sizes.size() == 1 ? " size" : " sizes")
-                .append(" measured");
+                .append(runTopology instanceof Topology.Server ? " measured by the client" : " measured");
         if (sizes.size() == 1) {
             BenchRow row = done.rows(BenchRow.Path.RDMA).get(0);
-            text.append(String.format(Locale.ROOT, runSettings.mode() == BenchMode.BW ? ", %.1f MB/sec"
-                    : ", t_typical %.2f µs", headline(row)));
+            text.append(runSettings.mode() == BenchMode.BW
+                    ? String.format(Locale.ROOT, runSettings.reportGbits() ? ", %.2f %s" : ", %.1f %s",
+                            headline(row, runSettings.reportGbits()),
+                            bandwidthUnit(runSettings))
+                    : String.format(Locale.ROOT, ", t_typical %.2f µs", headline(row, false)));
             OptionalDouble ratio = done.ratio(row.bytes());
             if (ratio.isPresent()) {
                 text.append(String.format(Locale.ROOT, ", ratio to the UDP baseline %.2f", ratio.getAsDouble()));
@@ -511,9 +656,17 @@ public final class BenchViewModel {
         return null;
     }
 
-    /** MB/sec (2^20 bytes, as perftest) for bandwidth rows, t_typical µs for latency rows. */
-    static double headline(BenchRow row) {
-        return row.bandwidth() != null ? row.bandwidth().average(false) : row.latency().typicalMicros();
+    /**
+     * BW average for bandwidth rows, in MB/sec (2^20 bytes, as perftest) or with {@code gbits} in
+     * Gb/sec (10^9 bits, as perftest's --report_gbits); t_typical µs for latency rows.
+     */
+    static double headline(BenchRow row, boolean gbits) {
+        return row.bandwidth() != null ? row.bandwidth().average(gbits) : row.latency().typicalMicros();
+    }
+
+    /** "MB/sec", or "Gb/sec" with --report_gbits. */
+    static String bandwidthUnit(BenchSettings settings) {
+        return settings.reportGbits() ? "Gb/sec" : "MB/sec";
     }
 
     /** "ib_write_bw, 64 KiB, 5000 iterations, with the UDP baseline". */
@@ -522,6 +675,9 @@ public final class BenchViewModel {
                 : "sizes " + bytes(settings.sizes().get(0)) + " to " + bytes(settings.maxSize());
         return settings.test().perftestProgram(settings.mode()) + ", " + sizes + ", " + (settings.timed()
                 ? settings.durationSeconds() + " s per size" : settings.iterations() + " iterations")
+                + (settings.mtu() != null ? ", MTU " + settings.mtu().bytes() : "")
+                + (settings.mode() == BenchMode.BW && settings.txDepth() != BenchSettings.DEFAULT_TX_DEPTH_BW
+                        ? ", TX depth " + settings.txDepth() : "")
                 + (settings.baseline() ? ", with the UDP baseline" : "");
     }
 
@@ -549,16 +705,18 @@ public final class BenchViewModel {
         if (report.info() != null && report.rows().stream().noneMatch(row -> row.bandwidth() != null)) {
             bandwidth = report.info().settings().mode() == BenchMode.BW;
         }
+        boolean gbits = report.info() != null && report.info().settings().reportGbits();
         out.append("path,bytes,iterations,").append(bandwidth
-                ? "bw_peak_mb_per_sec,bw_average_mb_per_sec,msg_rate_mpps"
+                ? gbits ? "bw_peak_gb_per_sec,bw_average_gb_per_sec,msg_rate_mpps"
+                        : "bw_peak_mb_per_sec,bw_average_mb_per_sec,msg_rate_mpps"
                 : "t_min_usec,t_max_usec,t_typical_usec,t_avg_usec,t_stdev_usec,percentile_99_usec,percentile_99_9_usec")
                 .append(",lost_messages,ratio\n");
         for (BenchRow row : report.rows()) {
             out.append(row.path() == BenchRow.Path.RDMA ? "rdma" : "baseline").append(',').append(row.bytes());
             if (row.bandwidth() != null) {
                 BandwidthStats bw = row.bandwidth();
-                out.append(',').append(bw.iterations()).append(number(bw.peak(false), 2))
-                        .append(number(bw.average(false), 2)).append(number(bw.messageRateMpps(), 6));
+                out.append(',').append(bw.iterations()).append(number(bw.peak(gbits), 2))
+                        .append(number(bw.average(gbits), 2)).append(number(bw.messageRateMpps(), 6));
             } else {
                 LatencyStats lat = row.latency();
                 out.append(',').append(lat.iterations());
@@ -640,6 +798,67 @@ public final class BenchViewModel {
         return iterations;
     }
 
+    /** Whether a size ends after {@link #iterationsProperty()} messages or {@link #secondsProperty()}. */
+    public ObjectProperty<Limit> limitProperty() {
+        return limit;
+    }
+
+    /** Seconds per size ({@code -D}) when {@link #limitProperty()} says so. */
+    public ObjectProperty<Integer> secondsProperty() {
+        return seconds;
+    }
+
+    /** The path MTU ({@code -m}) in bytes; 0 for the port's active MTU (perftest's default). */
+    public ObjectProperty<Integer> mtuProperty() {
+        return mtu;
+    }
+
+    /** Messages in flight ({@code -t}) for bandwidth tests; latency tests keep one. */
+    public ObjectProperty<Integer> txDepthProperty() {
+        return txDepth;
+    }
+
+    /** Bandwidth in Gb/sec instead of MB/sec ({@code --report_gbits}): the charts, the status line, CSV. */
+    public BooleanProperty reportGbitsProperty() {
+        return reportGbits;
+    }
+
+    /** Loopback, server or client. */
+    public ObjectProperty<Role> roleProperty() {
+        return role;
+    }
+
+    /** The server's IPv4 address (a client's {@code <server_ip>}). */
+    public StringProperty serverAddressProperty() {
+        return serverAddress;
+    }
+
+    /**
+     * This side's address ({@code --local-ip}); blank for bench's default: 127.0.0.1 for a server, the
+     * address that reaches the server for a client (127.0.0.2 next to 127.0.0.1).
+     */
+    public StringProperty localAddressProperty() {
+        return localAddress;
+    }
+
+    /** The server's TCP port ({@code -p}, 18515), as typed. */
+    public StringProperty tcpPortProperty() {
+        return tcpPort;
+    }
+
+    /**
+     * The RoCE v2 UDP port soft0 binds in a server or client run ({@code --udp-port}, 4791; the peer
+     * must use the same). Not in the form; tests choose free ones.
+     */
+    public IntegerProperty udpPortProperty() {
+        return udpPort;
+    }
+
+    /** The baseline's UDP port in a server or client run ({@code --baseline-port}, 18516). Not in the form. */
+    public IntegerProperty baselinePortProperty() {
+        return baselinePort;
+    }
+
     /** Also run the same pattern over plain UDP datagrams ({@code --baseline}). */
     public BooleanProperty baselineProperty() {
         return baseline;
@@ -677,6 +896,11 @@ public final class BenchViewModel {
     /** The mode of the run the charts show (the form may already say another). */
     public ReadOnlyObjectProperty<BenchMode> shownModeProperty() {
         return shownMode.getReadOnlyProperty();
+    }
+
+    /** True when the charts show bandwidth in Gb/sec (the shown run's --report_gbits). */
+    public ReadOnlyBooleanProperty shownGbitsProperty() {
+        return shownGbits.getReadOnlyProperty();
     }
 
     /** The last finished or stopped run's report (null while running and before the first). */

@@ -72,10 +72,27 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                                 bench.sizeProperty().set(8);
                                 bench.baselineProperty().set(true);
                                 // Each path runs for a time, not a count: a few live samples on any machine.
-                                bench.start(bench.settings().withDuration(BENCH_SECONDS));
+                                bench.limitProperty().set(BenchViewModel.Limit.SECONDS);
+                                bench.secondsProperty().set(BENCH_SECONDS);
+                                bench.start();
                             });
                         }, lab -> bench().map(bench -> !bench.runningProperty().get()
-                                && bench.reportProperty().get() != null).orElse(false)));
+                                && bench.reportProperty().get() != null).orElse(false)),
+                new WindowScenario("bench-server", "the Bench tab at the window's default size as the server of a run"
+                        + " over TCP: ib_write_bw, MTU 1024, TX depth 64, waiting on port 18515 for a client (another"
+                        + " window or bench ... 127.0.0.1)",
+                        lab -> {
+                            selectInspectorTab("benchTab");
+                            bench().ifPresent(bench -> {
+                                bench.roleProperty().set(BenchViewModel.Role.SERVER);
+                                bench.modeProperty().set(org.rdmalab.bench.BenchMode.BW);
+                                bench.mtuProperty().set(1024);
+                                bench.txDepthProperty().set(64);
+                                bench.reportGbitsProperty().set(true);
+                                bench.start();
+                            });
+                        }, lab -> bench().map(bench -> !bench.runningProperty().get()
+                                || bench.statusProperty().get().contains("waiting for a client")).orElse(false)));
     }
 
     /** Seconds the bench scenario measures each path (bench -D). */

@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import org.rdmalab.control.ControlChannel;
 import org.rdmalab.control.ControlException;
+import org.rdmalab.control.ControlListener;
 import org.rdmalab.control.Timeouts;
 import org.rdmalab.control.lab.LabConnection;
 import org.rdmalab.verbs.Device;
@@ -204,11 +205,18 @@ public final class BenchEngine {
     private void server(BenchRun run, BenchSettings settings, Topology.Server topology, BenchListener listener,
                         List<BenchRow> rows, AtomicReference<BenchInfo> info) throws VerbsException, BenchException {
         Device device = find(settings, topology, topology.localAddress());
-        listener.note("waiting for a client on " + topology.localAddress() + ":" + topology.tcpPort()
-                + " (TCP, RDMA Lab's protocol)");
         Timeouts timeouts = new Timeouts(topology.acceptTimeout(), topology.acceptTimeout(), CONTROL_READ);
-        try (Rendezvous rendezvous = new LabRendezvous(open(run, () ->
-                ControlChannel.accept(topology.localAddress(), topology.tcpPort(), timeouts)))) {
+        try (Rendezvous rendezvous = new LabRendezvous(open(run, () -> {
+            ControlListener waiting = ControlListener.bind(topology.localAddress(), topology.tcpPort());
+            // A thread blocked in accept() does not see an interrupt: stop() closes the listener instead.
+            run.closeOnStop(waiting);
+            if (run.stopRequested()) {
+                throw new ControlException(ControlException.Reason.INTERRUPTED, "stopped before a client came");
+            }
+            listener.note("waiting for a client on port " + waiting.port() + " of " + topology.localAddress()
+                    + " (TCP, RDMA Lab's protocol)");
+            return waiting.acceptOne(timeouts);
+        }))) {
             run.closeOnStop(rendezvous);
             listener.note("client " + rendezvous.peerAddress() + " connected");
             SideRunner runner = new SideRunner(false, settings, device,

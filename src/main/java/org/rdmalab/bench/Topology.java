@@ -2,6 +2,7 @@ package org.rdmalab.bench;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.rdmalab.verbs.spi.DeviceOptions;
 
 /**
  * Where the two sides of a run are. A software device binds the side's address (its GID is the
@@ -13,6 +14,9 @@ public sealed interface Topology {
     int DEFAULT_TCP_PORT = 18515;
     /** The baseline's UDP port on both addresses (the RoCE v2 port 4791 belongs to the device). */
     int DEFAULT_BASELINE_PORT = 18516;
+
+    /** The address a server binds when none is given (a software device's, and the TCP listener's). */
+    String DEFAULT_SERVER_ADDRESS = "127.0.0.1";
 
     /** The UDP port each side's baseline socket binds. */
     int baselinePort();
@@ -52,6 +56,60 @@ public sealed interface Topology {
             Objects.requireNonNull(localAddress, "localAddress");
             Objects.requireNonNull(serverAddress, "serverAddress");
             Objects.requireNonNull(connectTimeout, "connectTimeout");
+        }
+    }
+
+    /*
+     * bench's rules for the two sides' addresses, shared by the command line and the window: a
+     * software device binds the address, so each side needs one of this machine's own, and two sides
+     * on one machine need two. Bad values fail with a one-line IllegalArgumentException.
+     */
+
+    /**
+     * Both sides here: the server on {@code localIp} (blank: 127.0.0.1), the client on the address
+     * that reaches it ({@link BenchEngine#localAddressFor}: 127.0.0.2 next to 127.0.0.1).
+     */
+    static Loopback loopback(String localIp, int udpPort, int baselinePort) {
+        checkPort(udpPort, "UDP port", true);
+        checkPort(baselinePort, "baseline port", true);
+        String server = addressOr(localIp, DEFAULT_SERVER_ADDRESS);
+        return new Loopback(server, BenchEngine.localAddressFor(server), udpPort, baselinePort);
+    }
+
+    /** This side serves: it binds {@code localIp} (blank: 127.0.0.1) and waits on {@code tcpPort}. */
+    static Server server(String localIp, int tcpPort, int udpPort, int baselinePort, Duration acceptTimeout) {
+        checkPort(tcpPort, "TCP port", false);
+        checkPort(udpPort, "UDP port", true);
+        checkPort(baselinePort, "baseline port", true);
+        return new Server(addressOr(localIp, DEFAULT_SERVER_ADDRESS), tcpPort, udpPort, baselinePort, acceptTimeout);
+    }
+
+    /**
+     * This side is the client of {@code serverIp}; it binds {@code localIp}, or when blank the address
+     * that reaches the server ({@link BenchEngine#localAddressFor}).
+     */
+    static Client client(String serverIp, String localIp, int tcpPort, int udpPort, int baselinePort,
+                         Duration connectTimeout) {
+        if (serverIp == null || serverIp.isBlank()) {
+            throw new IllegalArgumentException("give the server's IPv4 address (the machine where the server waits)");
+        }
+        checkPort(tcpPort, "TCP port", false);
+        checkPort(udpPort, "UDP port", true);
+        checkPort(baselinePort, "baseline port", true);
+        String server = DeviceOptions.parseAddress(serverIp).getHostAddress();
+        String local = localIp == null || localIp.isBlank() ? BenchEngine.localAddressFor(server)
+                : DeviceOptions.parseAddress(localIp).getHostAddress();
+        return new Client(local, server, tcpPort, udpPort, baselinePort, connectTimeout);
+    }
+
+    private static String addressOr(String text, String fallback) {
+        return DeviceOptions.parseAddress(text == null || text.isBlank() ? fallback : text).getHostAddress();
+    }
+
+    /** 1..65535; {@code zero} allows 0 (the baseline's "any port" in tests). */
+    private static void checkPort(int port, String what, boolean zero) {
+        if (port < (zero ? 0 : 1) || port > 65535) {
+            throw new IllegalArgumentException(what + " " + port + " is outside 1..65535");
         }
     }
 }

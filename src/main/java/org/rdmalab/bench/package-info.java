@@ -5,7 +5,9 @@
  *
  * <p>Start a run with {@link org.rdmalab.bench.BenchEngine#start} ({@link
  * org.rdmalab.bench.BenchSettings} says what, {@link org.rdmalab.bench.Topology} where: both sides in
- * this process, or server / client over TCP with RDMA Lab's control protocol). The returned {@link
+ * this process, or server / client over TCP with RDMA Lab's control protocol; {@code Topology.loopback},
+ * {@code server} and {@code client} apply bench's rules for the addresses, for the command line and
+ * the window alike). The returned {@link
  * org.rdmalab.bench.BenchRun} can be stopped from any thread and completes with a {@link
  * org.rdmalab.bench.BenchReport}. While it runs, a {@link org.rdmalab.bench.BenchListener} hears the
  * header facts, {@link org.rdmalab.bench.LiveSample}s a few times a second and one {@link

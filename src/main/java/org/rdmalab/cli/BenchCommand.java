@@ -22,7 +22,6 @@ import org.rdmalab.bench.LiveSample;
 import org.rdmalab.bench.Topology;
 import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.spi.Backends;
-import org.rdmalab.verbs.spi.DeviceOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -263,20 +262,12 @@ final class BenchCommand implements Callable<Integer> {
             if (serverIp != null) {
                 throw new IllegalArgumentException("--loopback runs both sides here; drop <server_ip> " + serverIp);
             }
-            String server = localIp != null ? localIp : "127.0.0.1";
-            DeviceOptions.parseAddress(server);
-            String client = BenchEngine.localAddressFor(server);
-            return new Topology.Loopback(server, client, udpPort, baselinePort);
+            return Topology.loopback(localIp, udpPort, baselinePort);
         }
         if (serverIp == null) {
-            String local = localIp != null ? localIp : "127.0.0.1";
-            DeviceOptions.parseAddress(local);
-            return new Topology.Server(local, tcpPort, udpPort, baselinePort, timeout);
+            return Topology.server(localIp, tcpPort, udpPort, baselinePort, timeout);
         }
-        DeviceOptions.parseAddress(serverIp);
-        String local = localIp != null ? localIp : BenchEngine.localAddressFor(serverIp);
-        DeviceOptions.parseAddress(local);
-        return new Topology.Client(local, serverIp, tcpPort, udpPort, baselinePort, timeout);
+        return Topology.client(serverIp, localIp, tcpPort, udpPort, baselinePort, timeout);
     }
 
     private static void checkPort(int port, String option) {

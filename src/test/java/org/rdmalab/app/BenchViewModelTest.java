@@ -18,6 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdmalab.bench.BandwidthStats;
 import org.rdmalab.bench.BenchEngine;
+import org.rdmalab.bench.BenchListener;
+import org.rdmalab.bench.BenchRun;
+import org.rdmalab.bench.BenchSettings;
 import org.rdmalab.bench.BenchMode;
 import org.rdmalab.bench.BenchReport;
 import org.rdmalab.bench.BenchRow;
@@ -174,6 +177,86 @@ class BenchViewModelTest {
             return null;
         });
         assertFalse(onUi(() -> bench.runningProperty().get()), "a closed window starts no run");
+    }
+
+    @Test
+    void asClientItMeasuresForSecondsAgainstAServerAndTheSettingsReachTheEngine() throws Exception {
+        int tcp = Ports.freeTcpPort();
+        int udp = Ports.freeUdpPort();
+        int baseline = Ports.freeUdpPort();
+        // The server: what `bench write --lat -s 8 -D 1 -m 512 --baseline` runs.
+        BenchSettings expected = BenchSettings.defaults(BenchTest.WRITE, BenchMode.LAT).withSizes(List.of(8))
+                .withDuration(1).withMtu(org.rdmalab.verbs.Mtu.ofBytes(512)).withBaseline(true);
+        BenchRun server = new BenchEngine(Backends.installed()).start(expected, Topology.server(null, tcp, udp, baseline,
+                Duration.ofSeconds(60)), BenchListener.NONE);
+        String connecting = onUi(() -> {
+            bench.roleProperty().set(BenchViewModel.Role.CLIENT);
+            bench.serverAddressProperty().set(" 127.0.0.1 ");
+            bench.tcpPortProperty().set(Integer.toString(tcp));
+            bench.udpPortProperty().set(udp);
+            bench.baselinePortProperty().set(baseline);
+            bench.modeProperty().set(BenchMode.LAT);
+            bench.sizeProperty().set(8);
+            bench.limitProperty().set(BenchViewModel.Limit.SECONDS);
+            bench.secondsProperty().set(1);
+            bench.mtuProperty().set(512);
+            bench.baselineProperty().set(true);
+            assertEquals(expected, bench.settings());
+            bench.start();
+            // Read in the same call: the run's first news may replace it right after.
+            return bench.statusProperty().get();
+        });
+        assertEquals("Client: connecting to 127.0.0.1:" + tcp + " from 127.0.0.2 for ib_write_lat, 8 B, 1 s per size,"
+                + " MTU 512, with the UDP baseline...", connecting);
+        uiThread.await("the report", () -> bench.reportProperty().get() != null);
+        BenchReport report = onUi(() -> bench.reportProperty().get());
+        assertFalse(report.stopped());
+        assertEquals(1, report.info().settings().durationSeconds(), "-D reached the engine");
+        assertEquals(512, report.info().mtu().bytes());
+        assertEquals("Ethernet", report.info().exchange(), "the connection data went over TCP");
+        assertEquals(List.of(BenchRow.Path.RDMA, BenchRow.Path.BASELINE), onUi(() -> bench.rows().stream()
+                .map(BenchRow::path).toList()));
+        assertTrue(report.rows().get(0).latency().iterations() > 0);
+        assertTrue(server.await(Duration.ofSeconds(60)).rows().isEmpty(), "a latency server only answers");
+    }
+
+    @Test
+    void aBandwidthSettingTakesTheTxDepthAndGbitsAndLatencyKeepsOneInFlight() {
+        BenchSettings bandwidth = onUi(() -> {
+            bench.modeProperty().set(BenchMode.BW);
+            bench.txDepthProperty().set(16);
+            bench.reportGbitsProperty().set(true);
+            return bench.settings();
+        });
+        assertEquals(16, bandwidth.txDepth());
+        assertTrue(bandwidth.reportGbits());
+        assertEquals(null, bandwidth.mtu(), "the port's MTU unless one is chosen");
+        assertEquals(1, onUi(() -> {
+            bench.modeProperty().set(BenchMode.LAT);
+            return bench.settings();
+        }).txDepth());
+        String refused = onUi(() -> {
+            bench.roleProperty().set(BenchViewModel.Role.SERVER);
+            bench.tcpPortProperty().set("port");
+            bench.start();
+            return bench.statusProperty().get();
+        });
+        assertEquals("Cannot run: TCP port 'port' is not a number (18515, as bench's -p)", refused);
+        assertFalse(onUi(() -> bench.runningProperty().get()));
+    }
+
+    @Test
+    void csvInGbitsNamesItsColumns() {
+        BenchRow rdma = new BenchRow(BenchRow.Path.RDMA, 65536, BandwidthStats.ofTotals(65536, 1000, 1_000_000_000L),
+                null, null, 0);
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withReportGbits(true);
+        org.rdmalab.bench.BenchInfo info = new org.rdmalab.bench.BenchInfo(settings, "soft0", "software", null, null,
+                0, 0, 0, null, null, "in process");
+        String csv = BenchViewModel.csv(new BenchReport(info, List.of(rdma), false));
+        assertEquals("""
+                path,bytes,iterations,bw_peak_gb_per_sec,bw_average_gb_per_sec,msg_rate_mpps,lost_messages,ratio
+                rdma,65536,1000,0.00,0.52,0.001000,0,
+                """, csv);
     }
 
     @Test

@@ -168,4 +168,55 @@ class BenchEngineTest {
         assertTrue(failure.getMessage().contains("same options"), failure.getMessage());
         assertThrows(BenchException.class, () -> server.await(WAIT));
     }
+
+    /** A server blocked in accept() does not see an interrupt; stop() must still end it and free the port. */
+    @Test
+    void stopEndsAServerWaitingForItsClientAndFreesTheTcpPort() throws Exception {
+        int tcp = Ports.freeTcpPort();
+        List<String> notes = new CopyOnWriteArrayList<>();
+        CountDownLatch waiting = new CountDownLatch(1);
+        BenchRun server = new BenchEngine(Backends.installed()).start(BenchSettings.defaults(BenchTest.WRITE,
+                BenchMode.BW), Topology.server(null, tcp, Ports.freeUdpPort(), 0, Duration.ofMinutes(10)),
+                new BenchListener() {
+                    @Override
+                    public void note(String text) {
+                        notes.add(text);
+                        waiting.countDown();
+                    }
+                });
+        assertTrue(waiting.await(60, TimeUnit.SECONDS), "the server says it waits");
+        assertEquals("waiting for a client on port " + tcp + " of 127.0.0.1 (TCP, RDMA Lab's protocol)", notes.get(0));
+        server.stop();
+        // Well within the ten minutes the server would otherwise wait.
+        BenchReport report = server.await(WAIT);
+        assertTrue(report.stopped());
+        assertTrue(report.rows().isEmpty());
+        try (java.net.ServerSocket again = new java.net.ServerSocket()) {
+            again.bind(new java.net.InetSocketAddress("127.0.0.1", tcp));
+        }
+    }
+
+    /** bench's address rules, shared by the command line and the window. */
+    @Test
+    void topologiesTakeBenchsDefaultAddressesAndRefuseBadOnes() {
+        Duration minute = Duration.ofMinutes(1);
+        Topology.Loopback loopback = Topology.loopback(null, 4791, 18516);
+        assertEquals(List.of("127.0.0.1", "127.0.0.2"), List.of(loopback.serverAddress(), loopback.clientAddress()));
+        assertEquals("127.0.0.1", Topology.server(" ", 18515, 4791, 18516, minute).localAddress());
+        assertEquals("127.0.0.3", Topology.server("127.0.0.3", 18515, 4791, 18516, minute).localAddress());
+        Topology.Client client = Topology.client(" 127.0.0.1", "", 18515, 4791, 18516, minute);
+        assertEquals(List.of("127.0.0.2", "127.0.0.1"), List.of(client.localAddress(), client.serverAddress()));
+        assertEquals("127.0.0.1", Topology.client("127.0.0.2", null, 18515, 4791, 18516, minute).localAddress());
+        assertEquals("127.0.0.9", Topology.client("127.0.0.1", "127.0.0.9", 18515, 4791, 18516, minute)
+                .localAddress());
+        assertEquals("give the server's IPv4 address (the machine where the server waits)", assertThrows(
+                IllegalArgumentException.class, () -> Topology.client(" ", null, 18515, 4791, 18516, minute))
+                .getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Topology.client("10.0.0.300", null, 18515, 4791,
+                18516, minute)).getMessage().startsWith("'10.0.0.300' is not an IPv4 address"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Topology.server("localhost", 18515, 4791,
+                18516, minute)).getMessage().startsWith("'localhost' is not an IPv4 address"));
+        assertEquals("TCP port 0 is outside 1..65535", assertThrows(IllegalArgumentException.class,
+                () -> Topology.server(null, 0, 4791, 18516, minute)).getMessage());
+    }
 }
