@@ -119,7 +119,6 @@ final class AckCoalescer {
                 packet.get(0, datagram[i], 0, packetLength);
                 length[i] = packetLength;
                 ttl[i] = hopLimit;
-               
                 return true;
             }
         }
@@ -138,7 +137,6 @@ final class AckCoalescer {
         } else {
             probe = true;
         }
-       
         int i = count++;
         packet.get(0, datagram[i], 0, packetLength);
         length[i] = packetLength;
@@ -165,7 +163,6 @@ final class AckCoalescer {
         }
         int i = heldFor(p);
         if (i >= 0) {
-           
             renewed[i] = true;
             peerState[p] = PIPELINES;
             peerMisses[p] = 0;

@@ -402,11 +402,21 @@ final class UdpFabric implements Fabric {
             }
         }
 
-        /** Reads the socket on the loop thread, or leaves it to polling callers (loop thread, on the loop). */
-        private void readInterest(boolean wanted) {
+        /**
+         * Reads the socket on the loop thread, or leaves it to polling callers (loop thread, on the
+         * loop). A selector applies a new interest set only in its next select, and while callers
+         * poll the loop thread parks instead of selecting: without a {@code selectNow} the socket
+         * would keep its read interest in the epoll set, and every datagram's delivery would run
+         * epoll's wake-up callback inside the sender's {@code sendto} (about 0.4 µs of its 1.7 µs on
+         * a loopback ping-pong).
+         */
+        private void readInterest(boolean wanted) throws IOException {
             if (readInterest != wanted) {
                 readInterest = wanted;
                 updateInterest();
+                if (!wanted) {
+                    selector.selectNow(onReady);
+                }
             }
         }
 
