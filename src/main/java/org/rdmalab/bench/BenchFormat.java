@@ -3,6 +3,7 @@ package org.rdmalab.bench;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.OptionalDouble;
 import org.rdmalab.control.ConnectionData;
 
@@ -159,5 +160,25 @@ public final class BenchFormat {
                 usage.bytesPerMessage(), usage.allocatedBytes(), usage.messages());
         return String.format(Locale.ROOT, " %s %d bytes: %s, %d GCs (%d ms)", row.path() == BenchRow.Path.RDMA
                 ? "rdma" : "baseline", row.bytes(), allocation, usage.gcCount(), usage.gcMillis());
+    }
+
+    /**
+     * " rdma 65536 bytes: this side's device counters moved: sent_pkts +160128, rcvd_pkts +10128,
+     * completer_retry_err +1" for {@code --verbose}, or "" when the row has none (the baseline, a
+     * device without counters).
+     */
+    public static String counters(BenchRow row) {
+        ResourceMeter.Usage usage = row.usage();
+        if (usage == null || usage.counters().isEmpty()) {
+            return "";
+        }
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, " %s %d bytes: this side's device counters moved:",
+                row.path() == BenchRow.Path.RDMA ? "rdma" : "baseline", row.bytes()));
+        String separator = " ";
+        for (Map.Entry<String, Long> counter : usage.counters().entrySet()) {
+            line.append(separator).append(counter.getKey()).append(String.format(Locale.ROOT, " %+d", counter.getValue()));
+            separator = ", ";
+        }
+        return line.toString();
     }
 }

@@ -116,6 +116,9 @@ public final class BenchJson {
             usage.put("gc_count", row.usage().gcCount());
             usage.put("gc_ms", row.usage().gcMillis());
             map.put("allocation", usage);
+            if (!row.usage().counters().isEmpty()) {
+                map.put("device_counters", new LinkedHashMap<>(row.usage().counters()));
+            }
         }
         return map;
     }

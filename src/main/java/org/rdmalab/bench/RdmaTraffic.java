@@ -120,10 +120,10 @@ final class RdmaTraffic {
         long count = settings.timed() ? 0 : settings.iterationsFor(size);
         ensureCapacity(settings.timed() ? 1 << 16 : count);
         progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), count, false, 1);
-        ResourceMeter.Snapshot before = ResourceMeter.snapshot();
+        ResourceMeter.Snapshot before = ResourceMeter.snapshot(side.context());
         long deadline = settings.timed() ? System.nanoTime() + settings.durationSeconds() * 1_000_000_000L : 0;
         long moved = window(signaled, unsignaled, count, deadline, true);
-        ResourceMeter.Usage usage = ResourceMeter.since(before, moved);
+        ResourceMeter.Usage usage = ResourceMeter.since(before, side.context(), moved);
         if (settings.test() == BenchTest.SEND) {
             sendStop(size);
         }
@@ -228,7 +228,7 @@ final class RdmaTraffic {
                 if (k == 0) {
                     progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(),
                             settings.timed() ? 0 : count, true, factor);
-                    before = ResourceMeter.snapshot();
+                    before = ResourceMeter.snapshot(side.context());
                     deadline = now + settings.durationSeconds() * 1_000_000_000L;
                 }
                 if (k >= postTimes.length) {
@@ -244,7 +244,7 @@ final class RdmaTraffic {
             }
             roundTrip(size, i, request);
         }
-        ResourceMeter.Usage usage = ResourceMeter.since(before, measured);
+        ResourceMeter.Usage usage = ResourceMeter.since(before, side.context(), measured);
         endLatency(size);
         for (int k = 0; k < measured; k++) {
             completionTimes[k] = postTimes[k + 1] - postTimes[k];

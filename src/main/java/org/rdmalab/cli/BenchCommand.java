@@ -378,6 +378,10 @@ final class BenchCommand implements Callable<Integer> {
             if (verbose) {
                 for (BenchRow row : report.rows()) {
                     out.println(BenchFormat.usage(row));
+                    String counters = BenchFormat.counters(row);
+                    if (!counters.isEmpty()) {
+                        out.println(counters);
+                    }
                 }
             }
             if (report.stopped()) {

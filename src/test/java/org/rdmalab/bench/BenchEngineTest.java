@@ -75,6 +75,16 @@ class BenchEngineTest {
         }
         assertTrue(report.ratio(4096).orElseThrow() > 0);
         assertEquals("soft0", report.info().deviceName());
+        // The device's counters over the measured part: 200 one-packet WRITEs (MTU 1024 is soft0's
+        // active MTU here, 4096 bytes are four packets each) left this side, and their ACKs came back;
+        // a retransmission would add to sent_pkts. The baseline has no device.
+        java.util.Map<String, Long> counters = report.rows().get(0).usage().counters();
+        assertTrue(counters.getOrDefault("sent_pkts", 0L) >= 200 * 4, counters.toString());
+        assertTrue(counters.getOrDefault("rcvd_pkts", 0L) > 0, counters.toString());
+        assertTrue(report.rows().get(1).usage().counters().isEmpty());
+        assertTrue(BenchFormat.counters(report.rows().get(0)).startsWith(" rdma 4096 bytes: this side's device counters moved: sent_pkts +"),
+                BenchFormat.counters(report.rows().get(0)));
+        assertEquals("", BenchFormat.counters(report.rows().get(1)));
     }
 
     @Test
