@@ -421,7 +421,9 @@ final class RdmaTraffic {
             if (reap()) {
                 idle = 0;
                 lastProgress = System.nanoTime();
-            } else {
+            } else if (mr.readByte(offset) != value) {
+                // (A software device's turn inside that poll may just have written the byte: look
+                // before pausing, as a NIC's DMA would be seen at once.)
                 lastProgress = stallCheck(idle++, lastProgress, what);
             }
         }
@@ -442,7 +444,8 @@ final class RdmaTraffic {
             if (reap()) {
                 idle = 0;
                 lastProgress = System.nanoTime();
-            } else {
+            } else if (mr.readByte(offset) == seen) {
+                // (Unchanged after the poll, whose device turn may have written it: pause.)
                 lastProgress = stallCheck(idle++, lastProgress, "the client's WRITE");
             }
         }
