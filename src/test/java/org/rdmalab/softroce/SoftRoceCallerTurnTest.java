@@ -164,10 +164,25 @@ class SoftRoceCallerTurnTest {
     /**
      * In the same WRITE ping-pong A never waits for an ACK before its next WRITE, so B coalesces
      * its ACKs: fewer ACKs leave B than WRITEs reach it (never so without coalescing: rxe and soft0
-     * acknowledge every WRITE), and every WRITE of A still completes successfully.
+     * acknowledge every WRITE), and every WRITE of A still completes successfully. On a loaded
+     * machine a thread that loses its core for longer than a hold makes A look like a peer that
+     * waits, and then every ACK leaves at once; so up to three ping-pongs run, and one must show it.
      */
     @Test
     void aPeerThatDoesNotWaitForItsAcksGetsThemCoalesced() throws Exception {
+        String seen = "";
+        for (int attempt = 0; attempt < 3; attempt++) {
+            long[] acksAndWrites = coalescingPingPong();
+            seen += acksAndWrites[0] + " ACKs for " + acksAndWrites[1] + " WRITEs; ";
+            if (acksAndWrites[0] < acksAndWrites[1]) {
+                return;
+            }
+        }
+        throw new AssertionError("B acknowledged every WRITE, never coalescing: " + seen);
+    }
+
+    /** One WRITE ping-pong of 400 rounds between fresh peers: B's ACKs sent and WRITEs received. */
+    private static long[] coalescingPingPong() throws Exception {
         int rounds = 400;
         AtomicLong acksFromB = new AtomicLong();
         AtomicLong writesToB = new AtomicLong();
@@ -195,7 +210,7 @@ class SoftRoceCallerTurnTest {
                 throw new AssertionError("b failed", failure.get());
             }
             // (What B has learnt of A at the end says little: A's last WRITEs wait for their ACKs.)
-            assertTrue(acksFromB.get() < writesToB.get(), acksFromB + " ACKs for " + writesToB + " WRITEs");
+            return new long[] {acksFromB.get(), writesToB.get()};
         }
     }
 
