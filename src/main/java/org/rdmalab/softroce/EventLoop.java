@@ -42,6 +42,16 @@ interface EventLoop {
     }
 
     /**
+     * As {@link #runOrExecute}, but the caller's turn ends with {@code task}: it reads no datagram.
+     * For work that sends nothing (a receive post): a busy poller reads the socket in its next poll
+     * anyway, and an empty read here would only lengthen the post (a system call, about half a
+     * microsecond, between a ping-pong's RECV completion and its answer).
+     */
+    default void runOrExecuteBriefly(Runnable task) {
+        runOrExecute(task);
+    }
+
+    /**
      * Lends the calling thread to the loop for one non-blocking turn (handed-over tasks, waiting
      * datagrams, due timers) when the loop is free to be taken now; a thread that busy-waits for
      * the device calls it. Thread-safe; never waits.

@@ -546,7 +546,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             }
         }
         if (!accepted.isEmpty()) {
-            config.loop.runOrExecute(() -> responder.enqueue(accepted));
+            config.loop.runOrExecuteBriefly(() -> responder.enqueue(accepted));
         }
         if (failure != null) {
             throw failure;

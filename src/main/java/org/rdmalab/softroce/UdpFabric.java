@@ -273,6 +273,15 @@ final class UdpFabric implements Fabric {
 
         @Override
         public void runOrExecute(Runnable task) {
+            runOrExecute(task, true);
+        }
+
+        @Override
+        public void runOrExecuteBriefly(Runnable task) {
+            runOrExecute(task, false);
+        }
+
+        private void runOrExecute(Runnable task, boolean thenReadSocket) {
             if (!takeForCaller()) {
                 execute(task);
                 return;
@@ -282,14 +291,14 @@ final class UdpFabric implements Fabric {
             long start = System.nanoTime();
             try {
                 holdingReplies = callersPoll(start);
-                turn(task);
+                turn(task, thenReadSocket);
             } finally {
                 holdingReplies = false;
                 earliest = nextDeadline();
                 blocked = writableWanted;
                 owner.unlock();
             }
-            afterCallerTurn(start, earliest, blocked);
+            afterCallerTurn(start, earliest, blocked, thenReadSocket);
         }
 
         @Override
@@ -303,14 +312,14 @@ final class UdpFabric implements Fabric {
             long start = System.nanoTime();
             try {
                 holdingReplies = callersPoll(start);
-                worked = turn(null);
+                worked = turn(null, true);
             } finally {
                 holdingReplies = false;
                 earliest = nextDeadline();
                 blocked = writableWanted;
                 owner.unlock();
             }
-            afterCallerTurn(start, earliest, blocked);
+            afterCallerTurn(start, earliest, blocked, true);
             return worked;
         }
 
@@ -324,17 +333,20 @@ final class UdpFabric implements Fabric {
         }
 
         /**
-         * After a caller's turn that began at {@code start}: a turn that began soon after the last
-         * one ended (however long it took: a post may send many packets) marks callers as polling;
-         * then wake the loop thread for work it left, for a full socket (only it selects for room),
-         * or for a timer due before its planned wake-up.
+         * After a caller's turn that began at {@code start}: a turn that read the socket and began
+         * soon after the last such turn ended (however long it took: a post may send many packets)
+         * marks callers as polling (a turn that read nothing does not: it did not take the socket
+         * over); then wake the loop thread for work it left, for a full socket (only it selects for
+         * room), or for a timer due before its planned wake-up.
          */
-        private void afterCallerTurn(long start, long earliestTimer, boolean blocked) {
-            long now = System.nanoTime();
-            if (start - callerTurnAt < BUSY_GAP_NANOS) {
-                busyTurnAt = now;
+        private void afterCallerTurn(long start, long earliestTimer, boolean blocked, boolean readSocket) {
+            if (readSocket) {
+                long now = System.nanoTime();
+                if (start - callerTurnAt < BUSY_GAP_NANOS) {
+                    busyTurnAt = now;
+                }
+                callerTurnAt = now;
             }
-            callerTurnAt = now;
             if (!tasks.isEmpty() || blocked || earliestTimer - plannedWake < 0) {
                 wake();
             }
@@ -450,7 +462,7 @@ final class UdpFabric implements Fabric {
                     long waitNanos;
                     boolean callersPoll;
                     try {
-                        if (turn(null)) {
+                        if (turn(null, true)) {
                             continue;
                         }
                         long now = System.nanoTime();
@@ -501,11 +513,11 @@ final class UdpFabric implements Fabric {
          * One turn on the loop (the caller holds {@link #owner}): handed-over tasks, then
          * {@code task}, datagrams that wait, and due timers. Work handed over before a datagram was
          * sent runs before that datagram is handled: a receive posted before the peer's SEND must
-         * be there for it.
+         * be there for it. Without {@code readSocket} the turn reads no datagram (timers still run).
          *
          * @return true when something was done
          */
-        private boolean turn(Runnable task) {
+        private boolean turn(Runnable task, boolean readSocket) {
             boolean worked = false;
             try {
                 if (task == null) {
@@ -530,7 +542,9 @@ final class UdpFabric implements Fabric {
                         worked = true;
                     }
                 }
-                worked |= receiveAll(Thread.currentThread() == thread ? LOOP_DATAGRAMS : CALLER_DATAGRAMS);
+                if (readSocket) {
+                    worked |= receiveAll(Thread.currentThread() == thread ? LOOP_DATAGRAMS : CALLER_DATAGRAMS);
+                }
                 worked |= runTimers();
             } catch (Throwable e) {
                 if (running) {
