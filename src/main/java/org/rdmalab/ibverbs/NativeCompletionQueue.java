@@ -5,6 +5,7 @@ import static org.rdmalab.ibverbs.StructField.*;
 import java.util.ArrayList;
 import java.util.List;
 import jnr.ffi.Pointer;
+import org.rdmalab.verbs.CompletionBuffer;
 import org.rdmalab.verbs.CompletionChannel;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Errno;
@@ -77,6 +78,8 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
         NativeMemory own = block == 0 ? NativeMemory.allocate(context.library().runtime, bytes) : null;
         long wc = own == null ? block : own.address();
         try {
+            // Zeroed, so that a field the provider leaves unwritten (error completions) reads 0.
+            NativeScratch.clear(wc, bytes);
             int polled = ops.pollCq(address, maxEntries, wc);
             if (polled < 0) {
                 throw new VerbsException("ibv_poll_cq", Native.errnoOf(polled, OpsTable.savedErrno()),
@@ -102,29 +105,82 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
         }
     }
 
-    private static WorkCompletion completion(long wc) throws VerbsException {
-        WcStatus status;
+    /**
+     * {@code ibv_poll_cq} through {@code context->ops.poll_cq} into the caller's buffer: the
+     * provider fills the CQ's own {@code ibv_wc} array as in {@link #poll(int)}, and each entry is
+     * copied into {@code into} field by field; nothing is allocated for a buffer of up to
+     * {@value #SCRATCH_ENTRIES} entries.
+     */
+    @Override
+    public int poll(CompletionBuffer into) throws VerbsException {
+        ensureOpen();
+        into.clear();
+        int maxEntries = into.capacity();
+        long bytes = (long) maxEntries * StructSize.WC.size;
+        long block = scratch.acquire(bytes);
+        NativeMemory own = block == 0 ? NativeMemory.allocate(context.library().runtime, bytes) : null;
+        long wc = own == null ? block : own.address();
         try {
-            status = WcStatus.of(WC_STATUS.getIntAt(wc));
+            // Zeroed, so that a field the provider leaves unwritten (error completions) reads 0.
+            NativeScratch.clear(wc, bytes);
+            int polled = ops.pollCq(address, maxEntries, wc);
+            if (polled < 0) {
+                throw new VerbsException("ibv_poll_cq", Native.errnoOf(polled, OpsTable.savedErrno()),
+                        "the provider could not poll the CQ", null);
+            }
+            for (int i = 0; i < polled; i++) {
+                long entry = wc + (long) i * StructSize.WC.size;
+                WcStatus status = status(entry);
+                int flags = WC_WC_FLAGS.getIntAt(entry);
+                into.add(WC_WR_ID.getLongAt(entry), status, opcode(entry, status), WC_VENDOR_ERR.getIntAt(entry),
+                        WC_BYTE_LEN.getIntAt(entry), immData(entry, flags), WC_QP_NUM.getIntAt(entry),
+                        WC_SRC_QP.getIntAt(entry), flags);
+            }
+            return polled;
+        } catch (VerbsException | RuntimeException e) {
+            into.clear();
+            throw e;
+        } finally {
+            if (own != null) {
+                own.close();
+            } else {
+                scratch.release();
+            }
+        }
+    }
+
+    private static WorkCompletion completion(long wc) throws VerbsException {
+        WcStatus status = status(wc);
+        int flags = WC_WC_FLAGS.getIntAt(wc);
+        return new WorkCompletion(WC_WR_ID.getLongAt(wc), status, opcode(wc, status), WC_VENDOR_ERR.getIntAt(wc),
+                WC_BYTE_LEN.getIntAt(wc), immData(wc, flags), WC_QP_NUM.getIntAt(wc), WC_SRC_QP.getIntAt(wc), flags);
+    }
+
+    private static WcStatus status(long wc) throws VerbsException {
+        try {
+            return WcStatus.of(WC_STATUS.getIntAt(wc));
         } catch (IllegalArgumentException e) {
             throw new VerbsException("ibv_poll_cq", Errno.EPROTO.value(), "unknown completion status "
                     + WC_STATUS.getIntAt(wc), e);
         }
-        WcOpcode opcode;
+    }
+
+    private static WcOpcode opcode(long wc, WcStatus status) throws VerbsException {
         try {
-            opcode = WcOpcode.of(WC_OPCODE.getIntAt(wc));
+            return WcOpcode.of(WC_OPCODE.getIntAt(wc));
         } catch (IllegalArgumentException e) {
             if (status == WcStatus.SUCCESS) {
                 throw new VerbsException("ibv_poll_cq", Errno.EPROTO.value(), "unknown completion opcode "
                         + WC_OPCODE.getIntAt(wc), e);
             }
             // In an error completion the opcode is undefined (verbs.h); only wr_id, status and qp_num count.
-            opcode = WcOpcode.SEND;
+            return WcOpcode.SEND;
         }
-        int flags = WC_WC_FLAGS.getIntAt(wc);
-        int imm = WcFlag.has(flags, WcFlag.WITH_IMM) ? NativeContext.bigEndian(WC_IMM_DATA.getIntAt(wc)) : 0;
-        return new WorkCompletion(WC_WR_ID.getLongAt(wc), status, opcode, WC_VENDOR_ERR.getIntAt(wc),
-                WC_BYTE_LEN.getIntAt(wc), imm, WC_QP_NUM.getIntAt(wc), WC_SRC_QP.getIntAt(wc), flags);
+    }
+
+    /** {@code imm_data}, in host order, when the flags say it is there; else 0. */
+    private static int immData(long wc, int flags) {
+        return WcFlag.has(flags, WcFlag.WITH_IMM) ? NativeContext.bigEndian(WC_IMM_DATA.getIntAt(wc)) : 0;
     }
 
     /** {@code ibv_req_notify_cq} through {@code context->ops.req_notify_cq}. */

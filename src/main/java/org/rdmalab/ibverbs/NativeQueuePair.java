@@ -4,6 +4,7 @@ import static org.rdmalab.ibverbs.StructField.*;
 
 import com.kenai.jffi.MemoryIO;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.IntToLongFunction;
 import jnr.ffi.Pointer;
 import org.rdmalab.verbs.AddressVector;
@@ -272,115 +273,186 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
      */
     @Override
     public void postSend(List<SendWorkRequest> requests) throws VerbsException {
-        ensureOpen();
-        int count = requests.size();
-        if (count == 0) {
-            return;
-        }
-        if (type == QpType.UD) {
-            throw new VerbsException("ibv_post_send", Errno.EOPNOTSUPP, "UD sends need an address "
-                    + "handle (ibv_create_ah), which RDMA Lab's native backend does not bind yet; use an RC QP");
-        }
-        int sges = 0;
-        for (int i = 0; i < count; i++) {
-            sges += requests.get(i).sgList().size();
-        }
-        long bytes = chainBytes(count, StructSize.SEND_WR.size, sges);
-        long block = sendScratch.acquire(bytes);
-        NativeMemory own = block == 0 ? NativeMemory.allocate(library().runtime, bytes) : null;
-        long chain = own == null ? block : own.address();
-        try {
-            long sge = chain + (long) count * StructSize.SEND_WR.size;
-            for (int i = 0; i < count; i++) {
-                SendWorkRequest request = requests.get(i);
-                long wr = chain + (long) i * StructSize.SEND_WR.size;
-                SEND_WR_WR_ID.putAt(wr, request.wrId());
-                if (i + 1 < count) {
-                    SEND_WR_NEXT.putAt(wr, wr + StructSize.SEND_WR.size);
-                }
-                sge = putSges(sge, request.sgList(), wr, SEND_WR_SG_LIST, SEND_WR_NUM_SGE);
-                SEND_WR_OPCODE.putAt(wr, request.opcode().value());
-                SEND_WR_SEND_FLAGS.putAt(wr, request.sendFlags());
-                SEND_WR_IMM_DATA.putAt(wr, NativeContext.bigEndian(request.immData()));
-                if (request.opcode().isAtomic()) {
-                    SEND_WR_ATOMIC_REMOTE_ADDR.putAt(wr, request.remoteAddress());
-                    SEND_WR_ATOMIC_COMPARE_ADD.putAt(wr, request.compareAdd());
-                    SEND_WR_ATOMIC_SWAP.putAt(wr, request.swap());
-                    SEND_WR_ATOMIC_RKEY.putAt(wr, request.rkey());
-                } else {
-                    SEND_WR_RDMA_REMOTE_ADDR.putAt(wr, request.remoteAddress());
-                    SEND_WR_RDMA_RKEY.putAt(wr, request.rkey());
-                }
-            }
-            long badSlot = chain + bytes - 8;
-            int rc = ops.postSend(address, chain, badSlot);
-            if (rc != 0) {
-                throw postFailure("ibv_post_send", rc, OpsTable.savedErrno(), chain, badSlot,
-                        StructSize.SEND_WR.size, count, index -> requests.get(index).wrId());
-            }
-        } finally {
-            if (own != null) {
-                own.close();
-            } else {
-                sendScratch.release();
-            }
-        }
+        post(SEND, null, requests, requests.size());
+    }
+
+    /** {@code ibv_post_send} of one request, built in the QP's block without a list. */
+    @Override
+    public void postSend(SendWorkRequest request) throws VerbsException {
+        post(SEND, Objects.requireNonNull(request, "request"), null, 1);
     }
 
     /** {@code ibv_post_recv} through {@code context->ops.post_recv}. */
     @Override
     public void postRecv(List<ReceiveWorkRequest> requests) throws VerbsException {
+        post(RECEIVE, null, requests, requests.size());
+    }
+
+    /** {@code ibv_post_recv} of one request, built in the QP's block without a list. */
+    @Override
+    public void postRecv(ReceiveWorkRequest request) throws VerbsException {
+        post(RECEIVE, Objects.requireNonNull(request, "request"), null, 1);
+    }
+
+    /**
+     * Builds the chain of {@code count} requests (the one {@code single}, or those of
+     * {@code list}) in the queue's block, or in memory of its own when the block is too small or
+     * busy, and hands it to the provider.
+     */
+    private <R> void post(Chain<R> kind, R single, List<R> list, int count) throws VerbsException {
         ensureOpen();
-        int count = requests.size();
         if (count == 0) {
             return;
         }
+        kind.check(this);
         int sges = 0;
         for (int i = 0; i < count; i++) {
-            sges += requests.get(i).sgList().size();
+            sges += kind.sgList(single != null ? single : list.get(i)).size();
         }
-        long bytes = chainBytes(count, StructSize.RECV_WR.size, sges);
-        long block = recvScratch.acquire(bytes);
+        int requestSize = kind.requestSize;
+        long bytes = chainBytes(count, requestSize, sges);
+        NativeScratch scratch = kind == SEND ? sendScratch : recvScratch;
+        long block = scratch.acquire(bytes);
         NativeMemory own = block == 0 ? NativeMemory.allocate(library().runtime, bytes) : null;
         long chain = own == null ? block : own.address();
         try {
-            long sge = chain + (long) count * StructSize.RECV_WR.size;
+            long sge = chain + (long) count * requestSize;
             for (int i = 0; i < count; i++) {
-                ReceiveWorkRequest request = requests.get(i);
-                long wr = chain + (long) i * StructSize.RECV_WR.size;
-                RECV_WR_WR_ID.putAt(wr, request.wrId());
-                if (i + 1 < count) {
-                    RECV_WR_NEXT.putAt(wr, wr + StructSize.RECV_WR.size);
-                }
-                sge = putSges(sge, request.sgList(), wr, RECV_WR_SG_LIST, RECV_WR_NUM_SGE);
+                R request = single != null ? single : list.get(i);
+                long wr = chain + (long) i * requestSize;
+                // Every byte handed to the provider is written here, so the block is never cleared first.
+                NativeScratch.clear(wr + kind.numSge.offset, requestSize - kind.numSge.offset);
+                kind.wrId.putAt(wr, kind.wrId(request));
+                kind.next.putAt(wr, i + 1 < count ? wr + requestSize : 0L);
+                sge = putSges(sge, kind.sgList(request), wr, kind.sgListField, kind.numSge);
+                kind.putFields(wr, request);
             }
             long badSlot = chain + bytes - 8;
-            int rc = ops.postRecv(address, chain, badSlot);
+            MEMORY.putLong(badSlot, 0L);
+            int rc = kind.call(ops, address, chain, badSlot);
             if (rc != 0) {
-                throw postFailure("ibv_post_recv", rc, OpsTable.savedErrno(), chain, badSlot,
-                        StructSize.RECV_WR.size, count, index -> requests.get(index).wrId());
+                throw postFailure(kind.verb, rc, OpsTable.savedErrno(), chain, badSlot, requestSize, count,
+                        index -> kind.wrId(single != null ? single : list.get(index)));
             }
         } finally {
             if (own != null) {
                 own.close();
             } else {
-                recvScratch.release();
+                scratch.release();
             }
         }
     }
+
+    /** What differs between a chain of {@code ibv_send_wr} and one of {@code ibv_recv_wr}. */
+    private abstract static class Chain<R> {
+        final String verb;
+        final int requestSize;
+        final StructField wrId;
+        final StructField next;
+        final StructField sgListField;
+        final StructField numSge;
+
+        Chain(String verb, StructSize size, StructField wrId, StructField next, StructField sgList,
+              StructField numSge) {
+            this.verb = verb;
+            this.requestSize = size.size;
+            this.wrId = wrId;
+            this.next = next;
+            this.sgListField = sgList;
+            this.numSge = numSge;
+        }
+
+        /** Refuses what this backend cannot post on {@code qp} at all. */
+        void check(NativeQueuePair qp) throws VerbsException {
+        }
+
+        abstract long wrId(R request);
+
+        abstract List<ScatterGatherElement> sgList(R request);
+
+        /** Writes the fields besides wr_id, next and the SGEs. */
+        abstract void putFields(long wr, R request);
+
+        abstract int call(OpsTable ops, long qp, long chain, long badSlot);
+    }
+
+    private static final Chain<SendWorkRequest> SEND = new Chain<>("ibv_post_send", StructSize.SEND_WR,
+            SEND_WR_WR_ID, SEND_WR_NEXT, SEND_WR_SG_LIST, SEND_WR_NUM_SGE) {
+        @Override
+        void check(NativeQueuePair qp) throws VerbsException {
+            if (qp.type == QpType.UD) {
+                throw new VerbsException("ibv_post_send", Errno.EOPNOTSUPP, "UD sends need an address "
+                        + "handle (ibv_create_ah), which RDMA Lab's native backend does not bind yet; use an RC QP");
+            }
+        }
+
+        @Override
+        long wrId(SendWorkRequest request) {
+            return request.wrId();
+        }
+
+        @Override
+        List<ScatterGatherElement> sgList(SendWorkRequest request) {
+            return request.sgList();
+        }
+
+        @Override
+        void putFields(long wr, SendWorkRequest request) {
+            SEND_WR_OPCODE.putAt(wr, request.opcode().value());
+            SEND_WR_SEND_FLAGS.putAt(wr, request.sendFlags());
+            SEND_WR_IMM_DATA.putAt(wr, NativeContext.bigEndian(request.immData()));
+            if (request.opcode().isAtomic()) {
+                SEND_WR_ATOMIC_REMOTE_ADDR.putAt(wr, request.remoteAddress());
+                SEND_WR_ATOMIC_COMPARE_ADD.putAt(wr, request.compareAdd());
+                SEND_WR_ATOMIC_SWAP.putAt(wr, request.swap());
+                SEND_WR_ATOMIC_RKEY.putAt(wr, request.rkey());
+            } else {
+                SEND_WR_RDMA_REMOTE_ADDR.putAt(wr, request.remoteAddress());
+                SEND_WR_RDMA_RKEY.putAt(wr, request.rkey());
+            }
+        }
+
+        @Override
+        int call(OpsTable ops, long qp, long chain, long badSlot) {
+            return ops.postSend(qp, chain, badSlot);
+        }
+    };
+
+    private static final Chain<ReceiveWorkRequest> RECEIVE = new Chain<>("ibv_post_recv", StructSize.RECV_WR,
+            RECV_WR_WR_ID, RECV_WR_NEXT, RECV_WR_SG_LIST, RECV_WR_NUM_SGE) {
+        @Override
+        long wrId(ReceiveWorkRequest request) {
+            return request.wrId();
+        }
+
+        @Override
+        List<ScatterGatherElement> sgList(ReceiveWorkRequest request) {
+            return request.sgList();
+        }
+
+        @Override
+        void putFields(long wr, ReceiveWorkRequest request) {
+        }
+
+        @Override
+        int call(OpsTable ops, long qp, long chain, long badSlot) {
+            return ops.postRecv(qp, chain, badSlot);
+        }
+    };
 
     /** Work requests, then SGEs, then one pointer-sized slot for {@code bad_wr}. */
     private static long chainBytes(int requests, int requestSize, int sges) {
         return (long) requests * requestSize + (long) sges * StructSize.SGE.size + 8;
     }
 
-    /** Writes {@code sgList} at {@code sge} and points the request at it; returns where the next SGE goes. */
+    /**
+     * Writes {@code sgList} at {@code sge} (every byte of each {@code ibv_sge}) and points the
+     * request at it; returns where the next SGE goes.
+     */
     private static long putSges(long sge, List<ScatterGatherElement> sgList, long wr, StructField listField,
                                 StructField countField) {
         int count = sgList.size();
-        if (count > 0) {
-            listField.putAt(wr, sge);
-        }
+        listField.putAt(wr, count > 0 ? sge : 0L);
         countField.putAt(wr, count);
         for (int i = 0; i < count; i++) {
             ScatterGatherElement element = sgList.get(i);
