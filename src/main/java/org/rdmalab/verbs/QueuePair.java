@@ -49,8 +49,8 @@ public interface QueuePair extends AutoCloseable {
     /**
      * {@code ibv_post_send} of one request (C's {@code wr} with {@code next} NULL): the same checks,
      * exceptions and errno as {@link #postSend(List)} of a one-element list, without the list.
-     * Both backends post it without allocating anything per call on the way to the device, so a
-     * loop that reuses its request, as perftest does, allocates nothing to post.
+     * The native backend builds it in the QP's own native block without allocating anything, so
+     * a loop that reuses its request, as perftest does, allocates nothing to post.
      */
     default void postSend(SendWorkRequest request) throws VerbsException {
         postSend(List.of(request));
