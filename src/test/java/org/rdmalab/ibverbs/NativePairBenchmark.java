@@ -66,7 +66,8 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * connected RC QPs, signaled, then one completion polled. {@link #java()} calls the public verbs
  * API's non-allocating path ({@code QueuePair.postSend} of one reused request,
  * {@code CompletionQueue.poll} into a kept {@code CompletionBuffer}); {@link #javaList()} its
- * list-shaped calls ({@code postSend(List)}, {@code poll(int)}); {@link #c()} calls
+ * list-shaped calls ({@code postSend(List)}, {@code poll(int)}); {@link #javaPost} and
+ * {@link #javaPoll} make one half of the pair through the API and the other raw; {@link #c()} calls
  * {@code src/test/c/pair_loop.c}, which makes 1000 pairs on the very same QP and CQ. Two more
  * show what any binding through jffi pays: {@link #rawPair} (the pair from Java with the work
  * request built once in native memory) and {@link #jffiCall} (one call of an empty C function).
@@ -186,6 +187,31 @@ public class NativePairBenchmark {
         return polled;
     }
 
+    /**
+     * Half of {@link #java}, to tell which half costs what: the API's post (one request, no list),
+     * then the raw poll of {@link #rawPair}.
+     */
+    @Benchmark
+    public int javaPost() throws VerbsException {
+        sender.postSend(write);
+        int polled = ops.pollCq(cqAddress, 1, rawWc);
+        if (polled != 1 || StructField.WC_STATUS.getIntAt(rawWc) != 0) {
+            throw new IllegalStateException("the pair did not complete: " + polled);
+        }
+        return polled;
+    }
+
+    /** The other half of {@link #java}: the raw post of {@link #rawPair}, then the API's poll into a buffer. */
+    @Benchmark
+    public int javaPoll() throws VerbsException {
+        int rc = ops.postSend(senderAddress, rawWr, rawWr + RAW_BAD_WR);
+        int polled = cq.poll(completions);
+        if (rc != 0 || polled != 1 || !completions.isSuccess(0)) {
+            throw new IllegalStateException("the pair did not complete: " + rc + ", " + completions);
+        }
+        return polled;
+    }
+
     /** One jffi call of a C function that does nothing, with post_send's signature, errno saved as the binding does. */
     @Benchmark
     public long jffiCall() {
@@ -269,7 +295,7 @@ public class NativePairBenchmark {
 
     /**
      * The figures of the run and {@code ratio (Java pair / C pair): X}; with {@link #javaList} in
-     * the run, also its ratio; with {@link #rawPair} and {@link #jffiCall}, also the floor of the
+     * the run, also its ratio; with {@link #javaPost} and {@link #javaPoll}, their times; with {@link #rawPair} and {@link #jffiCall}, also the floor of the
      * ratio that any jffi binding has.
      */
     static String ratio(Collection<RunResult> results) {
@@ -284,6 +310,12 @@ public class NativePairBenchmark {
         if (list != null) {
             text.append(String.format("%nlist-shaped Java pair %.1f ns (ratio %.2f)", list.getScore(),
                     list.getScore() / c.getScore()));
+        }
+        Result<?> post = score(results, "javaPost");
+        Result<?> poll = score(results, "javaPoll");
+        if (post != null && poll != null) {
+            text.append(String.format("%nAPI post + raw poll %.1f ns, raw post + API poll %.1f ns", post.getScore(),
+                    poll.getScore()));
         }
         Result<?> raw = score(results, "rawPair");
         Result<?> call = score(results, "jffiCall");
