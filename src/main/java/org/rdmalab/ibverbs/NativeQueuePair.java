@@ -26,6 +26,7 @@ import org.rdmalab.verbs.ReceiveWorkRequest;
 import org.rdmalab.verbs.ScatterGatherElement;
 import org.rdmalab.verbs.SendWorkRequest;
 import org.rdmalab.verbs.VerbsException;
+import org.rdmalab.verbs.WrOpcode;
 import org.rdmalab.verbs.spi.ResourceNode;
 
 /**
@@ -43,6 +44,50 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
      */
     static final int SCRATCH_BYTES = 16 * (StructSize.SEND_WR.size + StructSize.SGE.size) + 8;
     private static final MemoryIO MEMORY = MemoryIO.getInstance();
+
+    /*
+     * The offsets a post writes, as constants: C2 folds a static final int, while the fields of an
+     * enum constant are loaded (and StructField.putAt's width switched on) at every store, which
+     * cost about 10 ns a post. wr_id, next, sg_list and num_sge sit at the same offsets in
+     * ibv_send_wr and ibv_recv_wr.
+     */
+    private static final int WR_ID = offset(SEND_WR_WR_ID, 8, RECV_WR_WR_ID);
+    private static final int WR_NEXT = offset(SEND_WR_NEXT, 8, RECV_WR_NEXT);
+    private static final int WR_SG_LIST = offset(SEND_WR_SG_LIST, 8, RECV_WR_SG_LIST);
+    private static final int WR_NUM_SGE = offset(SEND_WR_NUM_SGE, 4, RECV_WR_NUM_SGE);
+    private static final int WR_OPCODE = offset(SEND_WR_OPCODE, 4, SEND_WR_OPCODE);
+    private static final int WR_SEND_FLAGS = offset(SEND_WR_SEND_FLAGS, 4, SEND_WR_SEND_FLAGS);
+    private static final int WR_IMM_DATA = offset(SEND_WR_IMM_DATA, 4, SEND_WR_IMM_DATA);
+    private static final int WR_RDMA_REMOTE_ADDR = offset(SEND_WR_RDMA_REMOTE_ADDR, 8, SEND_WR_RDMA_REMOTE_ADDR);
+    private static final int WR_RDMA_RKEY = offset(SEND_WR_RDMA_RKEY, 4, SEND_WR_RDMA_RKEY);
+    private static final int WR_ATOMIC_REMOTE_ADDR = offset(SEND_WR_ATOMIC_REMOTE_ADDR, 8, SEND_WR_ATOMIC_REMOTE_ADDR);
+    private static final int WR_ATOMIC_COMPARE_ADD = offset(SEND_WR_ATOMIC_COMPARE_ADD, 8, SEND_WR_ATOMIC_COMPARE_ADD);
+    private static final int WR_ATOMIC_SWAP = offset(SEND_WR_ATOMIC_SWAP, 8, SEND_WR_ATOMIC_SWAP);
+    private static final int WR_ATOMIC_RKEY = offset(SEND_WR_ATOMIC_RKEY, 4, SEND_WR_ATOMIC_RKEY);
+    private static final int SGE_ADDRESS = offset(SGE_ADDR, 8, SGE_ADDR);
+    private static final int SGE_BYTES = offset(SGE_LENGTH, 4, SGE_LENGTH);
+    private static final int SGE_KEY = offset(SGE_LKEY, 4, SGE_LKEY);
+    private static final int SGE_SIZE = StructSize.SGE.size;
+    private static final int SEND_WR_SIZE = StructSize.SEND_WR.size;
+    /** The 4 bytes after num_sge, the last of {@code struct ibv_recv_wr}. */
+    private static final int RECV_WR_PADDING = WR_NUM_SGE + 4;
+
+    static {
+        // What a post writes must cover each struct: the header ints up to the wr union, and
+        // ibv_recv_wr ending with the padding after num_sge.
+        if (WR_OPCODE != WR_NUM_SGE + 4 || WR_SEND_FLAGS != WR_OPCODE + 4 || WR_IMM_DATA != WR_SEND_FLAGS + 4
+                || WR_RDMA_REMOTE_ADDR != WR_IMM_DATA + 4 || RECV_WR_PADDING + 4 != StructSize.RECV_WR.size) {
+            throw new IllegalStateException("ibv_send_wr / ibv_recv_wr are not laid out as the post path expects");
+        }
+    }
+
+    /** {@code field}'s offset, after checking its width and that {@code same} sits at the same place. */
+    private static int offset(StructField field, int width, StructField same) {
+        if (field.width != width || same.offset != field.offset || same.width != width) {
+            throw new IllegalStateException(field + " is not a " + width + "-byte field at the offset of " + same);
+        }
+        return field.offset;
+    }
 
     private final NativeProtectionDomain pd;
     private final Pointer qp;
@@ -321,10 +366,9 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
                 R request = single != null ? single : list.get(i);
                 long wr = chain + (long) i * requestSize;
                 // Every byte handed to the provider is written here, so the block is never cleared first.
-                NativeScratch.clear(wr + kind.numSge.offset, requestSize - kind.numSge.offset);
-                kind.wrId.putAt(wr, kind.wrId(request));
-                kind.next.putAt(wr, i + 1 < count ? wr + requestSize : 0L);
-                sge = putSges(sge, kind.sgList(request), wr, kind.sgListField, kind.numSge);
+                MEMORY.putLong(wr + WR_ID, kind.wrId(request));
+                MEMORY.putLong(wr + WR_NEXT, i + 1 < count ? wr + requestSize : 0L);
+                sge = putSges(sge, kind.sgList(request), wr);
                 kind.putFields(wr, request);
             }
             long badSlot = chain + bytes - 8;
@@ -347,19 +391,10 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
     private abstract static class Chain<R> {
         final String verb;
         final int requestSize;
-        final StructField wrId;
-        final StructField next;
-        final StructField sgListField;
-        final StructField numSge;
 
-        Chain(String verb, StructSize size, StructField wrId, StructField next, StructField sgList,
-              StructField numSge) {
+        Chain(String verb, StructSize size) {
             this.verb = verb;
             this.requestSize = size.size;
-            this.wrId = wrId;
-            this.next = next;
-            this.sgListField = sgList;
-            this.numSge = numSge;
         }
 
         /** Refuses what this backend cannot post on {@code qp} at all. */
@@ -370,14 +405,16 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
 
         abstract List<ScatterGatherElement> sgList(R request);
 
-        /** Writes the fields besides wr_id, next and the SGEs. */
+        /**
+         * Writes the rest of the request: every byte after {@code num_sge}, zeros where the request
+         * has nothing to say.
+         */
         abstract void putFields(long wr, R request);
 
         abstract int call(OpsTable ops, long qp, long chain, long badSlot);
     }
 
-    private static final Chain<SendWorkRequest> SEND = new Chain<>("ibv_post_send", StructSize.SEND_WR,
-            SEND_WR_WR_ID, SEND_WR_NEXT, SEND_WR_SG_LIST, SEND_WR_NUM_SGE) {
+    private static final Chain<SendWorkRequest> SEND = new Chain<>("ibv_post_send", StructSize.SEND_WR) {
         @Override
         void check(NativeQueuePair qp) throws VerbsException {
             if (qp.type == QpType.UD) {
@@ -398,17 +435,21 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
 
         @Override
         void putFields(long wr, SendWorkRequest request) {
-            SEND_WR_OPCODE.putAt(wr, request.opcode().value());
-            SEND_WR_SEND_FLAGS.putAt(wr, request.sendFlags());
-            SEND_WR_IMM_DATA.putAt(wr, NativeContext.bigEndian(request.immData()));
-            if (request.opcode().isAtomic()) {
-                SEND_WR_ATOMIC_REMOTE_ADDR.putAt(wr, request.remoteAddress());
-                SEND_WR_ATOMIC_COMPARE_ADD.putAt(wr, request.compareAdd());
-                SEND_WR_ATOMIC_SWAP.putAt(wr, request.swap());
-                SEND_WR_ATOMIC_RKEY.putAt(wr, request.rkey());
+            WrOpcode opcode = request.opcode();
+            // opcode, send_flags and imm_data fill the bytes up to the wr union; the rest is zeroed
+            // first (a constant length, which C2 unrolls into plain stores).
+            NativeScratch.clear(wr + WR_RDMA_REMOTE_ADDR, SEND_WR_SIZE - WR_RDMA_REMOTE_ADDR);
+            MEMORY.putInt(wr + WR_OPCODE, opcode.value());
+            MEMORY.putInt(wr + WR_SEND_FLAGS, request.sendFlags());
+            MEMORY.putInt(wr + WR_IMM_DATA, NativeContext.bigEndian(request.immData()));
+            if (opcode.isAtomic()) {
+                MEMORY.putLong(wr + WR_ATOMIC_REMOTE_ADDR, request.remoteAddress());
+                MEMORY.putLong(wr + WR_ATOMIC_COMPARE_ADD, request.compareAdd());
+                MEMORY.putLong(wr + WR_ATOMIC_SWAP, request.swap());
+                MEMORY.putInt(wr + WR_ATOMIC_RKEY, request.rkey());
             } else {
-                SEND_WR_RDMA_REMOTE_ADDR.putAt(wr, request.remoteAddress());
-                SEND_WR_RDMA_RKEY.putAt(wr, request.rkey());
+                MEMORY.putLong(wr + WR_RDMA_REMOTE_ADDR, request.remoteAddress());
+                MEMORY.putInt(wr + WR_RDMA_RKEY, request.rkey());
             }
         }
 
@@ -418,8 +459,7 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
         }
     };
 
-    private static final Chain<ReceiveWorkRequest> RECEIVE = new Chain<>("ibv_post_recv", StructSize.RECV_WR,
-            RECV_WR_WR_ID, RECV_WR_NEXT, RECV_WR_SG_LIST, RECV_WR_NUM_SGE) {
+    private static final Chain<ReceiveWorkRequest> RECEIVE = new Chain<>("ibv_post_recv", StructSize.RECV_WR) {
         @Override
         long wrId(ReceiveWorkRequest request) {
             return request.wrId();
@@ -432,6 +472,7 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
 
         @Override
         void putFields(long wr, ReceiveWorkRequest request) {
+            MEMORY.putInt(wr + RECV_WR_PADDING, 0);
         }
 
         @Override
@@ -449,17 +490,16 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
      * Writes {@code sgList} at {@code sge} (every byte of each {@code ibv_sge}) and points the
      * request at it; returns where the next SGE goes.
      */
-    private static long putSges(long sge, List<ScatterGatherElement> sgList, long wr, StructField listField,
-                                StructField countField) {
+    private static long putSges(long sge, List<ScatterGatherElement> sgList, long wr) {
         int count = sgList.size();
-        listField.putAt(wr, count > 0 ? sge : 0L);
-        countField.putAt(wr, count);
+        MEMORY.putLong(wr + WR_SG_LIST, count > 0 ? sge : 0L);
+        MEMORY.putInt(wr + WR_NUM_SGE, count);
         for (int i = 0; i < count; i++) {
             ScatterGatherElement element = sgList.get(i);
-            SGE_ADDR.putAt(sge, element.address());
-            SGE_LENGTH.putAt(sge, element.length());
-            SGE_LKEY.putAt(sge, element.lkey());
-            sge += StructSize.SGE.size;
+            MEMORY.putLong(sge + SGE_ADDRESS, element.address());
+            MEMORY.putInt(sge + SGE_BYTES, element.length());
+            MEMORY.putInt(sge + SGE_KEY, element.lkey());
+            sge += SGE_SIZE;
         }
         return sge;
     }
