@@ -245,7 +245,7 @@ public class NativePairBenchmark {
     public int java() throws VerbsException {
         sender.postSend(write);
         int polled = cq.poll(completions);
-        if (polled != 1 || completions.status(0) != WcStatus.SUCCESS || completions.wrId(0) != 7) {
+        if (polled != 1 || !completions.isSuccess(0) || completions.wrId(0) != 7) {
             throw new IllegalStateException("the pair did not complete: " + completions);
         }
         return polled;
