@@ -26,10 +26,10 @@ public interface CompletionQueue extends AutoCloseable {
     /**
      * {@code ibv_poll_cq} into a buffer the caller keeps, as C polls into its own {@code ibv_wc}
      * array: takes up to {@code into.capacity()} completions, oldest first, and never blocks. What
-     * the buffer held before is replaced; it holds the returned number of entries. Allocates
-     * nothing per completion on either backend, where {@link #poll(int)} makes a list and a record
-     * each time. Fails as {@link #poll(int)} does, with the same exceptions, and then leaves the
-     * buffer empty.
+     * the buffer held before is replaced; it holds the returned number of entries. Neither
+     * backend allocates for the result, where {@link #poll(int)} returns a new list (and, on the
+     * native backend, a new record per completion). Fails as {@link #poll(int)} does, with the
+     * same exceptions, and then leaves the buffer empty.
      *
      * @return how many completions were taken (0 when the CQ was empty)
      */
