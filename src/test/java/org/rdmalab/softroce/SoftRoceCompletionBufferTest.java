@@ -9,6 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.rdmalab.verbs.CompletionBuffer;
 import org.rdmalab.verbs.Errno;
+import org.rdmalab.verbs.QpCapabilities;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.ReceiveWorkRequest;
 import org.rdmalab.verbs.SendFlag;
@@ -95,6 +96,31 @@ class SoftRoceCompletionBufferTest {
             assertEquals(Errno.EOVERFLOW, fromBuffer.errno());
             assertEquals(fromList.getMessage(), fromBuffer.getMessage());
             assertTrue(buffer.isEmpty(), "a failed poll leaves the buffer empty");
+        }
+    }
+
+    @Test
+    void aFullSendQueueAndAClosedQpRefuseOneRequestAsTheyRefuseAList() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.capabilities = new QpCapabilities(2, 2, 1, 1, 0);
+        try (Peers peers = Peers.simulated(setup)) {
+            int depth = peers.a.qp.capabilities().maxSendWr();
+            SendWorkRequest write = SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED);
+            for (int i = 0; i < depth; i++) {
+                peers.a.qp.postSend(write);
+            }
+            VerbsException one = assertThrows(VerbsException.class, () -> peers.a.qp.postSend(write));
+            VerbsException list = assertThrows(VerbsException.class, () -> peers.a.qp.postSend(List.of(write)));
+            assertEquals(Errno.ENOMEM, one.errno());
+            assertEquals(list.getMessage(), one.getMessage());
+            peers.run();
+            assertEquals(depth, peers.a.cq.poll(new CompletionBuffer(depth + 1)), "the posted ones completed");
+
+            peers.a.qp.close();
+            IllegalStateException closed = assertThrows(IllegalStateException.class, () -> peers.a.qp.postSend(write));
+            assertEquals(assertThrows(IllegalStateException.class, () -> peers.a.qp.postSend(List.of(write)))
+                    .getMessage(), closed.getMessage());
         }
     }
 
