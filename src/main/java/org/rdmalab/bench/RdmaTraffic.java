@@ -1,8 +1,8 @@
 package org.rdmalab.bench;
 
 import java.util.Arrays;
-import java.util.List;
 import org.rdmalab.control.ConnectionData;
+import org.rdmalab.verbs.CompletionBuffer;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.MemoryRegion;
 import org.rdmalab.verbs.QueuePair;
@@ -57,7 +57,9 @@ final class RdmaTraffic {
     private final MemoryRegion mr;
     private final int slot;
     private final byte[] one = new byte[1];
-    private final List<ReceiveWorkRequest> receive;
+    /** What each poll fills: the loops poll without allocating a list or a record per completion. */
+    private final CompletionBuffer completions = new CompletionBuffer(16);
+    private final ReceiveWorkRequest receive;
     private long[] postTimes = new long[0];
     private long[] completionTimes = new long[0];
     private int receivesPosted;
@@ -74,7 +76,7 @@ final class RdmaTraffic {
         this.cq = side.cq();
         this.mr = side.mr();
         this.slot = side.slot();
-        this.receive = List.of(ReceiveWorkRequest.of(2, mr.sge(slot, slot)));
+        this.receive = ReceiveWorkRequest.of(2, mr.sge(slot, slot));
     }
 
     /**
@@ -114,8 +116,8 @@ final class RdmaTraffic {
     }
 
     private BenchRow bandwidth(int size, int sizeIndex) throws VerbsException, BenchException {
-        List<SendWorkRequest> signaled = List.of(request(size, 1, SIGNALED));
-        List<SendWorkRequest> unsignaled = List.of(request(size, 0, 0));
+        SendWorkRequest signaled = request(size, 1, SIGNALED);
+        SendWorkRequest unsignaled = request(size, 0, 0);
         window(signaled, unsignaled, settings.warmupFor(size), 0, false);
         long count = settings.timed() ? 0 : settings.iterationsFor(size);
         ensureCapacity(settings.timed() ? 1 << 16 : count);
@@ -136,7 +138,7 @@ final class RdmaTraffic {
      * Posts {@code count} messages (or until {@code deadline}, then up to the next signaled one)
      * with {@code -t} in flight; returns how many went.
      */
-    private long window(List<SendWorkRequest> signaled, List<SendWorkRequest> unsignaled, long count, long deadline,
+    private long window(SendWorkRequest signaled, SendWorkRequest unsignaled, long count, long deadline,
                         boolean record) throws VerbsException, BenchException {
         int cqMod = settings.cqModeration();
         int depth = settings.txDepth();
@@ -176,14 +178,14 @@ final class RdmaTraffic {
             if (posted >= limit && completed >= posted) {
                 return posted;
             }
-            List<WorkCompletion> completions = cq.poll(16);
-            if (completions.isEmpty()) {
+            int polled = cq.poll(completions);
+            if (polled == 0) {
                 lastProgress = stallCheck(idle++, lastProgress, "a signaled completion");
                 continue;
             }
             long now = System.nanoTime();
-            for (int i = 0; i < completions.size(); i++) {
-                check(completions.get(i));
+            for (int i = 0; i < polled; i++) {
+                check(completions, i);
                 long last = ring[head];
                 head = (head + 1) % ring.length;
                 if (record) {
@@ -216,7 +218,7 @@ final class RdmaTraffic {
         int warmup = settings.warmupFor(size);
         long count = settings.timed() ? Long.MAX_VALUE : settings.iterationsFor(size);
         ensureCapacity(settings.timed() ? 1 << 16 : count + 1);
-        List<SendWorkRequest> request = List.of(request(size, 1, SIGNALED));
+        SendWorkRequest request = request(size, 1, SIGNALED);
         int factor = settings.test().fullRoundTrip() ? 1 : 2;
         ResourceMeter.Snapshot before = null;
         long deadline = 0;
@@ -254,7 +256,7 @@ final class RdmaTraffic {
     }
 
     /** One measured exchange of the client. */
-    private void roundTrip(int size, long i, List<SendWorkRequest> request) throws VerbsException, BenchException {
+    private void roundTrip(int size, long i, SendWorkRequest request) throws VerbsException, BenchException {
         switch (settings.test()) {
             case WRITE -> {
                 byte value = counter(i);
@@ -280,7 +282,7 @@ final class RdmaTraffic {
         if (settings.test() == BenchTest.WRITE) {
             one[0] = STOP_BYTE;
             mr.write(size - 1, one);
-            postSend(List.of(request(size, 3, SIGNALED)));
+            postSend(request(size, 3, SIGNALED));
         } else if (settings.test() == BenchTest.SEND) {
             sendStop(size);
         }
@@ -288,7 +290,7 @@ final class RdmaTraffic {
     }
 
     private void sendStop(int size) throws VerbsException, BenchException {
-        postSend(List.of(SendWorkRequest.sendWithImm(3, mr.sge(0, Math.min(size, 1)), STOP_IMM, SIGNALED)));
+        postSend(SendWorkRequest.sendWithImm(3, mr.sge(0, Math.min(size, 1)), STOP_IMM, SIGNALED));
         awaitSends();
     }
 
@@ -317,7 +319,7 @@ final class RdmaTraffic {
                     }
                 }
             } else {
-                List<SendWorkRequest> answer = List.of(SendWorkRequest.send(1, mr.sge(0, size), SIGNALED));
+                SendWorkRequest answer = SendWorkRequest.send(1, mr.sge(0, size), SIGNALED);
                 while (true) {
                     awaitReceive("the client's SEND");
                     if (stopArrived) {
@@ -330,8 +332,8 @@ final class RdmaTraffic {
                 awaitSends();
             }
         } else if (settings.test() == BenchTest.WRITE && settings.mode() == BenchMode.LAT) {
-            List<SendWorkRequest> answer = List.of(SendWorkRequest.write(1, mr.sge(0, size), remote.addr(),
-                    remote.rkey(), SIGNALED));
+            SendWorkRequest answer = SendWorkRequest.write(1, mr.sge(0, size), remote.addr(), remote.rkey(),
+                    SIGNALED);
             for (long i = 0; ; i++) {
                 byte value = counter(i);
                 if (!awaitByteOrStop(slot + size - 1, value)) {
@@ -348,7 +350,7 @@ final class RdmaTraffic {
 
     // ---------------------------------------------------------------- completions
 
-    private void postSend(List<SendWorkRequest> request) throws VerbsException, BenchException {
+    private void postSend(SendWorkRequest request) throws VerbsException, BenchException {
         long lastProgress = System.nanoTime();
         int idle = 0;
         while (sendsOutstanding >= side.sendDepth() - 1) {
@@ -370,21 +372,20 @@ final class RdmaTraffic {
 
     /** Polls once; true when something completed. */
     private boolean reap() throws VerbsException, BenchException {
-        List<WorkCompletion> completions = cq.poll(16);
-        for (int i = 0; i < completions.size(); i++) {
-            WorkCompletion wc = completions.get(i);
-            check(wc);
-            if (wc.opcode().value() >= 128) {
+        int polled = cq.poll(completions);
+        for (int i = 0; i < polled; i++) {
+            check(completions, i);
+            if (completions.opcode(i).value() >= 128) {
                 receivesPosted--;
                 receivesArrived++;
-                if (WcFlag.has(wc.wcFlags(), WcFlag.WITH_IMM) && wc.immData() == STOP_IMM) {
+                if (WcFlag.has(completions.wcFlags(i), WcFlag.WITH_IMM) && completions.immData(i) == STOP_IMM) {
                     stopArrived = true;
                 }
             } else {
                 sendsOutstanding--;
             }
         }
-        return !completions.isEmpty();
+        return polled > 0;
     }
 
     private void awaitSends() throws VerbsException, BenchException {
@@ -464,8 +465,9 @@ final class RdmaTraffic {
         return lastProgress;
     }
 
-    private static void check(WorkCompletion wc) throws BenchException {
-        if (!wc.isSuccess()) {
+    private static void check(CompletionBuffer completions, int i) throws BenchException {
+        if (!completions.isSuccess(i)) {
+            WorkCompletion wc = completions.get(i);
             throw new BenchException("a work request completed with " + wc.status().cName() + " (" + wc.opcode()
                     + ", wr_id " + wc.wrId() + ", vendor_err " + wc.vendorError() + ")");
         }

@@ -2,9 +2,11 @@ package org.rdmalab.ibverbs;
 
 import static org.rdmalab.ibverbs.StructField.*;
 
+import com.kenai.jffi.MemoryIO;
 import java.util.ArrayList;
 import java.util.List;
 import jnr.ffi.Pointer;
+import org.rdmalab.verbs.CompletionBuffer;
 import org.rdmalab.verbs.CompletionChannel;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Errno;
@@ -21,6 +23,18 @@ import org.rdmalab.verbs.spi.ResourceNode;
  * memory (see {@link NativeScratch}). Events taken from the channel and not yet acknowledged are acknowledged before {@code ibv_destroy_cq}, which would otherwise wait.
  */
 final class NativeCompletionQueue extends ResourceNode implements CompletionQueue {
+
+    private static final MemoryIO MEMORY = MemoryIO.getInstance();
+    /* The ibv_wc offsets a poll reads, as constants that C2 folds (see NativeQueuePair). */
+    private static final int WC_ID = offset(WC_WR_ID, 8);
+    private static final int STATUS = offset(WC_STATUS, 4);
+    private static final int OPCODE = offset(WC_OPCODE, 4);
+    private static final int VENDOR_ERR = offset(WC_VENDOR_ERR, 4);
+    private static final int BYTE_LEN = offset(WC_BYTE_LEN, 4);
+    private static final int IMM_DATA = offset(WC_IMM_DATA, 4);
+    private static final int QP_NUM = offset(WC_QP_NUM, 4);
+    private static final int SRC_QP = offset(WC_SRC_QP, 4);
+    private static final int FLAGS = offset(WC_WC_FLAGS, 4);
 
     /** Entries of the {@code ibv_wc} array each CQ keeps for its polls. */
     static final int SCRATCH_ENTRIES = 32;
@@ -77,6 +91,8 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
         NativeMemory own = block == 0 ? NativeMemory.allocate(context.library().runtime, bytes) : null;
         long wc = own == null ? block : own.address();
         try {
+            // Zeroed, so that a field the provider leaves unwritten (error completions) reads 0.
+            NativeScratch.clear(wc, bytes);
             int polled = ops.pollCq(address, maxEntries, wc);
             if (polled < 0) {
                 throw new VerbsException("ibv_poll_cq", Native.errnoOf(polled, OpsTable.savedErrno()),
@@ -102,29 +118,91 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
         }
     }
 
-    private static WorkCompletion completion(long wc) throws VerbsException {
-        WcStatus status;
+    /**
+     * {@code ibv_poll_cq} through {@code context->ops.poll_cq} into the caller's buffer: the
+     * provider fills the CQ's own {@code ibv_wc} array as in {@link #poll(int)}, and each entry is
+     * copied into {@code into} field by field; nothing is allocated for a buffer of up to
+     * {@value #SCRATCH_ENTRIES} entries.
+     */
+    @Override
+    public int poll(CompletionBuffer into) throws VerbsException {
+        ensureOpen();
+        into.clear();
+        int maxEntries = into.capacity();
+        long bytes = (long) maxEntries * StructSize.WC.size;
+        long block = scratch.acquire(bytes);
+        NativeMemory own = block == 0 ? NativeMemory.allocate(context.library().runtime, bytes) : null;
+        long wc = own == null ? block : own.address();
         try {
-            status = WcStatus.of(WC_STATUS.getIntAt(wc));
+            // Zeroed, so that a field the provider leaves unwritten (error completions) reads 0.
+            NativeScratch.clear(wc, bytes);
+            int polled = ops.pollCq(address, maxEntries, wc);
+            if (polled < 0) {
+                throw new VerbsException("ibv_poll_cq", Native.errnoOf(polled, OpsTable.savedErrno()),
+                        "the provider could not poll the CQ", null);
+            }
+            for (int i = 0; i < polled; i++) {
+                long entry = wc + (long) i * StructSize.WC.size;
+                WcStatus status = status(entry);
+                int flags = MEMORY.getInt(entry + FLAGS);
+                into.add(MEMORY.getLong(entry + WC_ID), status, opcode(entry, status), MEMORY.getInt(entry + VENDOR_ERR),
+                        MEMORY.getInt(entry + BYTE_LEN), immData(entry, flags), MEMORY.getInt(entry + QP_NUM),
+                        MEMORY.getInt(entry + SRC_QP), flags);
+            }
+            return polled;
+        } catch (VerbsException | RuntimeException e) {
+            into.clear();
+            throw e;
+        } finally {
+            if (own != null) {
+                own.close();
+            } else {
+                scratch.release();
+            }
+        }
+    }
+
+    private static WorkCompletion completion(long wc) throws VerbsException {
+        WcStatus status = status(wc);
+        int flags = MEMORY.getInt(wc + FLAGS);
+        return new WorkCompletion(MEMORY.getLong(wc + WC_ID), status, opcode(wc, status), MEMORY.getInt(wc + VENDOR_ERR),
+                MEMORY.getInt(wc + BYTE_LEN), immData(wc, flags), MEMORY.getInt(wc + QP_NUM), MEMORY.getInt(wc + SRC_QP),
+                flags);
+    }
+
+    private static WcStatus status(long wc) throws VerbsException {
+        try {
+            return WcStatus.of(MEMORY.getInt(wc + STATUS));
         } catch (IllegalArgumentException e) {
             throw new VerbsException("ibv_poll_cq", Errno.EPROTO.value(), "unknown completion status "
-                    + WC_STATUS.getIntAt(wc), e);
+                    + MEMORY.getInt(wc + STATUS), e);
         }
-        WcOpcode opcode;
+    }
+
+    private static WcOpcode opcode(long wc, WcStatus status) throws VerbsException {
         try {
-            opcode = WcOpcode.of(WC_OPCODE.getIntAt(wc));
+            return WcOpcode.of(MEMORY.getInt(wc + OPCODE));
         } catch (IllegalArgumentException e) {
             if (status == WcStatus.SUCCESS) {
                 throw new VerbsException("ibv_poll_cq", Errno.EPROTO.value(), "unknown completion opcode "
-                        + WC_OPCODE.getIntAt(wc), e);
+                        + MEMORY.getInt(wc + OPCODE), e);
             }
             // In an error completion the opcode is undefined (verbs.h); only wr_id, status and qp_num count.
-            opcode = WcOpcode.SEND;
+            return WcOpcode.SEND;
         }
-        int flags = WC_WC_FLAGS.getIntAt(wc);
-        int imm = WcFlag.has(flags, WcFlag.WITH_IMM) ? NativeContext.bigEndian(WC_IMM_DATA.getIntAt(wc)) : 0;
-        return new WorkCompletion(WC_WR_ID.getLongAt(wc), status, opcode, WC_VENDOR_ERR.getIntAt(wc),
-                WC_BYTE_LEN.getIntAt(wc), imm, WC_QP_NUM.getIntAt(wc), WC_SRC_QP.getIntAt(wc), flags);
+    }
+
+    /** {@code imm_data}, in host order, when the flags say it is there; else 0. */
+    private static int immData(long wc, int flags) {
+        return WcFlag.has(flags, WcFlag.WITH_IMM) ? NativeContext.bigEndian(MEMORY.getInt(wc + IMM_DATA)) : 0;
+    }
+
+    /** {@code field}'s offset, after checking its width. */
+    private static int offset(StructField field, int width) {
+        if (field.width != width) {
+            throw new IllegalStateException(field + " is " + field.width + " bytes wide, not " + width);
+        }
+        return field.offset;
     }
 
     /** {@code ibv_req_notify_cq} through {@code context->ops.req_notify_cq}. */

@@ -4,6 +4,7 @@ import static org.rdmalab.ibverbs.StructField.*;
 
 import com.kenai.jffi.MemoryIO;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.IntToLongFunction;
 import jnr.ffi.Pointer;
 import org.rdmalab.verbs.AddressVector;
@@ -25,6 +26,7 @@ import org.rdmalab.verbs.ReceiveWorkRequest;
 import org.rdmalab.verbs.ScatterGatherElement;
 import org.rdmalab.verbs.SendWorkRequest;
 import org.rdmalab.verbs.VerbsException;
+import org.rdmalab.verbs.WrOpcode;
 import org.rdmalab.verbs.spi.ResourceNode;
 
 /**
@@ -42,6 +44,50 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
      */
     static final int SCRATCH_BYTES = 16 * (StructSize.SEND_WR.size + StructSize.SGE.size) + 8;
     private static final MemoryIO MEMORY = MemoryIO.getInstance();
+
+    /*
+     * The offsets a post writes, as constants: C2 folds a static final int, while the fields of an
+     * enum constant are loaded (and StructField.putAt's width switched on) at every store, which
+     * cost about 10 ns a post. wr_id, next, sg_list and num_sge sit at the same offsets in
+     * ibv_send_wr and ibv_recv_wr.
+     */
+    private static final int WR_ID = offset(SEND_WR_WR_ID, 8, RECV_WR_WR_ID);
+    private static final int WR_NEXT = offset(SEND_WR_NEXT, 8, RECV_WR_NEXT);
+    private static final int WR_SG_LIST = offset(SEND_WR_SG_LIST, 8, RECV_WR_SG_LIST);
+    private static final int WR_NUM_SGE = offset(SEND_WR_NUM_SGE, 4, RECV_WR_NUM_SGE);
+    private static final int WR_OPCODE = offset(SEND_WR_OPCODE, 4, SEND_WR_OPCODE);
+    private static final int WR_SEND_FLAGS = offset(SEND_WR_SEND_FLAGS, 4, SEND_WR_SEND_FLAGS);
+    private static final int WR_IMM_DATA = offset(SEND_WR_IMM_DATA, 4, SEND_WR_IMM_DATA);
+    private static final int WR_RDMA_REMOTE_ADDR = offset(SEND_WR_RDMA_REMOTE_ADDR, 8, SEND_WR_RDMA_REMOTE_ADDR);
+    private static final int WR_RDMA_RKEY = offset(SEND_WR_RDMA_RKEY, 4, SEND_WR_RDMA_RKEY);
+    private static final int WR_ATOMIC_REMOTE_ADDR = offset(SEND_WR_ATOMIC_REMOTE_ADDR, 8, SEND_WR_ATOMIC_REMOTE_ADDR);
+    private static final int WR_ATOMIC_COMPARE_ADD = offset(SEND_WR_ATOMIC_COMPARE_ADD, 8, SEND_WR_ATOMIC_COMPARE_ADD);
+    private static final int WR_ATOMIC_SWAP = offset(SEND_WR_ATOMIC_SWAP, 8, SEND_WR_ATOMIC_SWAP);
+    private static final int WR_ATOMIC_RKEY = offset(SEND_WR_ATOMIC_RKEY, 4, SEND_WR_ATOMIC_RKEY);
+    private static final int SGE_ADDRESS = offset(SGE_ADDR, 8, SGE_ADDR);
+    private static final int SGE_BYTES = offset(SGE_LENGTH, 4, SGE_LENGTH);
+    private static final int SGE_KEY = offset(SGE_LKEY, 4, SGE_LKEY);
+    private static final int SGE_SIZE = StructSize.SGE.size;
+    private static final int SEND_WR_SIZE = StructSize.SEND_WR.size;
+    /** The 4 bytes after num_sge, the last of {@code struct ibv_recv_wr}. */
+    private static final int RECV_WR_PADDING = WR_NUM_SGE + 4;
+
+    static {
+        // What a post writes must cover each struct: the header ints up to the wr union, and
+        // ibv_recv_wr ending with the padding after num_sge.
+        if (WR_OPCODE != WR_NUM_SGE + 4 || WR_SEND_FLAGS != WR_OPCODE + 4 || WR_IMM_DATA != WR_SEND_FLAGS + 4
+                || WR_RDMA_REMOTE_ADDR != WR_IMM_DATA + 4 || RECV_WR_PADDING + 4 != StructSize.RECV_WR.size) {
+            throw new IllegalStateException("ibv_send_wr / ibv_recv_wr are not laid out as the post path expects");
+        }
+    }
+
+    /** {@code field}'s offset, after checking its width and that {@code same} sits at the same place. */
+    private static int offset(StructField field, int width, StructField same) {
+        if (field.width != width || same.offset != field.offset || same.width != width) {
+            throw new IllegalStateException(field + " is not a " + width + "-byte field at the offset of " + same);
+        }
+        return field.offset;
+    }
 
     private final NativeProtectionDomain pd;
     private final Pointer qp;
@@ -272,122 +318,188 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
      */
     @Override
     public void postSend(List<SendWorkRequest> requests) throws VerbsException {
-        ensureOpen();
-        int count = requests.size();
-        if (count == 0) {
-            return;
-        }
-        if (type == QpType.UD) {
-            throw new VerbsException("ibv_post_send", Errno.EOPNOTSUPP, "UD sends need an address "
-                    + "handle (ibv_create_ah), which RDMA Lab's native backend does not bind yet; use an RC QP");
-        }
-        int sges = 0;
-        for (int i = 0; i < count; i++) {
-            sges += requests.get(i).sgList().size();
-        }
-        long bytes = chainBytes(count, StructSize.SEND_WR.size, sges);
-        long block = sendScratch.acquire(bytes);
-        NativeMemory own = block == 0 ? NativeMemory.allocate(library().runtime, bytes) : null;
-        long chain = own == null ? block : own.address();
-        try {
-            long sge = chain + (long) count * StructSize.SEND_WR.size;
-            for (int i = 0; i < count; i++) {
-                SendWorkRequest request = requests.get(i);
-                long wr = chain + (long) i * StructSize.SEND_WR.size;
-                SEND_WR_WR_ID.putAt(wr, request.wrId());
-                if (i + 1 < count) {
-                    SEND_WR_NEXT.putAt(wr, wr + StructSize.SEND_WR.size);
-                }
-                sge = putSges(sge, request.sgList(), wr, SEND_WR_SG_LIST, SEND_WR_NUM_SGE);
-                SEND_WR_OPCODE.putAt(wr, request.opcode().value());
-                SEND_WR_SEND_FLAGS.putAt(wr, request.sendFlags());
-                SEND_WR_IMM_DATA.putAt(wr, NativeContext.bigEndian(request.immData()));
-                if (request.opcode().isAtomic()) {
-                    SEND_WR_ATOMIC_REMOTE_ADDR.putAt(wr, request.remoteAddress());
-                    SEND_WR_ATOMIC_COMPARE_ADD.putAt(wr, request.compareAdd());
-                    SEND_WR_ATOMIC_SWAP.putAt(wr, request.swap());
-                    SEND_WR_ATOMIC_RKEY.putAt(wr, request.rkey());
-                } else {
-                    SEND_WR_RDMA_REMOTE_ADDR.putAt(wr, request.remoteAddress());
-                    SEND_WR_RDMA_RKEY.putAt(wr, request.rkey());
-                }
-            }
-            long badSlot = chain + bytes - 8;
-            int rc = ops.postSend(address, chain, badSlot);
-            if (rc != 0) {
-                throw postFailure("ibv_post_send", rc, OpsTable.savedErrno(), chain, badSlot,
-                        StructSize.SEND_WR.size, count, index -> requests.get(index).wrId());
-            }
-        } finally {
-            if (own != null) {
-                own.close();
-            } else {
-                sendScratch.release();
-            }
-        }
+        post(SEND, null, requests, requests.size());
+    }
+
+    /** {@code ibv_post_send} of one request, built in the QP's block without a list. */
+    @Override
+    public void postSend(SendWorkRequest request) throws VerbsException {
+        post(SEND, Objects.requireNonNull(request, "request"), null, 1);
     }
 
     /** {@code ibv_post_recv} through {@code context->ops.post_recv}. */
     @Override
     public void postRecv(List<ReceiveWorkRequest> requests) throws VerbsException {
+        post(RECEIVE, null, requests, requests.size());
+    }
+
+    /** {@code ibv_post_recv} of one request, built in the QP's block without a list. */
+    @Override
+    public void postRecv(ReceiveWorkRequest request) throws VerbsException {
+        post(RECEIVE, Objects.requireNonNull(request, "request"), null, 1);
+    }
+
+    /**
+     * Builds the chain of {@code count} requests (the one {@code single}, or those of
+     * {@code list}) in the queue's block, or in memory of its own when the block is too small or
+     * busy, and hands it to the provider.
+     */
+    private <R> void post(Chain<R> kind, R single, List<R> list, int count) throws VerbsException {
         ensureOpen();
-        int count = requests.size();
         if (count == 0) {
             return;
         }
+        kind.check(this);
         int sges = 0;
         for (int i = 0; i < count; i++) {
-            sges += requests.get(i).sgList().size();
+            sges += kind.sgList(single != null ? single : list.get(i)).size();
         }
-        long bytes = chainBytes(count, StructSize.RECV_WR.size, sges);
-        long block = recvScratch.acquire(bytes);
+        int requestSize = kind.requestSize;
+        long bytes = chainBytes(count, requestSize, sges);
+        NativeScratch scratch = kind == SEND ? sendScratch : recvScratch;
+        long block = scratch.acquire(bytes);
         NativeMemory own = block == 0 ? NativeMemory.allocate(library().runtime, bytes) : null;
         long chain = own == null ? block : own.address();
         try {
-            long sge = chain + (long) count * StructSize.RECV_WR.size;
+            long sge = chain + (long) count * requestSize;
             for (int i = 0; i < count; i++) {
-                ReceiveWorkRequest request = requests.get(i);
-                long wr = chain + (long) i * StructSize.RECV_WR.size;
-                RECV_WR_WR_ID.putAt(wr, request.wrId());
-                if (i + 1 < count) {
-                    RECV_WR_NEXT.putAt(wr, wr + StructSize.RECV_WR.size);
-                }
-                sge = putSges(sge, request.sgList(), wr, RECV_WR_SG_LIST, RECV_WR_NUM_SGE);
+                R request = single != null ? single : list.get(i);
+                long wr = chain + (long) i * requestSize;
+                // Every byte handed to the provider is written here, so the block is never cleared first.
+                MEMORY.putLong(wr + WR_ID, kind.wrId(request));
+                MEMORY.putLong(wr + WR_NEXT, i + 1 < count ? wr + requestSize : 0L);
+                sge = putSges(sge, kind.sgList(request), wr);
+                kind.putFields(wr, request);
             }
             long badSlot = chain + bytes - 8;
-            int rc = ops.postRecv(address, chain, badSlot);
+            MEMORY.putLong(badSlot, 0L);
+            int rc = kind.call(ops, address, chain, badSlot);
             if (rc != 0) {
-                throw postFailure("ibv_post_recv", rc, OpsTable.savedErrno(), chain, badSlot,
-                        StructSize.RECV_WR.size, count, index -> requests.get(index).wrId());
+                throw postFailure(kind.verb, rc, OpsTable.savedErrno(), chain, badSlot, requestSize, count,
+                        index -> kind.wrId(single != null ? single : list.get(index)));
             }
         } finally {
             if (own != null) {
                 own.close();
             } else {
-                recvScratch.release();
+                scratch.release();
             }
         }
     }
+
+    /** What differs between a chain of {@code ibv_send_wr} and one of {@code ibv_recv_wr}. */
+    private abstract static class Chain<R> {
+        final String verb;
+        final int requestSize;
+
+        Chain(String verb, StructSize size) {
+            this.verb = verb;
+            this.requestSize = size.size;
+        }
+
+        /** Refuses what this backend cannot post on {@code qp} at all. */
+        void check(NativeQueuePair qp) throws VerbsException {
+        }
+
+        abstract long wrId(R request);
+
+        abstract List<ScatterGatherElement> sgList(R request);
+
+        /**
+         * Writes the rest of the request: every byte after {@code num_sge}, zeros where the request
+         * has nothing to say.
+         */
+        abstract void putFields(long wr, R request);
+
+        abstract int call(OpsTable ops, long qp, long chain, long badSlot);
+    }
+
+    private static final Chain<SendWorkRequest> SEND = new Chain<>("ibv_post_send", StructSize.SEND_WR) {
+        @Override
+        void check(NativeQueuePair qp) throws VerbsException {
+            if (qp.type == QpType.UD) {
+                throw new VerbsException("ibv_post_send", Errno.EOPNOTSUPP, "UD sends need an address "
+                        + "handle (ibv_create_ah), which RDMA Lab's native backend does not bind yet; use an RC QP");
+            }
+        }
+
+        @Override
+        long wrId(SendWorkRequest request) {
+            return request.wrId();
+        }
+
+        @Override
+        List<ScatterGatherElement> sgList(SendWorkRequest request) {
+            return request.sgList();
+        }
+
+        @Override
+        void putFields(long wr, SendWorkRequest request) {
+            WrOpcode opcode = request.opcode();
+            // opcode, send_flags and imm_data fill the bytes up to the wr union; the rest is zeroed
+            // first (a constant length, which C2 unrolls into plain stores).
+            NativeScratch.clear(wr + WR_RDMA_REMOTE_ADDR, SEND_WR_SIZE - WR_RDMA_REMOTE_ADDR);
+            MEMORY.putInt(wr + WR_OPCODE, opcode.value());
+            MEMORY.putInt(wr + WR_SEND_FLAGS, request.sendFlags());
+            MEMORY.putInt(wr + WR_IMM_DATA, NativeContext.bigEndian(request.immData()));
+            if (opcode.isAtomic()) {
+                MEMORY.putLong(wr + WR_ATOMIC_REMOTE_ADDR, request.remoteAddress());
+                MEMORY.putLong(wr + WR_ATOMIC_COMPARE_ADD, request.compareAdd());
+                MEMORY.putLong(wr + WR_ATOMIC_SWAP, request.swap());
+                MEMORY.putInt(wr + WR_ATOMIC_RKEY, request.rkey());
+            } else {
+                MEMORY.putLong(wr + WR_RDMA_REMOTE_ADDR, request.remoteAddress());
+                MEMORY.putInt(wr + WR_RDMA_RKEY, request.rkey());
+            }
+        }
+
+        @Override
+        int call(OpsTable ops, long qp, long chain, long badSlot) {
+            return ops.postSend(qp, chain, badSlot);
+        }
+    };
+
+    private static final Chain<ReceiveWorkRequest> RECEIVE = new Chain<>("ibv_post_recv", StructSize.RECV_WR) {
+        @Override
+        long wrId(ReceiveWorkRequest request) {
+            return request.wrId();
+        }
+
+        @Override
+        List<ScatterGatherElement> sgList(ReceiveWorkRequest request) {
+            return request.sgList();
+        }
+
+        @Override
+        void putFields(long wr, ReceiveWorkRequest request) {
+            MEMORY.putInt(wr + RECV_WR_PADDING, 0);
+        }
+
+        @Override
+        int call(OpsTable ops, long qp, long chain, long badSlot) {
+            return ops.postRecv(qp, chain, badSlot);
+        }
+    };
 
     /** Work requests, then SGEs, then one pointer-sized slot for {@code bad_wr}. */
     private static long chainBytes(int requests, int requestSize, int sges) {
         return (long) requests * requestSize + (long) sges * StructSize.SGE.size + 8;
     }
 
-    /** Writes {@code sgList} at {@code sge} and points the request at it; returns where the next SGE goes. */
-    private static long putSges(long sge, List<ScatterGatherElement> sgList, long wr, StructField listField,
-                                StructField countField) {
+    /**
+     * Writes {@code sgList} at {@code sge} (every byte of each {@code ibv_sge}) and points the
+     * request at it; returns where the next SGE goes.
+     */
+    private static long putSges(long sge, List<ScatterGatherElement> sgList, long wr) {
         int count = sgList.size();
-        if (count > 0) {
-            listField.putAt(wr, sge);
-        }
-        countField.putAt(wr, count);
+        MEMORY.putLong(wr + WR_SG_LIST, count > 0 ? sge : 0L);
+        MEMORY.putInt(wr + WR_NUM_SGE, count);
         for (int i = 0; i < count; i++) {
             ScatterGatherElement element = sgList.get(i);
-            SGE_ADDR.putAt(sge, element.address());
-            SGE_LENGTH.putAt(sge, element.length());
-            SGE_LKEY.putAt(sge, element.lkey());
-            sge += StructSize.SGE.size;
+            MEMORY.putLong(sge + SGE_ADDRESS, element.address());
+            MEMORY.putInt(sge + SGE_BYTES, element.length());
+            MEMORY.putInt(sge + SGE_KEY, element.lkey());
+            sge += SGE_SIZE;
         }
         return sge;
     }

@@ -7,7 +7,7 @@ import java.util.logging.Logger;
 /**
  * A block of native memory a hot verb reuses for the structs it passes (a QP's chain of work
  * requests, the {@code ibv_wc} array a CQ's poll fills), so that posting and polling allocate no
- * native memory per call. One caller holds it at a time: a second caller on another thread, or a
+ * native memory per call. It is not cleared between holders: each writes what it passes. One caller holds it at a time: a second caller on another thread, or a
  * request larger than the block, gets 0 from {@link #acquire} and allocates its own memory as
  * before. Taking the block is one compare-and-set, giving it back a plain release store.
  * {@link #close()} frees it once no caller holds it (it waits up to {@link #CLOSE_WAIT_NANOS} for
@@ -42,29 +42,28 @@ final class NativeScratch implements AutoCloseable {
     }
 
     /**
-     * The block's address with its first {@code bytes} zeroed, now held by the caller until
-     * {@link #release()}; or 0 when it is smaller than {@code bytes}, held by another caller, or closed.
+     * The block's address, now held by the caller until {@link #release()}; or 0 when it is smaller
+     * than {@code bytes}, held by another caller, or closed. The block holds what its last holder
+     * left: a caller writes every byte it passes to the provider, or {@link #clear}s them.
      */
     long acquire(long bytes) {
         if (bytes > size || !state.compareAndSet(FREE, HELD)) {
             return 0;
         }
-        clear(address, bytes);
         return address;
     }
 
     /**
-     * Zeroes {@code bytes} at {@code start} with 8-byte stores (a block's size is a multiple of 8):
-     * for the few hundred bytes of a post or a poll this costs less than {@code setMemory}, which
-     * enters the VM on every call.
+     * Zeroes {@code bytes} at {@code start} with 8-byte stores: for the few dozen bytes of a post
+     * or a poll this costs less than {@code setMemory}, which enters the VM on every call.
      */
-    private static void clear(long start, long bytes) {
-        long end = start + bytes;
-        long at = start;
-        for (; at + 8 <= end; at += 8) {
-            IO.putLong(at, 0L);
+    static void clear(long start, long bytes) {
+        // An int-counted loop: C2 unrolls it, where a long-counted one stays a loop of single stores.
+        int longs = (int) (bytes >>> 3);
+        for (int i = 0; i < longs; i++) {
+            IO.putLong(start + ((long) i << 3), 0L);
         }
-        for (; at < end; at++) {
+        for (long at = start + ((long) longs << 3); at < start + bytes; at++) {
             IO.putByte(at, (byte) 0);
         }
     }

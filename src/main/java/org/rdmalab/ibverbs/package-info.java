@@ -4,7 +4,9 @@
  * owns, CQ, completion channel, QP create/modify/query/destroy, posting and polling; UD sends, which need an
  * address handle, are refused with EOPNOTSUPP). The inline verbs
  * (post_send, post_recv, poll_cq, req_notify_cq) are called through the context's ops table with
- * jffi. Struct offsets live in {@code StructField} and are checked against the
+ * jffi; a post builds its work requests, and a poll receives its {@code ibv_wc} entries, in a
+ * native block the QP or CQ keeps ({@code NativeScratch}), so posting one request and polling
+ * into a {@link org.rdmalab.verbs.CompletionBuffer} allocate nothing, Java or native. Struct offsets live in {@code StructField} and are checked against the
  * installed header by the tests. Errors (no library, ENOSYS on a kernel without RDMA, a failed
  * verb) are {@link org.rdmalab.verbs.VerbsException}s with the errno read right after the call.
  *

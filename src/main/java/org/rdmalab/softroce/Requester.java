@@ -95,18 +95,28 @@ final class Requester {
      */
     void enqueue(List<SendWqe> wqes) {
         for (SendWqe wqe : wqes) {
-            if (wqe.generation != config.generation) {
-                continue; // its slot was freed by the reset
-            }
-            if (config.state == QpState.ERR || config.closed()) {
-                sendQueue.used.decrementAndGet();
-                config.sendCq.push(WorkCompletion.error(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(),
-                        config.qpn), false);
-                continue;
-            }
-            sendQueue.add(wqe);
+            admit(wqe);
         }
         run();
+    }
+
+    /** {@link #enqueue(List)} of one request. */
+    void enqueue(SendWqe wqe) {
+        admit(wqe);
+        run();
+    }
+
+    private void admit(SendWqe wqe) {
+        if (wqe.generation != config.generation) {
+            return; // its slot was freed by the reset
+        }
+        if (config.state == QpState.ERR || config.closed()) {
+            sendQueue.used.decrementAndGet();
+            config.sendCq.push(WorkCompletion.error(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(),
+                    config.qpn), false);
+            return;
+        }
+        sendQueue.add(wqe);
     }
 
     /**

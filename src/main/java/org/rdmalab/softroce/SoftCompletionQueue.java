@@ -3,6 +3,7 @@ package org.rdmalab.softroce;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import org.rdmalab.verbs.CompletionBuffer;
 import org.rdmalab.verbs.CompletionChannel;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Errno;
@@ -125,9 +126,7 @@ final class SoftCompletionQueue extends ResourceNode implements CompletionQueue 
         synchronized (this) {
             if (entries.isEmpty()) {
                 if (overflowed) {
-                    throw new VerbsException("ibv_poll_cq", Errno.EOVERFLOW, "the CQ overflowed: a completion found all "
-                            + capacity + " entries full and was lost, and its QP went to ERR (make the CQ larger or "
-                            + "poll more often)");
+                    throw overflowFailure();
                 }
                 return List.of();
             }
@@ -138,6 +137,46 @@ final class SoftCompletionQueue extends ResourceNode implements CompletionQueue 
             }
             return taken;
         }
+    }
+
+    /**
+     * {@code ibv_poll_cq} into the caller's buffer: the same completions, turn and EOVERFLOW as
+     * {@link #poll(int)} with the buffer's capacity, copied into the buffer instead of a new list.
+     */
+    @Override
+    public int poll(CompletionBuffer into) throws VerbsException {
+        ensureOpen();
+        into.clear();
+        int taken = take(into);
+        if (taken == 0) {
+            EventLoop loop = loop();
+            if (loop != null && loop.progress()) {
+                taken = take(into);
+            }
+        }
+        return taken;
+    }
+
+    private int take(CompletionBuffer into) throws VerbsException {
+        synchronized (this) {
+            if (entries.isEmpty()) {
+                if (overflowed) {
+                    throw overflowFailure();
+                }
+                return 0;
+            }
+            int count = Math.min(into.capacity(), entries.size());
+            for (int i = 0; i < count; i++) {
+                into.add(entries.poll());
+            }
+            return count;
+        }
+    }
+
+    private VerbsException overflowFailure() {
+        return new VerbsException("ibv_poll_cq", Errno.EOVERFLOW, "the CQ overflowed: a completion found all "
+                + capacity + " entries full and was lost, and its QP went to ERR (make the CQ larger or "
+                + "poll more often)");
     }
 
     /** {@code ibv_req_notify_cq}; as in C, arming a CQ without a channel succeeds and signals nothing. */

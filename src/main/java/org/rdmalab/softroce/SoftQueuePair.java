@@ -429,18 +429,13 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
     @Override
     public void postSend(List<SendWorkRequest> requests) throws VerbsException {
         ensureOpen();
-        String verb = "ibv_post_send";
         List<SendWqe> accepted = new ArrayList<>(requests.size());
         VerbsException failure = null;
         synchronized (config.postLock) {
             int generation = config.generation;
             for (SendWorkRequest request : requests) {
                 try {
-                    QpState now = config.state;
-                    if (now == QpState.RESET || now == QpState.INIT || now == QpState.RTR) {
-                        throw new VerbsException(verb, Errno.EINVAL, "the QP is in " + now
-                                + "; the send queue accepts work requests from RTS on");
-                    }
+                    requireSendState();
                     accepted.add(checkSend(request, generation));
                 } catch (VerbsException e) {
                     failure = e;
@@ -454,6 +449,30 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         }
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    /**
+     * {@code ibv_post_send} of one request: the checks and errors of {@link #postSend(List)}
+     * without the list of accepted requests.
+     */
+    @Override
+    public void postSend(SendWorkRequest request) throws VerbsException {
+        ensureOpen();
+        SendWqe wqe;
+        synchronized (config.postLock) {
+            requireSendState();
+            wqe = checkSend(request, config.generation);
+        }
+        config.loop.runOrExecute(() -> requester.enqueue(wqe));
+    }
+
+    /** EINVAL before RTS, as rxe refuses sends there; called under the post lock. */
+    private void requireSendState() throws VerbsException {
+        QpState now = config.state;
+        if (now == QpState.RESET || now == QpState.INIT || now == QpState.RTR) {
+            throw new VerbsException("ibv_post_send", Errno.EINVAL, "the QP is in " + now
+                    + "; the send queue accepts work requests from RTS on");
         }
     }
 

@@ -23,6 +23,25 @@ public interface CompletionQueue extends AutoCloseable {
     /** {@code ibv_poll_cq}: takes up to {@code maxEntries} completions, oldest first; never blocks. */
     List<WorkCompletion> poll(int maxEntries) throws VerbsException;
 
+    /**
+     * {@code ibv_poll_cq} into a buffer the caller keeps, as C polls into its own {@code ibv_wc}
+     * array: takes up to {@code into.capacity()} completions, oldest first, and never blocks. What
+     * the buffer held before is replaced; it holds the returned number of entries. Neither
+     * backend allocates for the result, where {@link #poll(int)} returns a new list (and, on the
+     * native backend, a new record per completion). Fails as {@link #poll(int)} does, with the
+     * same exceptions, and then leaves the buffer empty.
+     *
+     * @return how many completions were taken (0 when the CQ was empty)
+     */
+    default int poll(CompletionBuffer into) throws VerbsException {
+        into.clear();
+        List<WorkCompletion> completions = poll(into.capacity());
+        for (WorkCompletion completion : completions) {
+            into.add(completion);
+        }
+        return into.size();
+    }
+
     /** {@code ibv_req_notify_cq}: arms the CQ so the next completion raises a channel event. */
     void requestNotify(boolean solicitedOnly) throws VerbsException;
 

@@ -23,6 +23,10 @@ public interface Numbered {
      * @throws IllegalArgumentException when none has it
      */
     static <E extends Numbered> E byValue(E[] constants, int value, String what) {
+        // Most enums number their constants 0, 1, 2 ... in declaration order: try the index first.
+        if (value >= 0 && value < constants.length && constants[value].value() == value) {
+            return constants[value];
+        }
         for (E constant : constants) {
             if (constant.value() == value) {
                 return constant;

@@ -46,7 +46,12 @@ public interface QueuePair extends AutoCloseable {
      */
     void postSend(List<SendWorkRequest> requests) throws VerbsException;
 
-    /** {@code ibv_post_send} of one request. */
+    /**
+     * {@code ibv_post_send} of one request (C's {@code wr} with {@code next} NULL): the same checks,
+     * exceptions and errno as {@link #postSend(List)} of a one-element list, without the list.
+     * The native backend builds it in the QP's own native block without allocating anything, so
+     * a loop that reuses its request, as perftest does, allocates nothing to post.
+     */
     default void postSend(SendWorkRequest request) throws VerbsException {
         postSend(List.of(request));
     }
@@ -54,7 +59,10 @@ public interface QueuePair extends AutoCloseable {
     /** {@code ibv_post_recv}. */
     void postRecv(List<ReceiveWorkRequest> requests) throws VerbsException;
 
-    /** {@code ibv_post_recv} of one request. */
+    /**
+     * {@code ibv_post_recv} of one request: the same checks, exceptions and errno as
+     * {@link #postRecv(List)} of a one-element list, without the list.
+     */
     default void postRecv(ReceiveWorkRequest request) throws VerbsException {
         postRecv(List.of(request));
     }

@@ -13,8 +13,12 @@ public enum WcOpcode implements Numbered {
     RECV(128),
     RECV_RDMA_WITH_IMM(129);
 
-    /** Every constant, kept once for {@link #of}, which runs for every polled completion. */
-    private static final WcOpcode[] VALUES = values();
+    /**
+     * The constants indexed by their verbs.h value, for {@link #of}, which runs for every polled
+     * completion: one array load, where a search through {@code Numbered.value()} makes an
+     * interface call per constant that the JIT cannot inline (many enums go through it).
+     */
+    private static final WcOpcode[] BY_VALUE = byValue();
 
     private final int value;
 
@@ -35,6 +39,21 @@ public enum WcOpcode implements Numbered {
 
     /** The opcode with verbs.h value {@code value}. */
     public static WcOpcode of(int value) {
-        return Numbered.byValue(VALUES, value, "ibv_wc_opcode");
+        if (value >= 0 && value < BY_VALUE.length && BY_VALUE[value] != null) {
+            return BY_VALUE[value];
+        }
+        throw new IllegalArgumentException("no ibv_wc_opcode has value " + value);
+    }
+
+    private static WcOpcode[] byValue() {
+        int highest = 0;
+        for (WcOpcode constant : values()) {
+            highest = Math.max(highest, constant.value);
+        }
+        WcOpcode[] table = new WcOpcode[highest + 1];
+        for (WcOpcode constant : values()) {
+            table[constant.value] = constant;
+        }
+        return table;
     }
 }

@@ -27,8 +27,12 @@ public enum WcStatus implements Numbered {
     TM_ERR(22, "TM error"),
     TM_RNDV_INCOMPLETE(23, "TM software rendezvous");
 
-    /** Every constant, kept once for {@link #of}, which runs for every polled completion. */
-    private static final WcStatus[] VALUES = values();
+    /**
+     * The constants indexed by their verbs.h value, for {@link #of}, which runs for every polled
+     * completion: one array load, where a search through {@code Numbered.value()} makes an
+     * interface call per constant that the JIT cannot inline (many enums go through it).
+     */
+    private static final WcStatus[] BY_VALUE = byValue();
 
     private final int value;
     private final String text;
@@ -56,6 +60,21 @@ public enum WcStatus implements Numbered {
 
     /** The status with verbs.h value {@code value}. */
     public static WcStatus of(int value) {
-        return Numbered.byValue(VALUES, value, "ibv_wc_status");
+        if (value >= 0 && value < BY_VALUE.length && BY_VALUE[value] != null) {
+            return BY_VALUE[value];
+        }
+        throw new IllegalArgumentException("no ibv_wc_status has value " + value);
+    }
+
+    private static WcStatus[] byValue() {
+        int highest = 0;
+        for (WcStatus constant : values()) {
+            highest = Math.max(highest, constant.value);
+        }
+        WcStatus[] table = new WcStatus[highest + 1];
+        for (WcStatus constant : values()) {
+            table[constant.value] = constant;
+        }
+        return table;
     }
 }

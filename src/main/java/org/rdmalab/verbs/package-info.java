@@ -4,8 +4,17 @@
  * enums and flags whose numeric values equal verbs.h, {@link org.rdmalab.verbs.VerbsException}
  * with the C verb and errno, and the QP state table as data ({@link org.rdmalab.verbs.QpTransitions}).
  *
+ * <p>Hot loops have a path without a list or a record per call: {@code QueuePair.postSend} of one
+ * reused {@link org.rdmalab.verbs.SendWorkRequest} (no list), and
+ * {@code CompletionQueue.poll(CompletionBuffer)} into a {@link org.rdmalab.verbs.CompletionBuffer}
+ * the caller keeps, as C polls into its own {@code ibv_wc} array; on the native backend it
+ * allocates nothing at all. The list-shaped calls stay for chains and for code that keeps its
+ * completions.
+ *
  * <p>No JavaFX, no native code, no backend. Thread rules: value types are immutable except
- * {@link org.rdmalab.verbs.QpAttributes} (a mutable bag like C's struct, confined to its caller);
+ * {@link org.rdmalab.verbs.QpAttributes} (a mutable bag like C's struct, confined to its caller)
+ * and {@link org.rdmalab.verbs.CompletionBuffer} (refilled by each poll, confined to the thread
+ * that polls into it);
  * verbs objects may be called from any thread unless a backend documents otherwise, and none of
  * them may be called from the JavaFX thread when it can block.
  */

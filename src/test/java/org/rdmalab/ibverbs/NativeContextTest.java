@@ -24,10 +24,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdmalab.testing.StandInVerbs;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.AddressVector;
+import org.rdmalab.verbs.CompletionBuffer;
 import org.rdmalab.verbs.CompletionChannel;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Context;
@@ -58,6 +60,7 @@ import org.rdmalab.verbs.WcFlag;
 import org.rdmalab.verbs.WcOpcode;
 import org.rdmalab.verbs.WcStatus;
 import org.rdmalab.verbs.WorkCompletion;
+import org.rdmalab.verbs.WrOpcode;
 import org.rdmalab.verbs.spi.DeviceOptions;
 
 /** The native backend opened on the stand-in: what a user of the verbs API would notice. */
@@ -369,6 +372,122 @@ class NativeContextTest {
                 full.getMessage());
         pair.a.postSend(SendWorkRequest.send(22, pair.mrA.sge(0, 8), SIGNALED));
         assertEquals(20, pair.cqB.pollOne(Duration.ofSeconds(2)).orElseThrow().wrId(), "the first receive was posted");
+    }
+
+    @Test
+    void oneRequestWithoutAListAndAPollIntoABufferCarryWhatTheListCallsCarry() throws Exception {
+        Pair pair = new Pair(context);
+        pair.connect();
+        CompletionBuffer buffer = new CompletionBuffer(4);
+        assertEquals(0, pair.cqB.poll(buffer));
+        assertTrue(buffer.isEmpty());
+
+        pair.b.postRecv(ReceiveWorkRequest.of(7, pair.mrB.sge(0, 32)));
+        pair.mrA.write(0, "ping".getBytes(StandardCharsets.US_ASCII));
+        pair.a.postSend(SendWorkRequest.sendWithImm(8, pair.mrA.sge(0, 4), 0x12345678, SIGNALED));
+        pair.a.postSend(SendWorkRequest.write(9, pair.mrA.sge(0, 4), pair.mrB.address() + 40, pair.mrB.rkey(),
+                SIGNALED));
+        assertEquals(1, pair.cqB.poll(buffer));
+        assertEquals(new WorkCompletion(7, WcStatus.SUCCESS, WcOpcode.RECV, 0, 4, 0x12345678, pair.b.qpNum(), 0,
+                WcFlag.WITH_IMM.value()), buffer.get(0));
+        assertEquals(0x12345678, buffer.immData(0), "immediate data in host order, as poll(int) gives it");
+        assertEquals("ping", new String(pair.mrB.read(0, 4), StandardCharsets.US_ASCII));
+        assertEquals("ping", new String(pair.mrB.read(40, 4), StandardCharsets.US_ASCII));
+
+        assertEquals(2, pair.cqA.poll(buffer), "the buffer is refilled, not appended to");
+        assertEquals(List.of(8L, 9L), List.of(buffer.wrId(0), buffer.wrId(1)));
+        assertEquals(List.of(WcOpcode.SEND, WcOpcode.RDMA_WRITE), List.of(buffer.opcode(0), buffer.opcode(1)));
+        assertTrue(buffer.isSuccess(0) && buffer.isSuccess(1));
+        assertThrows(IndexOutOfBoundsException.class, () -> buffer.wrId(2), "only what this poll filled is there");
+        assertEquals(0, pair.cqA.poll(buffer));
+        assertThrows(IndexOutOfBoundsException.class, () -> buffer.wrId(0));
+    }
+
+    @Test
+    void anErrorCompletionPolledIntoABufferKeepsItsWrIdStatusAndQp() throws Exception {
+        Pair pair = new Pair(context);
+        pair.connect();
+        CompletionBuffer buffer = new CompletionBuffer(1);
+        pair.a.postSend(SendWorkRequest.write(3, pair.mrA.sge(0, 4), pair.mrB.address(), pair.mrB.rkey(), SIGNALED));
+        assertEquals(1, pair.cqA.poll(buffer));
+        pair.a.postSend(SendWorkRequest.write(9, pair.mrA.sge(0, 4), pair.mrB.address(), pair.mrB.rkey() + 99, 0));
+        assertEquals(1, pair.cqA.poll(buffer));
+        assertEquals(WcStatus.REM_ACCESS_ERR, buffer.status(0));
+        assertFalse(buffer.isSuccess(0));
+        assertEquals(9, buffer.wrId(0));
+        assertEquals(pair.a.qpNum(), buffer.qpNum(0));
+        assertEquals(QpState.ERR, pair.a.state());
+    }
+
+    @Test
+    void theOneRequestCallsAndThePollIntoABufferFailAsTheListCallsDo() throws Exception {
+        Pair pair = new Pair(context);
+        SendWorkRequest early = SendWorkRequest.send(5, pair.mrA.sge(0, 1), SIGNALED);
+        VerbsException notReady = sameFailure(VerbsException.class, () -> pair.a.postSend(early),
+                () -> pair.a.postSend(List.of(early)));
+        assertEquals("ibv_post_send", notReady.verb());
+        assertEquals(Errno.EINVAL, notReady.errno());
+        assertTrue(notReady.getMessage().contains("request #0 (wr_id 5)"), notReady.getMessage());
+
+        ReceiveWorkRequest inReset = ReceiveWorkRequest.of(6, pair.mrB.sge(0, 8));
+        assertEquals(Errno.EINVAL, sameFailure(VerbsException.class, () -> pair.b.postRecv(inReset),
+                () -> pair.b.postRecv(List.of(inReset))).errno());
+
+        pair.connect();
+        SendWorkRequest twoSges = new SendWorkRequest(2, List.of(pair.mrA.sge(0, 1), pair.mrA.sge(1, 1)),
+                WrOpcode.RDMA_WRITE, SIGNALED, 0, pair.mrB.address(), pair.mrB.rkey(), 0, 0);
+        VerbsException tooManySges = sameFailure(VerbsException.class, () -> pair.a.postSend(twoSges),
+                () -> pair.a.postSend(List.of(twoSges)));
+        assertTrue(tooManySges.getMessage().contains("request #0 (wr_id 2)"), tooManySges.getMessage());
+
+        pair.b.postRecv(ReceiveWorkRequest.of(20, pair.mrB.sge(0, 8)));
+        ReceiveWorkRequest noRoom = ReceiveWorkRequest.of(21, pair.mrB.sge(8, 8));
+        VerbsException full = sameFailure(VerbsException.class, () -> pair.b.postRecv(noRoom),
+                () -> pair.b.postRecv(List.of(noRoom)));
+        assertEquals("ibv_post_recv", full.verb());
+        assertEquals(Errno.ENOMEM, full.errno());
+
+        QueuePair ud = pair.pd.createQp(new QpInitAttributes(QpType.UD, pair.cqA, pair.cqA, QpCapabilities.seed(),
+                false));
+        assertEquals(Errno.EOPNOTSUPP, sameFailure(VerbsException.class, () -> ud.postSend(early),
+                () -> ud.postSend(List.of(early))).errno());
+
+        pair.a.close();
+        sameFailure(IllegalStateException.class, () -> pair.a.postSend(early), () -> pair.a.postSend(List.of(early)));
+        pair.b.close();
+        sameFailure(IllegalStateException.class, () -> pair.b.postRecv(noRoom), () -> pair.b.postRecv(List.of(noRoom)));
+        ud.close();
+        pair.cqA.close();
+        CompletionBuffer buffer = new CompletionBuffer(2);
+        sameFailure(IllegalStateException.class, () -> pair.cqA.poll(buffer), () -> pair.cqA.poll(2));
+        assertTrue(buffer.isEmpty());
+    }
+
+    @Test
+    void aBufferLargerThanTheCqsOwnArrayIsPolledThroughMemoryOfItsOwn() throws Exception {
+        Pair pair = new Pair(context);
+        pair.connect();
+        for (int i = 0; i < 5; i++) {
+            pair.a.postSend(SendWorkRequest.write(50 + i, pair.mrA.sge(i, 1), pair.mrB.address() + i, pair.mrB.rkey(),
+                    SIGNALED));
+        }
+        CompletionBuffer large = new CompletionBuffer(NativeCompletionQueue.SCRATCH_ENTRIES + 8);
+        assertEquals(5, pair.cqA.poll(large));
+        assertEquals(List.of(50L, 51L, 52L, 53L, 54L), large.toList().stream().map(WorkCompletion::wrId).toList());
+    }
+
+    /**
+     * Runs both calls, expects each to throw {@code type}, and checks that they say the same:
+     * the one-request call fails exactly as its list form does.
+     */
+    private static <T extends Throwable> T sameFailure(Class<T> type, Executable one, Executable list) {
+        T fromOne = assertThrows(type, one);
+        T fromList = assertThrows(type, list);
+        assertEquals(fromList.getMessage(), fromOne.getMessage());
+        if (fromOne instanceof VerbsException verbs) {
+            assertEquals(((VerbsException) fromList).errno(), verbs.errno());
+        }
+        return fromOne;
     }
 
     @Test

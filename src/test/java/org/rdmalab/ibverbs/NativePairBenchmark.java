@@ -36,6 +36,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.rdmalab.testing.StandInVerbs;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.AddressVector;
+import org.rdmalab.verbs.CompletionBuffer;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Context;
 import org.rdmalab.verbs.Gid;
@@ -63,7 +64,10 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * Both sides use the libibverbs stand-in ({@code src/test/c/standin_verbs.c}), whose provider
  * functions do the same small amount of work for each: an 8-byte RDMA WRITE between two
  * connected RC QPs, signaled, then one completion polled. {@link #java()} calls the public verbs
- * API ({@code QueuePair.postSend}, {@code CompletionQueue.poll}); {@link #c()} calls
+ * API's non-allocating path ({@code QueuePair.postSend} of one reused request,
+ * {@code CompletionQueue.poll} into a kept {@code CompletionBuffer}); {@link #javaList()} its
+ * list-shaped calls ({@code postSend(List)}, {@code poll(int)}); {@link #javaPost} and
+ * {@link #javaPoll} make one half of the pair through the API and the other raw; {@link #c()} calls
  * {@code src/test/c/pair_loop.c}, which makes 1000 pairs on the very same QP and CQ. Two more
  * show what any binding through jffi pays: {@link #rawPair} (the pair from Java with the work
  * request built once in native memory) and {@link #jffiCall} (one call of an empty C function).
@@ -96,6 +100,7 @@ public class NativePairBenchmark {
     private MemoryRegion target;
     private QueuePair sender;
     private SendWorkRequest write;
+    private final CompletionBuffer completions = new CompletionBuffer(1);
     private PairLoop loop;
     private Pointer senderPointer;
     private Pointer cqPointer;
@@ -182,6 +187,31 @@ public class NativePairBenchmark {
         return polled;
     }
 
+    /**
+     * Half of {@link #java}, to tell which half costs what: the API's post (one request, no list),
+     * then the raw poll of {@link #rawPair}.
+     */
+    @Benchmark
+    public int javaPost() throws VerbsException {
+        sender.postSend(write);
+        int polled = ops.pollCq(cqAddress, 1, rawWc);
+        if (polled != 1 || StructField.WC_STATUS.getIntAt(rawWc) != 0) {
+            throw new IllegalStateException("the pair did not complete: " + polled);
+        }
+        return polled;
+    }
+
+    /** The other half of {@link #java}: the raw post of {@link #rawPair}, then the API's poll into a buffer. */
+    @Benchmark
+    public int javaPoll() throws VerbsException {
+        int rc = ops.postSend(senderAddress, rawWr, rawWr + RAW_BAD_WR);
+        int polled = cq.poll(completions);
+        if (rc != 0 || polled != 1 || !completions.isSuccess(0)) {
+            throw new IllegalStateException("the pair did not complete: " + rc + ", " + completions);
+        }
+        return polled;
+    }
+
     /** One jffi call of a C function that does nothing, with post_send's signature, errno saved as the binding does. */
     @Benchmark
     public long jffiCall() {
@@ -206,16 +236,33 @@ public class NativePairBenchmark {
         }
     }
 
-    /** One pair through the binding: {@code QueuePair.postSend}, then {@code CompletionQueue.poll(1)}. */
+    /**
+     * One pair through the binding's non-allocating path, as a perftest-style loop makes it:
+     * {@code QueuePair.postSend} of the one request it reuses, then
+     * {@code CompletionQueue.poll(CompletionBuffer)} into the buffer it keeps.
+     */
     @Benchmark
-    public WorkCompletion java() throws VerbsException {
+    public int java() throws VerbsException {
         sender.postSend(write);
-        List<WorkCompletion> completions = cq.poll(1);
-        if (completions.size() != 1 || completions.get(0).status() != WcStatus.SUCCESS
-                || completions.get(0).wrId() != 7) {
+        int polled = cq.poll(completions);
+        if (polled != 1 || !completions.isSuccess(0) || completions.wrId(0) != 7) {
             throw new IllegalStateException("the pair did not complete: " + completions);
         }
-        return completions.get(0);
+        return polled;
+    }
+
+    /**
+     * The same pair through the list-shaped calls: {@code QueuePair.postSend(List)} of a one-element
+     * list, then {@code CompletionQueue.poll(1)}, which returns a list of records.
+     */
+    @Benchmark
+    public WorkCompletion javaList() throws VerbsException {
+        sender.postSend(List.of(write));
+        List<WorkCompletion> polled = cq.poll(1);
+        if (polled.size() != 1 || polled.get(0).status() != WcStatus.SUCCESS || polled.get(0).wrId() != 7) {
+            throw new IllegalStateException("the pair did not complete: " + polled);
+        }
+        return polled.get(0);
     }
 
     /** {@value #C_PAIRS} pairs in C on the same QP and CQ; JMH divides the time by that. */
@@ -231,7 +278,7 @@ public class NativePairBenchmark {
     }
 
     /**
-     * Runs both benchmarks (JMH's command-line options apply, e.g. {@code -f 1 -wi 2 -i 3},
+     * Runs the benchmarks (JMH's command-line options apply, e.g. {@code -f 1 -wi 2 -i 3},
      * {@code -prof jfr}) and prints the ratio of the Java pair's time to the C pair's.
      */
     public static void main(String[] args) throws Exception {
@@ -247,8 +294,9 @@ public class NativePairBenchmark {
     }
 
     /**
-     * The figures of the run and {@code ratio (Java pair / C pair): X}; with {@link #rawPair} and
-     * {@link #jffiCall} in the run, also the floor of the ratio that any jffi binding has.
+     * The figures of the run and {@code ratio (Java pair / C pair): X}; with {@link #javaList} in
+     * the run, also its ratio; with {@link #javaPost} and {@link #javaPoll}, their times; with {@link #rawPair} and {@link #jffiCall}, also the floor of the
+     * ratio that any jffi binding has.
      */
     static String ratio(Collection<RunResult> results) {
         Result<?> java = score(results, "java");
@@ -258,6 +306,17 @@ public class NativePairBenchmark {
         }
         StringBuilder text = new StringBuilder(String.format("Java pair %.1f ± %.1f ns, C pair %.1f ± %.1f ns",
                 java.getScore(), java.getScoreError(), c.getScore(), c.getScoreError()));
+        Result<?> list = score(results, "javaList");
+        if (list != null) {
+            text.append(String.format("%nlist-shaped Java pair %.1f ns (ratio %.2f)", list.getScore(),
+                    list.getScore() / c.getScore()));
+        }
+        Result<?> post = score(results, "javaPost");
+        Result<?> poll = score(results, "javaPoll");
+        if (post != null && poll != null) {
+            text.append(String.format("%nAPI post + raw poll %.1f ns, raw post + API poll %.1f ns", post.getScore(),
+                    poll.getScore()));
+        }
         Result<?> raw = score(results, "rawPair");
         Result<?> call = score(results, "jffiCall");
         if (raw != null && call != null) {

@@ -37,13 +37,15 @@ class NativePairBenchmarkTest {
         Set<String> names = results.stream().map(result -> result.getParams().getBenchmark())
                 .collect(Collectors.toSet());
         String prefix = NativePairBenchmark.class.getName() + ".";
-        assertEquals(Set.of(prefix + "java", prefix + "c", prefix + "rawPair", prefix + "jffiCall"), names);
+        assertEquals(Set.of(prefix + "java", prefix + "javaList", prefix + "javaPost", prefix + "javaPoll", prefix + "c", prefix + "rawPair", prefix + "jffiCall"), names);
         for (RunResult result : results) {
             double score = result.getPrimaryResult().getScore();
             assertTrue(score > 0 && Double.isFinite(score), result.getParams().getBenchmark() + ": " + score);
         }
         String ratio = NativePairBenchmark.ratio(results);
         assertTrue(ratio.matches("Java pair [0-9.]+ ± [0-9.NaN]+ ns, C pair [0-9.]+ ± [0-9.NaN]+ ns\\R"
+                + "list-shaped Java pair [0-9.]+ ns \\(ratio [0-9.]+\\)\\R"
+                + "API post \\+ raw poll [0-9.]+ ns, raw post \\+ API poll [0-9.]+ ns\\R"
                 + "raw pair through jffi [0-9.]+ ns \\(floor ratio [0-9.]+\\), one jffi call [0-9.]+ ns\\R"
                 + "ratio \\(Java pair / C pair\\): [0-9.]+"), ratio);
     }

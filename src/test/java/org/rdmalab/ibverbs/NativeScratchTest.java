@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.kenai.jffi.MemoryIO;
 import org.junit.jupiter.api.Test;
 
-/** The block a queue reuses for its posts and polls: one holder at a time, zeroed, freed once. */
+/** The block a queue reuses for its posts and polls: one holder at a time, freed once. */
 class NativeScratchTest {
 
     private static final MemoryIO IO = MemoryIO.getInstance();
 
     @Test
-    void oneHolderAtATimeGetsTheBlockZeroedOverWhatItAsked() {
+    void oneHolderAtATimeGetsTheBlockAsItsLastHolderLeftIt() {
         try (NativeScratch scratch = new NativeScratch(64)) {
             long block = scratch.acquire(64);
             assertNotEquals(0L, block);
@@ -23,11 +23,27 @@ class NativeScratchTest {
             scratch.release();
 
             assertEquals(block, scratch.acquire(16), "released: the same block again");
-            assertEquals(0L, IO.getLong(block), "what a previous holder wrote is cleared");
-            assertEquals(-1L, IO.getLong(block + 56), "only the bytes asked for are cleared");
+            assertEquals(-1L, IO.getLong(block), "not cleared: each holder writes what it passes");
             scratch.release();
             assertEquals(0L, scratch.acquire(65), "larger than the block");
             assertEquals(block, scratch.acquire(64));
+            scratch.release();
+        }
+    }
+
+    @Test
+    void clearZeroesExactlyTheBytesAsked() {
+        try (NativeScratch scratch = new NativeScratch(64)) {
+            long block = scratch.acquire(64);
+            for (int at = 0; at < 64; at += 8) {
+                IO.putLong(block + at, -1L);
+            }
+            NativeScratch.clear(block + 4, 45);
+            assertEquals(0x00000000ffffffffL, IO.getLong(block), "the 4 bytes before the range stay");
+            assertEquals(0L, IO.getLong(block + 8));
+            assertEquals(0L, IO.getLong(block + 40));
+            assertEquals(0xffffffffffffff00L, IO.getLong(block + 48), "byte 48 is the range's last, 49 on stay");
+            assertEquals(-1L, IO.getLong(block + 56));
             scratch.release();
         }
     }
