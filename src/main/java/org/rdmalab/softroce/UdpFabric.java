@@ -150,6 +150,15 @@ final class UdpFabric implements Fabric {
          * still do, so a caller that stopped (or lost its core) delays a datagram about this long.
          */
         private static final long POLLING_WAIT_NANOS = 100_000;
+        /**
+         * How long the loop thread keeps polling the socket after its last work before it blocks
+         * in the selector (while no caller polls). Blocking after every burst made a receiver that
+         * keeps up with its sender sleep and be woken for nearly every datagram, and the wake-up
+         * runs inside the sender's {@code sendto}: a loopback 64 KiB WRITE stream then ran at half
+         * its speed, stably, until the receiver fell behind once (Linux's busy polling, {@code
+         * SO_BUSY_POLL}, polls a while before sleeping for the same reason).
+         */
+        private static final long SPIN_NANOS = 50_000;
         /** Datagrams one turn of the loop thread handles at most. */
         private static final int LOOP_DATAGRAMS = 256;
         /**
@@ -186,6 +195,8 @@ final class UdpFabric implements Fabric {
         /** The latest the loop thread wakes up; a caller that schedules an earlier timer wakes it. */
         private volatile long plannedWake;
         private long timerSequence;
+        /** When the loop thread's last turn did some work (loop thread only). */
+        private long workedAt = System.nanoTime() - SPIN_NANOS;
         /** A busy-polling caller's poll turn runs (see {@link #holdingReplies()}); on the loop. */
         private boolean holdingReplies;
         /** The key has read interest (off while callers poll); changed by the loop thread only. */
@@ -461,22 +472,27 @@ final class UdpFabric implements Fabric {
                     }
                     long waitNanos;
                     boolean callersPoll;
+                    boolean spin;
                     try {
                         if (turn(null, true)) {
+                            workedAt = System.nanoTime();
                             continue;
                         }
                         long now = System.nanoTime();
                         waitNanos = timers.isEmpty() ? IDLE_WAIT_NANOS : timers.peek().deadline - now;
                         callersPoll = callersPoll(now);
-                        readInterest(!callersPoll);
+                        spin = !callersPoll && now - workedAt < SPIN_NANOS && tasks.isEmpty();
+                        readInterest(!callersPoll && !spin);
                         if (callersPoll) {
                             waitNanos = Math.min(waitNanos, POLLING_WAIT_NANOS);
                         }
-                        plannedWake = now + Math.max(0, waitNanos);
+                        plannedWake = spin ? now : now + Math.max(0, waitNanos);
                     } finally {
                         owner.unlock();
                     }
-                    if (waitNanos > 0) {
+                    if (spin) {
+                        Thread.onSpinWait();
+                    } else if (waitNanos > 0) {
                         sleep(waitNanos, callersPoll);
                     }
                 } catch (Throwable e) {

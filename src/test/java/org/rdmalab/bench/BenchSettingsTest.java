@@ -56,12 +56,12 @@ class BenchSettingsTest {
     }
 
     @Test
-    void warmupIsATenthBetweenTenAndAThousand() {
+    void warmupIsTenThousandMessagesAtMostOneGibibyteAtLeastTen() {
         BenchSettings base = BenchSettings.defaults(BenchTest.WRITE, BenchMode.LAT);
-        assertEquals(10, base.withIterations(5).warmupFor(2));
-        assertEquals(1000, base.withIterations(1000).warmupFor(2));
+        assertEquals(10_000, base.withIterations(5).warmupFor(2), "whatever -n is");
         assertEquals(10_000, base.withIterations(1_000_000).warmupFor(2));
-        assertEquals(5000, base.withIterations(5000).warmupFor(65536));
+        assertEquals(10_000, base.withIterations(5000).warmupFor(65536));
+        assertEquals(10_000, base.withDuration(3).warmupFor(2));
         assertEquals(128, base.withIterations(5000).warmupFor(8 << 20), "at most 1 GiB of messages");
         assertEquals(10, base.withIterations(5000).warmupFor(1 << 30), "but at least 10");
     }
