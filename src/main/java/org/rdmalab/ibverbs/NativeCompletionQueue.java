@@ -91,13 +91,7 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
         NativeMemory own = block == 0 ? NativeMemory.allocate(context.library().runtime, bytes) : null;
         long wc = own == null ? block : own.address();
         try {
-            // Zeroed, so that a field the provider leaves unwritten (error completions) reads 0.
-            NativeScratch.clear(wc, bytes);
-            int polled = ops.pollCq(address, maxEntries, wc);
-            if (polled < 0) {
-                throw new VerbsException("ibv_poll_cq", Native.errnoOf(polled, OpsTable.savedErrno()),
-                        "the provider could not poll the CQ", null);
-            }
+            int polled = pollInto(wc, bytes, maxEntries);
             if (polled == 0) {
                 return List.of();
             }
@@ -134,13 +128,7 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
         NativeMemory own = block == 0 ? NativeMemory.allocate(context.library().runtime, bytes) : null;
         long wc = own == null ? block : own.address();
         try {
-            // Zeroed, so that a field the provider leaves unwritten (error completions) reads 0.
-            NativeScratch.clear(wc, bytes);
-            int polled = ops.pollCq(address, maxEntries, wc);
-            if (polled < 0) {
-                throw new VerbsException("ibv_poll_cq", Native.errnoOf(polled, OpsTable.savedErrno()),
-                        "the provider could not poll the CQ", null);
-            }
+            int polled = pollInto(wc, bytes, maxEntries);
             for (int i = 0; i < polled; i++) {
                 long entry = wc + (long) i * StructSize.WC.size;
                 WcStatus status = status(entry);
@@ -160,6 +148,18 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
                 scratch.release();
             }
         }
+    }
+
+    /** Polls up to {@code maxEntries} into the {@code bytes} at {@code wc}; the count polled. */
+    private int pollInto(long wc, long bytes, int maxEntries) throws VerbsException {
+        // Zeroed, so that a field the provider leaves unwritten (error completions) reads 0.
+        NativeScratch.clear(wc, bytes);
+        int polled = ops.pollCq(address, maxEntries, wc);
+        if (polled < 0) {
+            throw new VerbsException("ibv_poll_cq", Native.errnoOf(polled, OpsTable.savedErrno()),
+                    "the provider could not poll the CQ", null);
+        }
+        return polled;
     }
 
     private static WorkCompletion completion(long wc) throws VerbsException {

@@ -113,20 +113,7 @@ class SoftRoceCallerTurnTest {
                     fromB.add(event.opcode() + " " + event.psn());
                 }
             });
-            java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
-            Thread b = new Thread(() -> {
-                try {
-                    pingPong(peers.b, peers.a, rounds, false);
-                } catch (Throwable e) {
-                    failure.set(e);
-                }
-            }, "b");
-            b.start();
-            pingPong(peers.a, peers.b, rounds, true);
-            b.join(30_000);
-            if (failure.get() != null) {
-                throw new AssertionError("b failed", failure.get());
-            }
+            writePingPong(peers, rounds);
         }
         // The i-th ACK acknowledges A's i-th WRITE, which B's i-th WRITE answers.
         // Retransmissions (a loaded machine) count once, where the packet first left.
@@ -181,6 +168,25 @@ class SoftRoceCallerTurnTest {
         throw new AssertionError("B acknowledged every WRITE, never coalescing: " + seen);
     }
 
+    /** {@code rounds} WRITE ping-pong rounds, A here and B on a thread of its own; A's successful completions. */
+    private static int writePingPong(Peers peers, int rounds) throws Exception {
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread b = new Thread(() -> {
+            try {
+                pingPong(peers.b, peers.a, rounds, false);
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        }, "b");
+        b.start();
+        int completed = pingPong(peers.a, peers.b, rounds, true);
+        b.join(30_000);
+        if (failure.get() != null) {
+            throw new AssertionError("b failed", failure.get());
+        }
+        return completed;
+    }
+
     /** One WRITE ping-pong of 400 rounds between fresh peers: B's ACKs sent and WRITEs received. */
     private static long[] coalescingPingPong() throws Exception {
         int rounds = 400;
@@ -195,20 +201,7 @@ class SoftRoceCallerTurnTest {
                     writesToB.incrementAndGet();
                 }
             });
-            java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
-            Thread b = new Thread(() -> {
-                try {
-                    pingPong(peers.b, peers.a, rounds, false);
-                } catch (Throwable e) {
-                    failure.set(e);
-                }
-            }, "b");
-            b.start();
-            assertEquals(rounds, pingPong(peers.a, peers.b, rounds, true), "A's successful WRITE completions");
-            b.join(30_000);
-            if (failure.get() != null) {
-                throw new AssertionError("b failed", failure.get());
-            }
+            assertEquals(rounds, writePingPong(peers, rounds), "A's successful WRITE completions");
             // (What B has learnt of A at the end says little: A's last WRITEs wait for their ACKs.)
             return new long[] {acksFromB.get(), writesToB.get()};
         }
