@@ -8,7 +8,7 @@
 #
 # Steps, each with a server on one VM and its client on the other, in lockstep through files in the
 # shared project folder: the seed demo both ways, RDMA Lab's pingpong against ibv_rc_pingpong both
-# ways, and a 256 KiB SEND / READ / WRITE both ways with netem dropping 2 % of the packets that leave
+# ways, and a 256 KiB SEND / READ / WRITE both ways with netem dropping 1 % of the packets that leave
 # either VM. Both VMs capture eth0 for every step, and `pcap inspect` must verify every packet; the seed
 # step also compares soft0's own capture with the wire, byte for byte from the IPv4 header on.
 # Every program's output is kept in target/rxe-vm-interop/. VM b prints PASS / FAIL per step.
@@ -167,8 +167,12 @@ step pingpong_soft0_server soft0 lab demo "$RXE_IP" soft0 --protocol pingpong --
     -- ibv_rc_pingpong -d rxe0 -g 1 -n 200 "$RXE_PEER_IP"
 verdict pingpong_soft0_server "server:200 iters in" "client:200 iters in"
 
-# 3. Bulk SEND, READ and WRITE of 256 KiB with 2 % loss on both VMs' eth0 (netem on egress).
-tc qdisc add dev eth0 root netem loss 2% 2>"$LOGS/netem.$me" || echo "rxe-soft0.sh: netem: $(cat "$LOGS/netem.$me")" >&2
+# 3. Bulk SEND, READ and WRITE of 256 KiB with 1 % loss on both VMs' eth0 (netem on egress). Not
+# 2 %: rxe as the requester of one 256-packet WRITE spends a retry on every sequence NAK and gets its
+# retry_cnt (7) back only when a work request completes, so 2 % (about 5 lost packets a pass)
+# made it give up with IBV_WC_RETRY_EXC_ERR now and then (CI saw 7 NAKs and the failure once);
+# at 1 % about 2.6 are lost, and 8 or more about once in 200 runs (one in seven at 2 %).
+tc qdisc add dev eth0 root netem loss 1% 2>"$LOGS/netem.$me" || echo "rxe-soft0.sh: netem: $(cat "$LOGS/netem.$me")" >&2
 PORT=12025
 BULK_WANT=("client:IBV_WC_SUCCESS opcode IBV_WC_RDMA_READ byte_len 262144"
     "client:IBV_WC_SUCCESS opcode IBV_WC_RDMA_WRITE byte_len 262144"
