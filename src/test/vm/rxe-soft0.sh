@@ -168,10 +168,9 @@ step pingpong_soft0_server soft0 lab demo "$RXE_IP" soft0 --protocol pingpong --
 verdict pingpong_soft0_server "server:200 iters in" "client:200 iters in"
 
 # 3. Bulk SEND, READ and WRITE of 256 KiB with 1 % loss on both VMs' eth0 (netem on egress). Not
-# 2 %: rxe as the requester of one 256-packet WRITE spends a retry on every sequence NAK and gets its
-# retry_cnt (7) back only when a work request completes, so 2 % (about 5 lost packets a pass)
-# made it give up with IBV_WC_RETRY_EXC_ERR now and then (CI saw 7 NAKs and the failure once);
-# at 1 % about 2.6 are lost, and 8 or more about once in 200 runs (one in seven at 2 %).
+# 2 %: there (about 5 of the WRITE's 256 packets lost a pass) rxe, as the requester, once gave up
+# with IBV_WC_RETRY_EXC_ERR after soft0 had answered seven gaps with one sequence NAK each, as rxe's
+# own responder does; docs/softroce.md.
 tc qdisc add dev eth0 root netem loss 1% 2>"$LOGS/netem.$me" || echo "rxe-soft0.sh: netem: $(cat "$LOGS/netem.$me")" >&2
 PORT=12025
 BULK_WANT=("client:IBV_WC_SUCCESS opcode IBV_WC_RDMA_READ byte_len 262144"
