@@ -18,7 +18,7 @@ public enum WcOpcode implements Numbered {
      * completion: one array load, where a search through {@code Numbered.value()} makes an
      * interface call per constant that the JIT cannot inline (many enums go through it).
      */
-    private static final WcOpcode[] BY_VALUE = byValue();
+    private static final WcOpcode[] BY_VALUE = Numbered.indexedByValue(values());
 
     private final int value;
 
@@ -39,21 +39,6 @@ public enum WcOpcode implements Numbered {
 
     /** The opcode with verbs.h value {@code value}. */
     public static WcOpcode of(int value) {
-        if (value >= 0 && value < BY_VALUE.length && BY_VALUE[value] != null) {
-            return BY_VALUE[value];
-        }
-        throw new IllegalArgumentException("no ibv_wc_opcode has value " + value);
-    }
-
-    private static WcOpcode[] byValue() {
-        int highest = 0;
-        for (WcOpcode constant : values()) {
-            highest = Math.max(highest, constant.value);
-        }
-        WcOpcode[] table = new WcOpcode[highest + 1];
-        for (WcOpcode constant : values()) {
-            table[constant.value] = constant;
-        }
-        return table;
+        return Numbered.byIndex(BY_VALUE, value, "ibv_wc_opcode");
     }
 }

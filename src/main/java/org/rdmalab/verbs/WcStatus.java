@@ -32,7 +32,7 @@ public enum WcStatus implements Numbered {
      * completion: one array load, where a search through {@code Numbered.value()} makes an
      * interface call per constant that the JIT cannot inline (many enums go through it).
      */
-    private static final WcStatus[] BY_VALUE = byValue();
+    private static final WcStatus[] BY_VALUE = Numbered.indexedByValue(values());
 
     private final int value;
     private final String text;
@@ -60,21 +60,6 @@ public enum WcStatus implements Numbered {
 
     /** The status with verbs.h value {@code value}. */
     public static WcStatus of(int value) {
-        if (value >= 0 && value < BY_VALUE.length && BY_VALUE[value] != null) {
-            return BY_VALUE[value];
-        }
-        throw new IllegalArgumentException("no ibv_wc_status has value " + value);
-    }
-
-    private static WcStatus[] byValue() {
-        int highest = 0;
-        for (WcStatus constant : values()) {
-            highest = Math.max(highest, constant.value);
-        }
-        WcStatus[] table = new WcStatus[highest + 1];
-        for (WcStatus constant : values()) {
-            table[constant.value] = constant;
-        }
-        return table;
+        return Numbered.byIndex(BY_VALUE, value, "ibv_wc_status");
     }
 }
