@@ -158,8 +158,13 @@ public final class BenchFormat {
         String allocation = usage.bytesPerMessage() < 0 ? "allocation unknown"
                 : String.format(Locale.ROOT, "allocated %.1f bytes/message (%d bytes over %d messages)",
                 usage.bytesPerMessage(), usage.allocatedBytes(), usage.messages());
-        return String.format(Locale.ROOT, " %s %d bytes: %s, %d GCs (%d ms)", row.path() == BenchRow.Path.RDMA
-                ? "rdma" : "baseline", row.bytes(), allocation, usage.gcCount(), usage.gcMillis());
+        return String.format(Locale.ROOT, "%s %s, %d GCs (%d ms)", verboseLead(row), allocation, usage.gcCount(),
+                usage.gcMillis());
+    }
+
+    /** " rdma 65536 bytes:" or " baseline 65536 bytes:", how each {@code --verbose} line starts. */
+    private static String verboseLead(BenchRow row) {
+        return " " + (row.path() == BenchRow.Path.RDMA ? "rdma" : "baseline") + " " + row.bytes() + " bytes:";
     }
 
     /**
@@ -172,8 +177,7 @@ public final class BenchFormat {
         if (usage == null || usage.counters().isEmpty()) {
             return "";
         }
-        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, " %s %d bytes: this side's device counters moved:",
-                row.path() == BenchRow.Path.RDMA ? "rdma" : "baseline", row.bytes()));
+        StringBuilder line = new StringBuilder(verboseLead(row)).append(" this side's device counters moved:");
         String separator = " ";
         for (Map.Entry<String, Long> counter : usage.counters().entrySet()) {
             line.append(separator).append(counter.getKey()).append(String.format(Locale.ROOT, " %+d", counter.getValue()));
