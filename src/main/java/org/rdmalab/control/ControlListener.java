@@ -21,6 +21,8 @@ import java.time.Duration;
 public final class ControlListener implements AutoCloseable {
 
     private final ServerSocket socket;
+    /** acceptOne ran (once is all a listener serves). */
+    private final java.util.concurrent.atomic.AtomicBoolean accepted = new java.util.concurrent.atomic.AtomicBoolean();
     private final String where;
 
     private ControlListener(ServerSocket socket) {
@@ -95,12 +97,20 @@ public final class ControlListener implements AutoCloseable {
 
     /**
      * Waits up to {@code timeouts.accept()} for one client, then closes the listening socket whatever
-     * happened. The returned channel reads with {@code timeouts.read()}.
+     * happened. The returned channel reads with {@code timeouts.read()}. A {@link #close()} from
+     * another thread ends the wait with {@link ControlException.Reason#IO}, whether it comes during
+     * the wait or just before it.
+     *
+     * @throws IllegalStateException on a second call
      */
     public ControlChannel acceptOne(Timeouts timeouts) throws ControlException {
+        if (accepted.getAndSet(true)) {
+            throw new IllegalStateException("this listener on " + where + " already accepted");
+        }
         try (ServerSocket server = socket) {
             if (server.isClosed()) {
-                throw new IllegalStateException("this listener on " + where + " already accepted or was closed");
+                throw new ControlException(ControlException.Reason.IO, "the listener on " + where
+                        + " was closed before a client came");
             }
             Duration timeout = timeouts.accept();
             server.setSoTimeout(Math.toIntExact(Math.max(1, timeout.toMillis())));

@@ -73,6 +73,21 @@ class ControlSocketTest {
         }
     }
 
+    /**
+     * A stop closes the listener from another thread; if that lands just before the wait, the wait
+     * ends as one interrupted by the close does (bench's Stop on a waiting server relies on it), and
+     * a second wait on the same listener is a programming error.
+     */
+    @Test
+    void aListenerClosedBeforeItsWaitEndsItWithAnIoError() throws Exception {
+        ControlListener listener = ControlListener.bind(LOOPBACK, 0);
+        listener.close();
+        ControlException e = assertThrows(ControlException.class, () -> listener.acceptOne(QUICK));
+        assertEquals(ControlException.Reason.IO, e.reason());
+        assertTrue(e.getMessage().contains("was closed before a client came"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> listener.acceptOne(QUICK));
+    }
+
     @Test
     void peerClosingMidBlock() throws Exception {
         byte[] twelve = Arrays.copyOf(new SeedBlock(1, 2, 3, 4, Gid.ZERO).serialize(), 12);
