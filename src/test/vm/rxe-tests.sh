@@ -410,6 +410,44 @@ test_bench_vs_perftest() {
     done
 }
 
+# bench --perftest with a real perftest binary as the other side, each way round: perftest's TCP
+# exchange byte for byte (versions, system data, MTU, keys, barriers, the bandwidth report) and the
+# ib_write_lat loop's counting bytes. perftest prints the rows it gets or measures itself.
+test_bench_perftest_peer() {
+    local out=$LOGS/bench_perftest_peer
+    PORT=18515
+    peers bench_perftest_peer.bw_lab_client ib_write_bw -d rxe0 -x 1 -s 65536 -n 500 \
+        -- lab bench write --bw --perftest -d rxe0 --local-ip "$IP2" -s 65536 -n 500 --timeout 600 "$IP1"
+    expect_status "ib_write_bw server" "$server_status" 0
+    expect_status "bench --perftest client" "$client_status" 0
+    expect bench_perftest_peer.bw_lab_client.server " 65536      500"
+    expect bench_perftest_peer.bw_lab_client.client " 65536      500"
+    expect bench_perftest_peer.bw_lab_client.client "the peer is perftest"
+    peers bench_perftest_peer.bw_lab_server lab bench write --bw --perftest -d rxe0 --local-ip "$IP1" -s 65536 -n 500 \
+        --timeout 600 -- ib_write_bw -d rxe0 -x 2 -s 65536 -n 500 "$IP1"
+    expect_status "bench --perftest server" "$server_status" 0
+    expect_status "ib_write_bw client" "$client_status" 0
+    expect bench_perftest_peer.bw_lab_server.client " 65536      500"
+    # The server prints the client's row, from the report perftest sent.
+    expect bench_perftest_peer.bw_lab_server.server " 65536      500"
+    peers bench_perftest_peer.lat_lab_client ib_write_lat -d rxe0 -x 1 -s 8 -n 500 \
+        -- lab bench write --lat --perftest -d rxe0 --local-ip "$IP2" -s 8 -n 500 --timeout 600 "$IP1"
+    expect_status "ib_write_lat server" "$server_status" 0
+    expect_status "bench --perftest lat client" "$client_status" 0
+    expect bench_perftest_peer.lat_lab_client.server " 8       500"
+    expect bench_perftest_peer.lat_lab_client.client " 8       500"
+    peers bench_perftest_peer.lat_lab_server lab bench write --lat --perftest -d rxe0 --local-ip "$IP1" -s 8 -n 500 \
+        --timeout 600 -- ib_write_lat -d rxe0 -x 2 -s 8 -n 500 "$IP1"
+    expect_status "bench --perftest lat server" "$server_status" 0
+    expect_status "ib_write_lat client" "$client_status" 0
+    expect bench_perftest_peer.lat_lab_server.client " 8       500"
+    expect bench_perftest_peer.lat_lab_server.server " 8       500"
+    local f
+    for f in bw_lab_client bw_lab_server lat_lab_client lat_lab_server; do
+        echo "    $f: perftest $(grep -h -A1 -E '#bytes' "$out.$f".* | grep -E '^ [0-9]' | tr -s ' ' | paste -sd'|')"
+    done
+}
+
 # ------------------------------------------------------------------------------------------ doctor
 # `doctor` on real rxe0: healthy, then each cause one machine can show, set up here and undone after.
 # Every case asserts the line the user reads. (The causes between two machines, a GID type or MTU
@@ -492,7 +530,7 @@ test_no_leftovers() {
 }
 
 # ------------------------------------------------------------------------------------------ main
-ALL="devices demo_seed demo_lab demo_pingpong pingpong_vs_ibv_rc_pingpong seed_c_vs_demo loopback_all wire_seed wire_scenarios wire_bulk_loss bench_vs_perftest doctor no_leftovers"
+ALL="devices demo_seed demo_lab demo_pingpong pingpong_vs_ibv_rc_pingpong seed_c_vs_demo loopback_all wire_seed wire_scenarios wire_bulk_loss bench_vs_perftest bench_perftest_peer doctor no_leftovers"
 TESTS=${*:-$ALL}
 echo "kernel $(uname -r), $(nproc) CPUs; rxe0 on eth0 with $IP1 and $IP2; $(java -version 2>&1 | head -1)"
 # What rxe holds before any test: its own PD, CQ and QP1. Every run must leave exactly this.

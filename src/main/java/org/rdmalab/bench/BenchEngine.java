@@ -14,6 +14,7 @@ import org.rdmalab.control.ControlException;
 import org.rdmalab.control.ControlListener;
 import org.rdmalab.control.Timeouts;
 import org.rdmalab.control.lab.LabConnection;
+import org.rdmalab.control.perftest.PerftestExchange;
 import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.VerbsException;
 import org.rdmalab.verbs.spi.Backends;
@@ -204,9 +205,13 @@ public final class BenchEngine {
 
     private void server(BenchRun run, BenchSettings settings, Topology.Server topology, BenchListener listener,
                         List<BenchRow> rows, AtomicReference<BenchInfo> info) throws VerbsException, BenchException {
+        boolean perftest = topology.exchange() == Topology.Exchange.PERFTEST;
+        if (perftest) {
+            PerftestSide.check(settings);
+        }
         Device device = find(settings, topology, topology.localAddress());
         Timeouts timeouts = new Timeouts(topology.acceptTimeout(), topology.acceptTimeout(), CONTROL_READ);
-        try (Rendezvous rendezvous = new LabRendezvous(open(run, () -> {
+        ControlChannel channel = open(run, () -> {
             ControlListener waiting = ControlListener.bind(topology.localAddress(), topology.tcpPort());
             // A thread blocked in accept() does not see an interrupt: stop() closes the listener instead.
             run.closeOnStop(waiting);
@@ -214,13 +219,28 @@ public final class BenchEngine {
                 throw new ControlException(ControlException.Reason.INTERRUPTED, "stopped before a client came");
             }
             listener.note("waiting for a client on port " + waiting.port() + " of " + topology.localAddress()
-                    + " (TCP, RDMA Lab's protocol)");
+                    + (perftest ? " (TCP, perftest's exchange)" : " (TCP, RDMA Lab's protocol)"));
             return waiting.acceptOne(timeouts);
-        }))) {
+        });
+        Inet4Address local = DeviceOptions.parseAddress(topology.localAddress());
+        if (perftest) {
+            try (channel) {
+                listener.note("client " + channel.peer() + " connected");
+                PerftestSide side = new PerftestSide(false, settings, device, local,
+                        new PerftestExchange(channel, false), listener, new Progress(run.stopFlag(), listener), rows,
+                        PerftestSide.runTimeout(settings));
+                try {
+                    side.run();
+                } finally {
+                    info.set(side.info());
+                }
+            }
+            return;
+        }
+        try (Rendezvous rendezvous = new LabRendezvous(hello(run, channel))) {
             run.closeOnStop(rendezvous);
             listener.note("client " + rendezvous.peerAddress() + " connected");
-            SideRunner runner = new SideRunner(false, settings, device,
-                    DeviceOptions.parseAddress(topology.localAddress()), rendezvous, listener,
+            SideRunner runner = new SideRunner(false, settings, device, local, rendezvous, listener,
                     new Progress(run.stopFlag(), listener), rows, topology.baselinePort());
             try {
                 runner.run();
@@ -232,27 +252,54 @@ public final class BenchEngine {
 
     private void client(BenchRun run, BenchSettings settings, Topology.Client topology, BenchListener listener,
                         List<BenchRow> rows) throws VerbsException, BenchException {
+        boolean perftest = topology.exchange() == Topology.Exchange.PERFTEST;
+        if (perftest) {
+            PerftestSide.check(settings);
+        }
         Device device = find(settings, topology, topology.localAddress());
         Timeouts timeouts = new Timeouts(topology.connectTimeout(), topology.connectTimeout(), CONTROL_READ);
-        try (Rendezvous rendezvous = new LabRendezvous(open(run, () ->
-                ControlChannel.connect(topology.serverAddress(), topology.tcpPort(), timeouts)))) {
+        ControlChannel channel = open(run, () ->
+                ControlChannel.connect(topology.serverAddress(), topology.tcpPort(), timeouts));
+        Inet4Address local = DeviceOptions.parseAddress(topology.localAddress());
+        if (perftest) {
+            try (channel) {
+                new PerftestSide(true, settings, device, local, new PerftestExchange(channel, true), listener,
+                        new Progress(run.stopFlag(), listener), rows, PerftestSide.runTimeout(settings)).run();
+            }
+            return;
+        }
+        try (Rendezvous rendezvous = new LabRendezvous(hello(run, channel))) {
             run.closeOnStop(rendezvous);
-            new SideRunner(true, settings, device, DeviceOptions.parseAddress(topology.localAddress()), rendezvous,
-                    listener, new Progress(run.stopFlag(), listener), rows, topology.baselinePort()).run();
+            new SideRunner(true, settings, device, local, rendezvous, listener, new Progress(run.stopFlag(), listener),
+                    rows, topology.baselinePort()).run();
         }
     }
 
-    /** Opens the control channel and says RDMA Lab's hello. */
+    /** Opens the control channel. */
     private interface ChannelOpener {
         ControlChannel open() throws ControlException;
     }
 
-    private static LabConnection open(BenchRun run, ChannelOpener opener) throws BenchException {
+    /** Opens the control channel; stop() closes it. */
+    private static ControlChannel open(BenchRun run, ChannelOpener opener) throws BenchException {
         try {
             ControlChannel channel = opener.open();
             run.closeOnStop(channel);
+            return channel;
+        } catch (ControlException e) {
+            if (run.stopRequested()) {
+                throw new BenchStopped();
+            }
+            throw new BenchException(e.getMessage(), e);
+        }
+    }
+
+    /** Says RDMA Lab's hello on {@code channel}; closes it when that fails. */
+    private static LabConnection hello(BenchRun run, ControlChannel channel) throws BenchException {
+        try {
             return LabConnection.open(channel, "RDMA Lab bench");
         } catch (ControlException e) {
+            channel.close();
             if (run.stopRequested()) {
                 throw new BenchStopped();
             }

@@ -298,6 +298,48 @@ final class RdmaTraffic {
         return (byte) (i % 254 + 1);
     }
 
+    // ---------------------------------------------------------------- a perftest peer
+
+    /**
+     * ib_write_lat's own loop, for a perftest peer (both sides run it): no warm-up and no stop byte.
+     * The server posts first; after that each side waits until the last byte of its slot holds the
+     * count of WRITEs it has seen (1, 2, ... kept as a C {@code char}, so 255 is followed by 0),
+     * posts its own WRITE carrying its next count and waits for that WRITE's completion,
+     * {@code iterations} times. Each side measures: a sample is the time between two of its posts,
+     * a round trip, reported halved.
+     */
+    BenchRow perftestWriteLatency(int size, int sizeIndex, int iterations, boolean client)
+            throws VerbsException, BenchException {
+        SendWorkRequest request = request(size, 1, SIGNALED);
+        ensureCapacity(iterations);
+        progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), iterations, true, 2);
+        ResourceMeter.Snapshot before = ResourceMeter.snapshot(side.context());
+        int sent = 0;
+        int seen = 0;
+        while (sent < iterations || seen < iterations) {
+            if (seen < iterations && (client || sent > 0)) {
+                seen++;
+                awaitByte(slot + size - 1, (byte) seen, "the peer's WRITE");
+            }
+            if (sent < iterations) {
+                long now = System.nanoTime();
+                postTimes[sent] = now;
+                one[0] = (byte) ++sent;
+                mr.write(size - 1, one);
+                postSend(request);
+                awaitSends();
+                progress.tick(sent, now);
+                progress.checkStop();
+            }
+        }
+        ResourceMeter.Usage usage = ResourceMeter.since(before, side.context(), iterations);
+        for (int k = 0; k + 1 < iterations; k++) {
+            completionTimes[k] = postTimes[k + 1] - postTimes[k];
+        }
+        LatencyStats stats = LatencyStats.of(size, iterations, completionTimes, iterations - 1, 2);
+        return new BenchRow(BenchRow.Path.RDMA, size, null, stats, usage, 0);
+    }
+
     // ---------------------------------------------------------------- server
 
     /** Answers one size (the server); returns when the client's end-of-size arrives, or at once for one-sided tests. */

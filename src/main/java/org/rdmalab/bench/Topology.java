@@ -40,22 +40,56 @@ public sealed interface Topology {
         }
     }
 
+    /** What a server and its client speak over TCP. */
+    enum Exchange {
+        /** RDMA Lab's own protocol ({@code control.lab}): both sides are RDMA Lab. */
+        RDMA_LAB,
+        /**
+         * perftest's exchange ({@code control.perftest}): the peer is {@code ib_write_bw} or
+         * {@code ib_write_lat} (or RDMA Lab with {@code --perftest}).
+         */
+        PERFTEST
+    }
+
     /** This process is the server: it waits on {@code localAddress:tcpPort} for one client. */
-    record Server(String localAddress, int tcpPort, int udpPort, int baselinePort, Duration acceptTimeout)
-            implements Topology {
+    record Server(String localAddress, int tcpPort, int udpPort, int baselinePort, Duration acceptTimeout,
+                  Exchange exchange) implements Topology {
         public Server {
             Objects.requireNonNull(localAddress, "localAddress");
             Objects.requireNonNull(acceptTimeout, "acceptTimeout");
+            Objects.requireNonNull(exchange, "exchange");
+        }
+
+        /** A server that speaks RDMA Lab's protocol. */
+        public Server(String localAddress, int tcpPort, int udpPort, int baselinePort, Duration acceptTimeout) {
+            this(localAddress, tcpPort, udpPort, baselinePort, acceptTimeout, Exchange.RDMA_LAB);
+        }
+
+        /** A copy that speaks {@code value}. */
+        public Server withExchange(Exchange value) {
+            return new Server(localAddress, tcpPort, udpPort, baselinePort, acceptTimeout, value);
         }
     }
 
     /** This process is the client of the server at {@code serverAddress:tcpPort}; it measures. */
     record Client(String localAddress, String serverAddress, int tcpPort, int udpPort, int baselinePort,
-                  Duration connectTimeout) implements Topology {
+                  Duration connectTimeout, Exchange exchange) implements Topology {
         public Client {
             Objects.requireNonNull(localAddress, "localAddress");
             Objects.requireNonNull(serverAddress, "serverAddress");
             Objects.requireNonNull(connectTimeout, "connectTimeout");
+            Objects.requireNonNull(exchange, "exchange");
+        }
+
+        /** A client that speaks RDMA Lab's protocol. */
+        public Client(String localAddress, String serverAddress, int tcpPort, int udpPort, int baselinePort,
+                      Duration connectTimeout) {
+            this(localAddress, serverAddress, tcpPort, udpPort, baselinePort, connectTimeout, Exchange.RDMA_LAB);
+        }
+
+        /** A copy that speaks {@code value}. */
+        public Client withExchange(Exchange value) {
+            return new Client(localAddress, serverAddress, tcpPort, udpPort, baselinePort, connectTimeout, value);
         }
     }
 

@@ -55,7 +55,7 @@ final class VerbsSide implements AutoCloseable {
     private final Context context;
     private final PortAttributes port;
     private final GidEntry gid;
-    private final Mtu mtu;
+    private Mtu mtu;
     private final int slot;
     private final int outstandingReads;
     private final int sendDepth;
@@ -73,6 +73,15 @@ final class VerbsSide implements AutoCloseable {
      * @throws IllegalArgumentException when {@code -m} exceeds the port's active MTU or {@code -x} is not in the table
      */
     VerbsSide(Device device, Inet4Address localAddress, BenchSettings settings) throws VerbsException {
+        this(device, localAddress, settings, 0);
+    }
+
+    /**
+     * Opens {@code device} and creates the objects, with slots of at least {@code minimumSlot} bytes
+     * (a perftest peer writes small messages anywhere in its cycle buffer).
+     */
+    VerbsSide(Device device, Inet4Address localAddress, BenchSettings settings, int minimumSlot)
+            throws VerbsException {
         this.settings = settings;
         this.context = device.open();
         try {
@@ -94,7 +103,7 @@ final class VerbsSide implements AutoCloseable {
                 throw new IllegalArgumentException("-t " + settings.txDepth() + " is above " + device.name()
                         + "'s max_qp_wr " + attributes.maxQpWr());
             }
-            slot = Math.max(64, (settings.maxSize() + 63) & ~63);
+            slot = Math.max(64, (Math.max(settings.maxSize(), minimumSlot) + 63) & ~63);
             psn = new SecureRandom().nextInt(1 << 24);
             pd = context.allocatePd();
             mr = pd.registerMemory(2 * slot, AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
@@ -132,11 +141,17 @@ final class VerbsSide implements AutoCloseable {
                 slot, mtu);
     }
 
-    /** RESET → INIT → RTR → RTS against {@code remote}, with perftest's attributes. */
+    /**
+     * RESET → INIT → RTR → RTS against {@code remote}, with perftest's attributes; the path MTU is
+     * the smaller of this side's and the peer's.
+     */
     void connect(ConnectionData remote) throws VerbsException {
         if (remote.length() < settings.maxSize()) {
             throw new IllegalArgumentException("the peer's buffer holds " + remote.length() + " bytes but this side"
                     + " sends up to " + settings.maxSize() + "; start both sides with the same -s / -a");
+        }
+        if (remote.pathMtu().bytes() < mtu.bytes()) {
+            mtu = remote.pathMtu();
         }
         qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).portNum(settings.ibPort())
                         .accessFlags(AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,

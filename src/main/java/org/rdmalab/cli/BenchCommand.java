@@ -40,7 +40,7 @@ import picocli.CommandLine.Spec;
             "Without <server_ip> this side is the server and waits on TCP port 18515; with it, the client, which"
                     + " measures and prints the table. --loopback runs both sides in this process (soft0: server on"
                     + " 127.0.0.1, client on 127.0.0.2). --baseline adds the same traffic over plain UDP datagrams in"
-                    + " the same run and a 'ratio:' line.",
+                    + " the same run and a 'ratio:' line. --perftest lets ib_write_bw / ib_write_lat be the other side.",
             "Exit 0 when the run finished, 1 when it failed, 2 on a usage error."
         })
 final class BenchCommand implements Callable<Integer> {
@@ -106,6 +106,10 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--baseline", description = "Also run the same pattern over plain UDP datagrams and print the ratio.")
     boolean baseline;
+
+    @Option(names = "--perftest", description = "Speak perftest's TCP exchange, so that ib_write_bw or ib_write_lat"
+            + " (started with the same test, -s / -a and -n) is the other side; write tests only.")
+    boolean perftest;
 
     @Option(names = {"-p", "--port"}, defaultValue = "18515", paramLabel = "PORT",
             description = "TCP port of the server (default ${DEFAULT-VALUE}, perftest's).")
@@ -262,12 +266,17 @@ final class BenchCommand implements Callable<Integer> {
             if (serverIp != null) {
                 throw new IllegalArgumentException("--loopback runs both sides here; drop <server_ip> " + serverIp);
             }
+            if (perftest) {
+                throw new IllegalArgumentException("--perftest talks to a perftest program over TCP; drop --loopback"
+                        + " and start the server and the client as two commands");
+            }
             return Topology.loopback(localIp, udpPort, baselinePort);
         }
+        Topology.Exchange exchange = perftest ? Topology.Exchange.PERFTEST : Topology.Exchange.RDMA_LAB;
         if (serverIp == null) {
-            return Topology.server(localIp, tcpPort, udpPort, baselinePort, timeout);
+            return Topology.server(localIp, tcpPort, udpPort, baselinePort, timeout).withExchange(exchange);
         }
-        return Topology.client(serverIp, localIp, tcpPort, udpPort, baselinePort, timeout);
+        return Topology.client(serverIp, localIp, tcpPort, udpPort, baselinePort, timeout).withExchange(exchange);
     }
 
     private static void checkPort(int port, String option) {

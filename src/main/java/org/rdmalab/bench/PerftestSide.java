@@ -1,0 +1,196 @@
+package org.rdmalab.bench;
+
+import java.net.Inet4Address;
+import java.time.Duration;
+import java.util.List;
+import org.rdmalab.control.ConnectionData;
+import org.rdmalab.control.ControlException;
+import org.rdmalab.control.perftest.BandwidthReport;
+import org.rdmalab.control.perftest.PerftestExchange;
+import org.rdmalab.control.perftest.PerftestKeys;
+import org.rdmalab.verbs.Device;
+import org.rdmalab.verbs.LinkLayer;
+import org.rdmalab.verbs.Mtu;
+import org.rdmalab.verbs.QpType;
+import org.rdmalab.verbs.VerbsException;
+
+/**
+ * One side of a run whose peer is a real perftest binary ({@code bench --perftest}): the steps of
+ * {@code ib_write_bw} or {@code ib_write_lat} over perftest's TCP exchange, in that program's order.
+ *
+ * <ul>
+ *   <li>Both: versions, cycle buffer and cache line, MTU; the keys; (latency: the keys once more);
+ *       RTR and RTS; the keys twice more as barriers.</li>
+ *   <li>Bandwidth client: every size, then a barrier, its last row to the server
+ *       ({@code xchg_bw_reports}) and a closing barrier. Bandwidth server: one-sided, it waits in
+ *       that barrier, prints the client's row and closes.</li>
+ *   <li>Latency: both sides run ib_write_lat's loop for every size, with no more TCP.</li>
+ * </ul>
+ * perftest has no warm-up in latency tests and no notion of RDMA Lab's baseline; the sides must be
+ * started with the same test, sizes and iterations, as two perftest programs must.
+ */
+final class PerftestSide {
+
+    /** The cycle buffer this side announces: perftest's is the page size. */
+    static final int CYCLE_BUFFER = 4096;
+    /** The cache line size this side announces. */
+    static final int CACHE_LINE = 64;
+
+    private final boolean client;
+    private final BenchSettings settings;
+    private final Device device;
+    private final Inet4Address localAddress;
+    private final PerftestExchange exchange;
+    private final BenchListener listener;
+    private final Progress progress;
+    private final List<BenchRow> rows;
+    private final Duration runTimeout;
+    private BenchInfo info;
+
+    PerftestSide(boolean client, BenchSettings settings, Device device, Inet4Address localAddress,
+                 PerftestExchange exchange, BenchListener listener, Progress progress, List<BenchRow> rows,
+                 Duration runTimeout) {
+        this.client = client;
+        this.settings = settings;
+        this.device = device;
+        this.localAddress = localAddress;
+        this.exchange = exchange;
+        this.listener = listener;
+        this.progress = progress;
+        this.rows = rows;
+        this.runTimeout = runTimeout;
+    }
+
+    /**
+     * Refuses what a perftest peer cannot run with this side: tests other than WRITE, {@code -D}
+     * and {@code --baseline}, each with a one-line reason.
+     */
+    static void check(BenchSettings settings) {
+        if (settings.test() != BenchTest.WRITE) {
+            throw new IllegalArgumentException("--perftest speaks ib_write_bw's and ib_write_lat's exchange; run "
+                    + "bench write --bw or --lat (" + settings.test().name().toLowerCase(java.util.Locale.ROOT)
+                    + " tests talk to RDMA Lab peers only)");
+        }
+        if (settings.timed()) {
+            throw new IllegalArgumentException("--perftest runs -n iterations; drop -D");
+        }
+        if (settings.baseline()) {
+            throw new IllegalArgumentException("--baseline needs RDMA Lab on both sides; drop it with --perftest");
+        }
+    }
+
+    /**
+     * How long a bandwidth server waits for its client's report: the client's whole run at 1 MB/s or
+     * 10 ms per message, whichever is longer, plus two minutes.
+     */
+    static Duration runTimeout(BenchSettings settings) {
+        long seconds = 120;
+        for (int size : settings.sizes()) {
+            long messages = (long) settings.warmupFor(size) + settings.iterations();
+            seconds += Math.max(messages * size / 1_000_000L, messages / 100);
+        }
+        return Duration.ofSeconds(Math.min(seconds, Duration.ofDays(1).toSeconds()));
+    }
+
+    /** The header facts, once connected. */
+    BenchInfo info() {
+        return info;
+    }
+
+    void run() throws VerbsException, BenchException {
+        try {
+            String peerVersion = exchange.versions(PerftestExchange.VERSION);
+            listener.note("the peer is perftest " + peerVersion);
+            int[] system = exchange.systemData(CYCLE_BUFFER, CACHE_LINE);
+            int buffer = Math.max(settings.maxSize(), system[0]);
+            try (VerbsSide side = new VerbsSide(device, localAddress, settings, buffer)) {
+                Mtu mtu = exchange.mtu(side.mtu());
+                boolean withGid = side.port().linkLayer() == LinkLayer.ETHERNET || settings.gidIndex() >= 0;
+                ConnectionData local = side.local();
+                PerftestKeys mine = PerftestKeys.from(local, side.outstandingReads());
+                PerftestKeys peer = exchange.handShake(mine, withGid);
+                if (settings.mode() == BenchMode.LAT) {
+                    peer = exchange.handShake(mine, withGid);
+                }
+                ConnectionData remote = new ConnectionData(QpType.RC, peer.qpn(), peer.psn(), peer.lid(), peer.gid(),
+                        peer.vaddr(), peer.rkey(), buffer, mtu);
+                side.connect(remote);
+                side.mr().write(side.slot(), new byte[side.slot()]);
+                exchange.handShake(mine, withGid);
+                exchange.handShake(mine, withGid);
+                info = new BenchInfo(settings, device.name(), device.backend() + " (" + device.description() + ")",
+                        side.port().linkLayer(), side.mtu(), side.gid().index(), 0, side.outstandingReads(), local,
+                        remote, "Ethernet");
+                listener.started(info);
+                RdmaTraffic traffic = new RdmaTraffic(side, remote, settings, progress);
+                if (settings.mode() == BenchMode.LAT) {
+                    latency(traffic);
+                } else if (client) {
+                    bandwidthClient(traffic, mine, withGid);
+                } else {
+                    bandwidthServer(mine, withGid);
+                }
+            }
+        } catch (ControlException e) {
+            if (e.reason() == ControlException.Reason.INTERRUPTED) {
+                throw new BenchStopped();
+            }
+            throw new BenchException(e.getMessage() + (e.reason() == ControlException.Reason.PROTOCOL
+                    ? " (start both sides with the same test and options)" : ""), e);
+        }
+    }
+
+    private void latency(RdmaTraffic traffic) throws VerbsException, BenchException {
+        List<Integer> sizes = settings.sizes();
+        for (int index = 0; index < sizes.size(); index++) {
+            report(traffic.perftestWriteLatency(sizes.get(index), index, settings.iterations(), client));
+        }
+    }
+
+    private void bandwidthClient(RdmaTraffic traffic, PerftestKeys mine, boolean withGid)
+            throws VerbsException, BenchException, ControlException {
+        List<Integer> sizes = settings.sizes();
+        BenchRow last = null;
+        for (int index = 0; index < sizes.size(); index++) {
+            traffic.prepare(sizes.get(index));
+            last = traffic.measure(sizes.get(index), index);
+            report(last);
+        }
+        exchange.handShake(mine, withGid);
+        exchange.bandwidthReports(reportOf(last.bandwidth(), settings.reportGbits()));
+        exchange.handShake(mine, withGid);
+    }
+
+    private void bandwidthServer(PerftestKeys mine, boolean withGid) throws BenchException, ControlException {
+        exchange.channel().setReadTimeout(runTimeout);
+        exchange.handShake(mine, withGid);
+        BandwidthReport peer = exchange.bandwidthReports(BandwidthReport.NONE);
+        exchange.handShake(mine, withGid);
+        report(new BenchRow(BenchRow.Path.RDMA, (int) Math.min(peer.size(), Integer.MAX_VALUE),
+                statsOf(peer, settings.reportGbits()), null, null, 0));
+    }
+
+    /** A row in perftest's report units (MB/sec is 2^20 bytes per second; Gb/sec 10^9 bits). */
+    static BandwidthReport reportOf(BandwidthStats stats, boolean gbits) {
+        return new BandwidthReport(stats.bytes(), stats.iterations(), stats.peak(gbits), stats.average(gbits),
+                stats.messageRateMpps());
+    }
+
+    /** The peer's report as a row of this side's. */
+    static BandwidthStats statsOf(BandwidthReport report, boolean gbits) throws BenchException {
+        if (report.size() < 1 || report.size() > BenchSettings.MAX_SIZE || report.iterations() < 1) {
+            throw new BenchException("the client's report holds no row (" + report.size() + " bytes, "
+                    + report.iterations() + " iterations); did the client finish?");
+        }
+        double unit = gbits ? BandwidthStats.GIGABIT_BYTES : BandwidthStats.MEBIBYTE;
+        double average = report.average() * unit;
+        long elapsed = average > 0 ? (long) (report.size() * (double) report.iterations() / average * 1e9) : 0;
+        return new BandwidthStats((int) report.size(), report.iterations(), report.peak() * unit, average,
+                report.messageRateMpps() * 1e6, elapsed);
+    }
+
+    private void report(BenchRow row) {
+        rows.add(row);
+        listener.row(row);
+    }
+}

@@ -1,0 +1,94 @@
+package org.rdmalab.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rdmalab.testing.Ports;
+import org.rdmalab.verbs.spi.Backends;
+
+/**
+ * Two RDMA Lab sides speaking perftest's exchange to each other over TCP, on two software devices
+ * (127.0.0.1 and 127.0.0.2): each plays the perftest program the other expects. The exchange itself
+ * is checked byte for byte in {@code control.perftest}, and against real ib_write_bw / ib_write_lat
+ * on rxe in the VM tests ({@code bench_perftest_peer}).
+ */
+@Timeout(120)
+class PerftestPeerTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+
+    private final BenchEngine engine = new BenchEngine(Backends.installed());
+
+    private BenchRun[] pair(BenchSettings settings) {
+        int tcp = Ports.freeTcpPort();
+        int udp = Ports.freeUdpPort();
+        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0, Duration.ofSeconds(60))
+                .withExchange(Topology.Exchange.PERFTEST), BenchListener.NONE);
+        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)).withExchange(Topology.Exchange.PERFTEST), BenchListener.NONE);
+        return new BenchRun[] {server, client};
+    }
+
+    @Test
+    void aBandwidthServerPrintsTheRowItsClientReported() throws Exception {
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(65536))
+                .withIterations(300);
+        BenchRun[] runs = pair(settings);
+        BenchReport measured = runs[1].await(WAIT);
+        BenchReport served = runs[0].await(WAIT);
+        BandwidthStats theirs = measured.rows().get(0).bandwidth();
+        BandwidthStats shown = served.rows().get(0).bandwidth();
+        assertEquals(65536, shown.bytes());
+        assertEquals(theirs.iterations(), shown.iterations());
+        assertEquals(theirs.average(false), shown.average(false), 1e-9 * theirs.average(false));
+        assertEquals(theirs.peak(false), shown.peak(false), 1e-9 * theirs.peak(false));
+        assertEquals(theirs.messageRateMpps(), shown.messageRateMpps(), 1e-12);
+        assertEquals("Ethernet", served.info().exchange());
+    }
+
+    @Test
+    void bothLatencySidesMeasureEverySizeWithTheSameIterations() throws Exception {
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.LAT).withSizes(List.of(2, 4096))
+                .withIterations(600);
+        BenchRun[] runs = pair(settings);
+        BenchReport measured = runs[1].await(WAIT);
+        BenchReport served = runs[0].await(WAIT);
+        for (BenchReport report : List.of(measured, served)) {
+            assertEquals(List.of(2, 4096), report.rows().stream().map(row -> row.latency().bytes()).toList());
+            for (BenchRow row : report.rows()) {
+                assertEquals(600, row.latency().iterations());
+                assertTrue(row.latency().typicalMicros() > 0);
+            }
+        }
+    }
+
+    @Test
+    void aClientSpeakingRdmaLabsProtocolToAPerftestServerEndsWithAClearMessage() throws Exception {
+        int tcp = Ports.freeTcpPort();
+        int udp = Ports.freeUdpPort();
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withIterations(100);
+        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0, Duration.ofSeconds(60))
+                .withExchange(Topology.Exchange.PERFTEST), BenchListener.NONE);
+        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), BenchListener.NONE);
+        BenchException failure = assertThrows(BenchException.class, () -> server.await(WAIT));
+        assertTrue(failure.getMessage().contains("is the peer perftest"), failure.getMessage());
+        assertThrows(BenchException.class, () -> client.await(WAIT));
+    }
+
+    @Test
+    void onlyWriteTestsWithIterationsAndNoBaselineTalkToPerftest() {
+        IllegalArgumentException read = assertThrows(IllegalArgumentException.class,
+                () -> PerftestSide.check(BenchSettings.defaults(BenchTest.READ, BenchMode.BW)));
+        assertTrue(read.getMessage().contains("bench write --bw or --lat"), read.getMessage());
+        BenchSettings write = BenchSettings.defaults(BenchTest.WRITE, BenchMode.LAT);
+        assertThrows(IllegalArgumentException.class, () -> PerftestSide.check(write.withDuration(5)));
+        assertThrows(IllegalArgumentException.class, () -> PerftestSide.check(write.withBaseline(true)));
+        PerftestSide.check(write);
+    }
+}
