@@ -103,7 +103,7 @@ public final class BenchFormat {
                     bw.peak(gbits), bw.average(gbits), bw.messageRateMpps());
         }
         LatencyStats lat = row.latency();
-        return String.format(Locale.ROOT, " %-7d %-14d%-15.2f%-13.2f%-19.2f%-15.2f%-16.2f%-23.2f%.2f", lat.bytes(),
+        return String.format(Locale.ROOT, " %-6d %-15d%-15.2f%-13.2f%-19.2f%-15.2f%-16.2f%-23.2f%.2f", lat.bytes(),
                 lat.iterations(), lat.minMicros(), lat.maxMicros(), lat.typicalMicros(), lat.averageMicros(),
                 lat.stdevMicros(), lat.p99Micros(), lat.p999Micros());
     }

@@ -70,6 +70,16 @@ class BenchFormatTest {
         assertEquals(List.of("8", "5", "5.00", "20.00", "10.00", "10.00", "4.08", "20.00", "20.00"), List.of(values));
     }
 
+    /** -a ends at 8388608 bytes: seven digits still leave a space before the iterations, as perftest's format does. */
+    @Test
+    void theLargestLatencySizeStaysApartFromItsIterations() {
+        long[] nanos = {10_000, 20_000, 30_000, 40_000, 50_000};
+        BenchRow row = new BenchRow(BenchRow.Path.RDMA, BenchSettings.MAX_SIZE, null,
+                LatencyStats.of(BenchSettings.MAX_SIZE, 1000, nanos, nanos.length, 2), null, 0);
+        assertEquals(List.of("8388608", "1000"),
+                List.of(BenchFormat.row(row, false).trim().split("\\s+")).subList(0, 2));
+    }
+
     private static void assertColumns(String head, String row, List<String> labels) {
         for (String label : labels) {
             int column = head.indexOf(label);
