@@ -489,12 +489,18 @@ test_doctor() {
     mode=$(stat -c %a "$node")
     chmod 666 "$node"
     as_nobody() { ( ulimit -l 32 && exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@" ); }
-    as_nobody env HOME=/tmp java "${JAVA_OPTS[@]}" -XX:-UsePerfData -jar "$JAR" doctor "$IP1" rxe0 \
+    # uid 65534 runs a copy of the jar: the checkout may sit in a directory only root can read.
+    local readable
+    readable=$(mktemp -d /tmp/rdmalab-nobody.XXXXXX) && chmod 755 "$readable" \
+        && install -m 644 "$JAR" "$readable/rdma-lab.jar"
+    as_nobody env HOME=/tmp java "${JAVA_OPTS[@]}" -XX:-UsePerfData -jar "$readable/rdma-lab.jar" doctor "$IP1" rxe0 \
         >"$LOGS/doctor.memlock" 2>&1
     expect_status "doctor (memlock, uid 65534)" $? 1
-    as_nobody env HOME=/tmp java "${JAVA_OPTS[@]}" -XX:-UsePerfData -jar "$JAR" loopback --device rxe0 \
-        --scenario bulk --server-address "$IP1" --client-address "$IP2" >"$LOGS/doctor.memlock-loopback" 2>&1
+    as_nobody env HOME=/tmp java "${JAVA_OPTS[@]}" -XX:-UsePerfData -jar "$readable/rdma-lab.jar" loopback \
+        --device rxe0 --scenario bulk --server-address "$IP1" --client-address "$IP2" \
+        >"$LOGS/doctor.memlock-loopback" 2>&1
     expect_status "loopback bulk (memlock, uid 65534)" $? 1
+    rm -rf "$readable"
     chmod "$mode" "$node"
     expect doctor.memlock "✗ memlock: ulimit -l is 32 KiB for uid 65534, below the 72 KiB"
     expect doctor.memlock "ibv_reg_mr fails with ENOMEM"

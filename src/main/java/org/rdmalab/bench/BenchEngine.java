@@ -224,17 +224,8 @@ public final class BenchEngine {
         });
         Inet4Address local = DeviceOptions.parseAddress(topology.localAddress());
         if (perftest) {
-            try (channel) {
-                listener.note("client " + channel.peer() + " connected");
-                PerftestSide side = new PerftestSide(false, settings, device, local,
-                        new PerftestExchange(channel, false), listener, new Progress(run.stopFlag(), listener), rows,
-                        PerftestSide.runTimeout(settings));
-                try {
-                    side.run();
-                } finally {
-                    info.set(side.info());
-                }
-            }
+            listener.note("client " + channel.peer() + " connected");
+            perftest(run, false, settings, device, local, channel, listener, rows, info);
             return;
         }
         try (Rendezvous rendezvous = new LabRendezvous(hello(run, channel))) {
@@ -262,16 +253,28 @@ public final class BenchEngine {
                 ControlChannel.connect(topology.serverAddress(), topology.tcpPort(), timeouts));
         Inet4Address local = DeviceOptions.parseAddress(topology.localAddress());
         if (perftest) {
-            try (channel) {
-                new PerftestSide(true, settings, device, local, new PerftestExchange(channel, true), listener,
-                        new Progress(run.stopFlag(), listener), rows, PerftestSide.runTimeout(settings)).run();
-            }
+            perftest(run, true, settings, device, local, channel, listener, rows, new AtomicReference<>());
             return;
         }
         try (Rendezvous rendezvous = new LabRendezvous(hello(run, channel))) {
             run.closeOnStop(rendezvous);
             new SideRunner(true, settings, device, local, rendezvous, listener, new Progress(run.stopFlag(), listener),
                     rows, topology.baselinePort()).run();
+        }
+    }
+
+    /** One side against a perftest program over {@code channel}, which it closes. */
+    private static void perftest(BenchRun run, boolean client, BenchSettings settings, Device device,
+                                 Inet4Address local, ControlChannel channel, BenchListener listener, List<BenchRow> rows,
+                                 AtomicReference<BenchInfo> info) throws VerbsException, BenchException {
+        try (channel) {
+            PerftestSide side = new PerftestSide(client, settings, device, local, new PerftestExchange(channel, client),
+                    listener, new Progress(run.stopFlag(), listener), rows, PerftestSide.runTimeout(settings));
+            try {
+                side.run();
+            } finally {
+                info.set(side.info());
+            }
         }
     }
 
