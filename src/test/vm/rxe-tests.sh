@@ -31,6 +31,9 @@ problems=""
 expect() { # expect FILE TEXT: FILE contains the literal TEXT
     grep -qF -- "$2" "$LOGS/$1" || problems="$problems\n    $1 lacks: $2"
 }
+expect_row() { # expect_row FILE BYTES ITERATIONS: a table row starting with these two figures
+    grep -Eq -- "^ $2 +$3 +[0-9]" "$LOGS/$1" || problems="$problems\n    $1 lacks a row for $2 bytes, $3 iterations"
+}
 expect_status() { # expect_status WHAT ACTUAL EXPECTED
     [ "$2" = "$3" ] || problems="$problems\n    $1 exited $2, expected $3"
 }
@@ -420,30 +423,43 @@ test_bench_perftest_peer() {
         -- lab bench write --bw --perftest -d rxe0 --local-ip "$IP2" -s 65536 -n 500 --timeout 600 "$IP1"
     expect_status "ib_write_bw server" "$server_status" 0
     expect_status "bench --perftest client" "$client_status" 0
-    expect bench_perftest_peer.bw_lab_client.server " 65536      500"
-    expect bench_perftest_peer.bw_lab_client.client " 65536      500"
+    expect_row bench_perftest_peer.bw_lab_client.server 65536 500
+    expect_row bench_perftest_peer.bw_lab_client.client 65536 500
     expect bench_perftest_peer.bw_lab_client.client "the peer is perftest"
     peers bench_perftest_peer.bw_lab_server lab bench write --bw --perftest -d rxe0 --local-ip "$IP1" -s 65536 -n 500 \
         --timeout 600 -- ib_write_bw -d rxe0 -x 2 -s 65536 -n 500 "$IP1"
     expect_status "bench --perftest server" "$server_status" 0
     expect_status "ib_write_bw client" "$client_status" 0
-    expect bench_perftest_peer.bw_lab_server.client " 65536      500"
+    expect_row bench_perftest_peer.bw_lab_server.client 65536 500
     # The server prints the client's row, from the report perftest sent.
-    expect bench_perftest_peer.bw_lab_server.server " 65536      500"
+    expect_row bench_perftest_peer.bw_lab_server.server 65536 500
     peers bench_perftest_peer.lat_lab_client ib_write_lat -d rxe0 -x 1 -s 8 -n 500 \
         -- lab bench write --lat --perftest -d rxe0 --local-ip "$IP2" -s 8 -n 500 --timeout 600 "$IP1"
     expect_status "ib_write_lat server" "$server_status" 0
     expect_status "bench --perftest lat client" "$client_status" 0
-    expect bench_perftest_peer.lat_lab_client.server " 8       500"
-    expect bench_perftest_peer.lat_lab_client.client " 8       500"
+    expect_row bench_perftest_peer.lat_lab_client.server 8 500
+    expect_row bench_perftest_peer.lat_lab_client.client 8 500
     peers bench_perftest_peer.lat_lab_server lab bench write --lat --perftest -d rxe0 --local-ip "$IP1" -s 8 -n 500 \
         --timeout 600 -- ib_write_lat -d rxe0 -x 2 -s 8 -n 500 "$IP1"
     expect_status "bench --perftest lat server" "$server_status" 0
     expect_status "ib_write_lat client" "$client_status" 0
-    expect bench_perftest_peer.lat_lab_server.client " 8       500"
-    expect bench_perftest_peer.lat_lab_server.server " 8       500"
+    expect_row bench_perftest_peer.lat_lab_server.client 8 500
+    expect_row bench_perftest_peer.lat_lab_server.server 8 500
+    # ib_read_bw and ib_read_lat: one-sided, so each server waits in perftest's barriers while its
+    # client measures; a read_bw server prints its client's row.
+    peers bench_perftest_peer.read_bw_lab_client ib_read_bw -d rxe0 -x 1 -s 4096 -n 500 \
+        -- lab bench read --bw --perftest -d rxe0 --local-ip "$IP2" -s 4096 -n 500 --timeout 600 "$IP1"
+    expect_status "ib_read_bw server" "$server_status" 0
+    expect_status "bench read --perftest client" "$client_status" 0
+    expect_row bench_perftest_peer.read_bw_lab_client.server 4096 500
+    expect_row bench_perftest_peer.read_bw_lab_client.client 4096 500
+    peers bench_perftest_peer.read_lat_lab_server lab bench read --lat --perftest -d rxe0 --local-ip "$IP1" -s 8 \
+        -n 500 --timeout 600 -- ib_read_lat -d rxe0 -x 2 -s 8 -n 500 "$IP1"
+    expect_status "bench read --lat --perftest server" "$server_status" 0
+    expect_status "ib_read_lat client" "$client_status" 0
+    expect_row bench_perftest_peer.read_lat_lab_server.client 8 500
     local f
-    for f in bw_lab_client bw_lab_server lat_lab_client lat_lab_server; do
+    for f in bw_lab_client bw_lab_server lat_lab_client lat_lab_server read_bw_lab_client read_lat_lab_server; do
         echo "    $f: perftest $(grep -h -A1 -E '#bytes' "$out.$f".* | grep -E '^ [0-9]' | tr -s ' ' | paste -sd'|')"
     done
 }

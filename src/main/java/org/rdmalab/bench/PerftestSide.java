@@ -16,15 +16,18 @@ import org.rdmalab.verbs.VerbsException;
 
 /**
  * One side of a run whose peer is a real perftest binary ({@code bench --perftest}): the steps of
- * {@code ib_write_bw} or {@code ib_write_lat} over perftest's TCP exchange, in that program's order.
+ * {@code ib_write_bw}, {@code ib_write_lat}, {@code ib_read_bw} or {@code ib_read_lat} over
+ * perftest's TCP exchange, in that program's order.
  *
  * <ul>
  *   <li>Both: versions, cycle buffer and cache line, MTU; the keys; (latency: the keys once more);
  *       RTR and RTS; the keys twice more as barriers.</li>
- *   <li>Bandwidth client: every size, then a barrier, its last row to the server
+ *   <li>Bandwidth (WRITE and READ) client: every size, then a barrier, its last row to the server
  *       ({@code xchg_bw_reports}) and a closing barrier. Bandwidth server: one-sided, it waits in
  *       that barrier, prints the client's row and closes.</li>
- *   <li>Latency: both sides run ib_write_lat's loop for every size, with no more TCP.</li>
+ *   <li>WRITE latency: both sides run ib_write_lat's loop for every size, with no more TCP.</li>
+ *   <li>READ latency: the client measures every size, then a closing barrier; the server waits in
+ *       it and prints nothing, as ib_read_lat's server.</li>
  * </ul>
  * perftest has no warm-up in latency tests and no notion of RDMA Lab's baseline; the sides must be
  * started with the same test, sizes and iterations, as two perftest programs must.
@@ -66,9 +69,9 @@ final class PerftestSide {
      * and {@code --baseline}, each with a one-line reason.
      */
     static void check(BenchSettings settings) {
-        if (settings.test() != BenchTest.WRITE) {
-            throw new IllegalArgumentException("--perftest speaks ib_write_bw's and ib_write_lat's exchange; run "
-                    + "bench write --bw or --lat (" + settings.test().name().toLowerCase(java.util.Locale.ROOT)
+        if (settings.test() != BenchTest.WRITE && settings.test() != BenchTest.READ) {
+            throw new IllegalArgumentException("--perftest speaks the exchange of ib_write_* and ib_read_*; run "
+                    + "bench write or bench read (" + settings.test().name().toLowerCase(java.util.Locale.ROOT)
                     + " tests talk to RDMA Lab peers only)");
         }
         if (settings.timed()) {
@@ -123,8 +126,10 @@ final class PerftestSide {
                         remote, "Ethernet");
                 listener.started(info);
                 RdmaTraffic traffic = new RdmaTraffic(side, remote, settings, progress);
-                if (settings.mode() == BenchMode.LAT) {
-                    latency(traffic);
+                if (settings.mode() == BenchMode.LAT && settings.test() == BenchTest.WRITE) {
+                    writeLatency(traffic);
+                } else if (settings.mode() == BenchMode.LAT) {
+                    readLatency(traffic, mine, withGid);
                 } else if (client) {
                     bandwidthClient(traffic, mine, withGid);
                 } else {
@@ -140,11 +145,29 @@ final class PerftestSide {
         }
     }
 
-    private void latency(RdmaTraffic traffic) throws VerbsException, BenchException {
+    private void writeLatency(RdmaTraffic traffic) throws VerbsException, BenchException {
         List<Integer> sizes = settings.sizes();
         for (int index = 0; index < sizes.size(); index++) {
             report(traffic.perftestWriteLatency(sizes.get(index), index, settings.iterations(), client));
         }
+    }
+
+    /**
+     * ib_read_lat: the client measures every size as without {@code --perftest} (READs are
+     * one-sided) and then meets the server in a closing barrier, where the server has waited.
+     */
+    private void readLatency(RdmaTraffic traffic, PerftestKeys mine, boolean withGid)
+            throws VerbsException, BenchException, ControlException {
+        if (client) {
+            List<Integer> sizes = settings.sizes();
+            for (int index = 0; index < sizes.size(); index++) {
+                traffic.prepare(sizes.get(index));
+                report(traffic.measure(sizes.get(index), index));
+            }
+        } else {
+            exchange.channel().setReadTimeout(runTimeout);
+        }
+        exchange.handShake(mine, withGid);
     }
 
     private void bandwidthClient(RdmaTraffic traffic, PerftestKeys mine, boolean withGid)

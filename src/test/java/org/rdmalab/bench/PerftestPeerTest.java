@@ -68,6 +68,23 @@ class PerftestPeerTest {
     }
 
     @Test
+    void aReadBandwidthServerPrintsItsClientsRowAndAReadLatencyServerWaitsForItsClient() throws Exception {
+        BenchRun[] bw = pair(BenchSettings.defaults(BenchTest.READ, BenchMode.BW).withSizes(List.of(8192))
+                .withIterations(300));
+        BenchReport measured = bw[1].await(WAIT);
+        BenchReport served = bw[0].await(WAIT);
+        assertEquals(measured.rows().get(0).bandwidth().iterations(), served.rows().get(0).bandwidth().iterations());
+
+        BenchRun[] lat = pair(BenchSettings.defaults(BenchTest.READ, BenchMode.LAT).withSizes(List.of(2, 64))
+                .withIterations(300));
+        BenchReport timed = lat[1].await(WAIT);
+        BenchReport waited = lat[0].await(WAIT);
+        assertEquals(List.of(2, 64), timed.rows().stream().map(row -> row.latency().bytes()).toList());
+        assertTrue(waited.rows().isEmpty(), "ib_read_lat's server measures nothing");
+        assertEquals(timed.info().local().psn(), waited.info().remote().psn(), "the server got the client's keys");
+    }
+
+    @Test
     void aClientSpeakingRdmaLabsProtocolToAPerftestServerEndsWithAClearMessage() throws Exception {
         int tcp = Ports.freeTcpPort();
         int udp = Ports.freeUdpPort();
@@ -82,10 +99,13 @@ class PerftestPeerTest {
     }
 
     @Test
-    void onlyWriteTestsWithIterationsAndNoBaselineTalkToPerftest() {
-        IllegalArgumentException read = assertThrows(IllegalArgumentException.class,
-                () -> PerftestSide.check(BenchSettings.defaults(BenchTest.READ, BenchMode.BW)));
-        assertTrue(read.getMessage().contains("bench write --bw or --lat"), read.getMessage());
+    void onlyWriteAndReadTestsWithIterationsAndNoBaselineTalkToPerftest() {
+        IllegalArgumentException send = assertThrows(IllegalArgumentException.class,
+                () -> PerftestSide.check(BenchSettings.defaults(BenchTest.SEND, BenchMode.BW)));
+        assertTrue(send.getMessage().contains("run bench write or bench read"), send.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> PerftestSide.check(BenchSettings.defaults(BenchTest.ATOMIC, BenchMode.LAT)));
+        PerftestSide.check(BenchSettings.defaults(BenchTest.READ, BenchMode.LAT));
         BenchSettings write = BenchSettings.defaults(BenchTest.WRITE, BenchMode.LAT);
         assertThrows(IllegalArgumentException.class, () -> PerftestSide.check(write.withDuration(5)));
         assertThrows(IllegalArgumentException.class, () -> PerftestSide.check(write.withBaseline(true)));
