@@ -124,7 +124,7 @@ final class Completer {
                 case COMPST_CHECK_ACK -> state = checkAck(packet.opcode());
                 case COMPST_READ -> state = doRead(packet, psn);
                 case COMPST_ATOMIC -> state = doAtomic(packet, psn);
-                case COMPST_WRITE_SEND -> state = writeSend(packet.aeth(), psn);
+                case COMPST_WRITE_SEND -> state = writeSend(packet.aethSyndrome(), psn);
                 case COMPST_RNR_RETRY -> state = rnrRetry(nakCode);
                 case COMPST_ERROR_RETRY -> state = sequenceRetry();
                 case COMPST_ERROR -> {
@@ -171,8 +171,8 @@ final class Completer {
     }
 
     /** ACK, RNR NAK or NAK of SENDs and WRITEs, or an atomic's NAK ({@code check_ack}'s AETH part). */
-    private State writeSend(Aeth aeth, int psn) {
-        if (aeth.isAck()) {
+    private State writeSend(int syndrome, int psn) {
+        if (Aeth.isAck(syndrome)) {
             acknowledge(psn);
             return State.COMPST_DONE;
         }
@@ -183,11 +183,11 @@ final class Completer {
         if (config.state == QpState.ERR || Psn.diff(psn, ackedPsn) <= 0 || sendQueue.isEmpty()) {
             return State.COMPST_DONE;
         }
-        if (aeth.isRnrNak()) {
-            nakCode = aeth.code();
+        if (Aeth.isRnrNak(syndrome)) {
+            nakCode = Aeth.code(syndrome);
             return State.COMPST_RNR_RETRY;
         }
-        switch (aeth.code()) {
+        switch (Aeth.code(syndrome)) {
             case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
                 if (acknowledgesNew) {
                     config.count(Counter.RCVD_SEQ_ERR);
@@ -307,7 +307,7 @@ final class Completer {
         // rxe's check_ack: the opcode continues the message (a re-request's answer continues it
         // with MIDDLE or LAST), and an AETH must carry an ACK; either fault is COMPST_ERROR
         // without a status of its own.
-        if (!expectedOpcode(op, index, wqe.psnCount) || (op.hasAeth() && !packet.aeth().isAck())) {
+        if (!expectedOpcode(op, index, wqe.psnCount) || (op.hasAeth() && !Aeth.isAck(packet.aethSyndrome()))) {
             return State.COMPST_ERROR;
         }
         int mtu = config.mtu;
@@ -348,7 +348,7 @@ final class Completer {
             config.count(Counter.RCVD_UNEXPECTED_RESPONSE);
             return State.COMPST_DONE;
         }
-        if (!packet.aeth().isAck()) {
+        if (!Aeth.isAck(packet.aethSyndrome())) {
             // rxe's check_ack: an atomic ACK whose AETH is not an ACK is COMPST_ERROR.
             return State.COMPST_ERROR;
         }

@@ -5,7 +5,6 @@ import java.util.List;
 import org.rdmalab.softroce.wire.AtomicEth;
 import org.rdmalab.softroce.wire.Opcode;
 import org.rdmalab.softroce.wire.Psn;
-import org.rdmalab.softroce.wire.Reth;
 import org.rdmalab.softroce.wire.RocePacketEncoder;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.QpState;
@@ -251,9 +250,8 @@ final class Requester {
                 // the rest of the READ, same rkey, address and length moved on by whole MTUs.
                 long offset = (long) packet * mtu;
                 packetsSinceAckRequest = 0;
-                Reth reth = new Reth(wqe.remoteAddress + offset, wqe.rkey, (int) (wqe.length - offset));
-                RocePacketEncoder.encode(out, Opcode.RC_RDMA_READ_REQUEST, destQpn, psn, true, false, reth, null, null,
-                        null, 0, null, 0, 0);
+                RocePacketEncoder.encodeRequest(out, Opcode.RC_RDMA_READ_REQUEST, destQpn, psn, true, false,
+                        wqe.remoteAddress + offset, wqe.rkey, (int) (wqe.length - offset), 0, null, 0, 0);
             }
             case ATOMIC_CMP_AND_SWP -> {
                 packetsSinceAckRequest = 0;
@@ -284,7 +282,6 @@ final class Requester {
                 } else {
                     op = write ? Opcode.RC_RDMA_WRITE_MIDDLE : Opcode.RC_SEND_MIDDLE;
                 }
-                Reth reth = write && first ? new Reth(wqe.remoteAddress, wqe.rkey, (int) wqe.length) : null;
                 boolean ackRequest = last || packetsSinceAckRequest++ > MAX_PACKETS_PER_ACK;
                 if (ackRequest) {
                     packetsSinceAckRequest = 0;
@@ -297,8 +294,9 @@ final class Requester {
                 }
                 // rxe (init_req_packet): SE only on the last packet of a SEND or a WRITE_WITH_IMM.
                 boolean solicited = last && (!write || imm) && SendFlag.has(wqe.flags, SendFlag.SOLICITED);
-                RocePacketEncoder.encode(out, opcode(op), destQpn, psn, ackRequest, solicited, reth, null, null, null,
-                        wqe.imm, data, gatherOffset, length);
+                // The RETH (on FIRST and ONLY of a WRITE: the opcode says) goes as fields, not a record.
+                RocePacketEncoder.encodeRequest(out, opcode(op), destQpn, psn, ackRequest, solicited,
+                        wqe.remoteAddress, wqe.rkey, (int) wqe.length, wqe.imm, data, gatherOffset, length);
             }
         }
         config.transmit();
