@@ -467,9 +467,9 @@ final class Completer {
             }
             if (wqe.status == WcStatus.SUCCESS) {
                 if (wqe.signaled) {
-                    WorkCompletion completion = new WorkCompletion(wqe.wrId, WcStatus.SUCCESS,
-                            wqe.opcode.completionOpcode(), 0, (int) wqe.length, 0, config.qpn, 0, 0);
-                    if (!config.sendCq.push(completion, false)) {
+                    // Field by field: a completion allocates nothing (issue 8).
+                    if (!config.sendCq.push(wqe.wrId, WcStatus.SUCCESS, wqe.opcode.completionOpcode(), 0,
+                            (int) wqe.length, 0, config.qpn, 0, 0, false)) {
                         config.enterError();
                         return;
                     }

@@ -12,7 +12,6 @@ import org.rdmalab.verbs.QpType;
 import org.rdmalab.verbs.ScatterGatherElement;
 import org.rdmalab.verbs.SendFlag;
 import org.rdmalab.verbs.WcStatus;
-import org.rdmalab.verbs.WorkCompletion;
 import org.rdmalab.verbs.WrOpcode;
 
 /**
@@ -111,8 +110,7 @@ final class Requester {
         }
         if (config.state == QpState.ERR || config.closed()) {
             sendQueue.used.decrementAndGet();
-            config.sendCq.push(WorkCompletion.error(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(),
-                    config.qpn), false);
+            config.sendCq.pushError(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(), config.qpn);
             return;
         }
         sendQueue.add(wqe);

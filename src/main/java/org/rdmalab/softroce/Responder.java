@@ -141,7 +141,7 @@ final class Responder {
 
     private void flushRecv(RecvWqe recv) {
         receiveQueue.used.decrementAndGet();
-        config.recvCq.push(WorkCompletion.error(recv.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, config.qpn), false);
+        config.recvCq.pushError(recv.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, config.qpn);
     }
 
     /**
@@ -408,24 +408,27 @@ final class Responder {
         recvOffset += payload;
         if (op.isLast() || op.isOnly()) {
             boolean imm = packet.hasImmDt();
-            WorkCompletion completion = new WorkCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, 0, recvOffset,
-                    imm ? packet.immDt() : 0, config.qpn, config.destQpn, imm ? WcFlag.WITH_IMM.value() : 0);
-            doComplete(completion, packet.solicitedEvent());
+            doComplete(recv.wrId, WcOpcode.RECV, recvOffset, imm ? packet.immDt() : 0,
+                    imm ? WcFlag.WITH_IMM.value() : 0, packet.solicitedEvent());
         } else {
             inProgress = IN_SEND;
         }
         return true;
     }
 
-    /** {@code do_complete}: the receive completes and the message sequence number advances. */
-    private void doComplete(WorkCompletion completion, boolean solicited) {
+    /**
+     * {@code do_complete}: the receive completes (its completion given field by field, so that it
+     * allocates nothing) and the message sequence number advances.
+     */
+    private void doComplete(long wrId, WcOpcode opcode, int byteLength, int immData, int wcFlags, boolean solicited) {
         currentRecv = null;
         inProgress = NONE;
         receiveQueue.used.decrementAndGet();
         msn = Psn.add(msn, 1);
         // rxe (do_complete) counts rdma_recvs for each receive that completes successfully.
         config.count(Counter.RDMA_RECVS);
-        if (!config.recvCq.push(completion, solicited)) {
+        if (!config.recvCq.push(wrId, WcStatus.SUCCESS, opcode, 0, byteLength, immData, config.qpn, config.destQpn,
+                wcFlags, solicited)) {
             config.enterError();
         }
     }
@@ -466,10 +469,8 @@ final class Responder {
         if (ends) {
             writeRegion = null;
             if (op.hasImmDt()) {
-                WorkCompletion completion = new WorkCompletion(currentRecv.wrId, WcStatus.SUCCESS,
-                        WcOpcode.RECV_RDMA_WITH_IMM, 0, (int) writeLength, packet.immDt(), config.qpn, config.destQpn,
-                        WcFlag.WITH_IMM.value());
-                doComplete(completion, packet.solicitedEvent());
+                doComplete(currentRecv.wrId, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength, packet.immDt(),
+                        WcFlag.WITH_IMM.value(), packet.solicitedEvent());
             } else {
                 inProgress = NONE;
                 msn = Psn.add(msn, 1);

@@ -701,8 +701,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         completer.stop();
         while (!sendQueue.isEmpty()) {
             SendWqe wqe = sendQueue.removeHead();
-            config.sendCq.push(WorkCompletion.error(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(),
-                    config.qpn), false);
+            config.sendCq.pushError(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(), config.qpn);
         }
         requester.flushed();
         responder.flush();
