@@ -322,8 +322,8 @@ final class Completer {
                 errorStatus = WcStatus.LOC_PROT_ERR; // rxe (do_read): whatever copy_data refuses
                 return State.COMPST_ERROR;
             }
-            ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, offset, packet.buffer(), packet.payloadOffset(),
-                    expected, true);
+            ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, wqe.sgeCount, offset, packet.buffer(),
+                    packet.payloadOffset(), expected, true);
         }
         wqe.readPsn = Psn.add(wqe.readPsn, 1);
         ackedPsn = psn;
@@ -361,7 +361,7 @@ final class Completer {
             errorStatus = WcStatus.LOC_PROT_ERR; // rxe (do_atomic): whatever copy_data refuses
             return State.COMPST_ERROR;
         }
-        ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, 0, word, 0, 8, true);
+        ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, wqe.sgeCount, 0, word, 0, 8, true);
         wqe.done = true;
         wqe.status = WcStatus.SUCCESS;
         ackedPsn = psn;
@@ -457,7 +457,6 @@ final class Completer {
             if (!wqe.done) {
                 break;
             }
-            sendQueue.removeHead();
             if (wqe.readOrAtomic() && wqe.started && wqe.status != WcStatus.SUCCESS) {
                 requester.readOrAtomicFailed();
             }
@@ -465,18 +464,21 @@ final class Completer {
                 // rxe (do_complete) counts every SEND work request its completer retires.
                 config.count(Counter.RDMA_SENDS);
             }
+            // The completion is made before the slot leaves the queue: a post may fill it at once.
             if (wqe.status == WcStatus.SUCCESS) {
-                if (wqe.signaled) {
-                    // Field by field: a completion allocates nothing (issue 8).
-                    if (!config.sendCq.push(wqe.wrId, WcStatus.SUCCESS, wqe.opcode.completionOpcode(), 0,
-                            (int) wqe.length, 0, config.qpn, 0, 0, false)) {
-                        config.enterError();
-                        return;
-                    }
+                // Field by field: a completion allocates nothing (issue 8).
+                boolean stored = !wqe.signaled || config.sendCq.push(wqe.wrId, WcStatus.SUCCESS,
+                        wqe.opcode.completionOpcode(), 0, (int) wqe.length, 0, config.qpn, 0, 0, false);
+                sendQueue.removeHead();
+                if (!stored) {
+                    config.enterError();
+                    return;
                 }
             } else {
-                config.enterError(config.sendCq,
-                        WorkCompletion.error(wqe.wrId, wqe.status, wqe.opcode.completionOpcode(), config.qpn));
+                WorkCompletion failure = WorkCompletion.error(wqe.wrId, wqe.status, wqe.opcode.completionOpcode(),
+                        config.qpn);
+                sendQueue.removeHead();
+                config.enterError(config.sendCq, failure);
                 return;
             }
         }

@@ -1,7 +1,6 @@
 package org.rdmalab.softroce;
 
 import java.nio.ByteBuffer;
-import java.util.List;
 import org.rdmalab.softroce.wire.AtomicEth;
 import org.rdmalab.softroce.wire.Opcode;
 import org.rdmalab.softroce.wire.Psn;
@@ -9,7 +8,6 @@ import org.rdmalab.softroce.wire.RocePacketEncoder;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.QpType;
-import org.rdmalab.verbs.ScatterGatherElement;
 import org.rdmalab.verbs.SendFlag;
 import org.rdmalab.verbs.WcStatus;
 import org.rdmalab.verbs.WrOpcode;
@@ -87,33 +85,27 @@ final class Requester {
     }
 
     /**
-     * Posted work requests reach the send queue ({@code rxe_post_send} then the requester task).
-     * One posted before a reset that has happened since is dropped without a completion: with
-     * rxe it was in the ring the reset emptied.
+     * Posted work requests reach the send queue ({@code rxe_post_send} then the requester task):
+     * every request posted so far is taken in, in posting order, then the requester runs. Requests
+     * posted before a reset that has happened since are not there any more: the reset emptied the
+     * ring they were in, as rxe's does. This is the loop's half of every post; it is one pre-made
+     * task ({@link SoftQueuePair}), and a run finds the requests of later posts too.
      */
-    void enqueue(List<SendWqe> wqes) {
-        for (SendWqe wqe : wqes) {
-            admit(wqe);
+    void admitPosted() {
+        while (sendQueue.hasPosted()) {
+            if (config.closed() && config.state != QpState.ERR) {
+                // The QP is being destroyed: its reset, coming next on the loop, drops every work
+                // request without a completion, this one too.
+                break;
+            }
+            SendWqe wqe = sendQueue.admit();
+            if (config.state == QpState.ERR) {
+                // In ERR the queue is empty (everything was flushed): this request is its head.
+                config.sendCq.pushError(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(), config.qpn);
+                sendQueue.removeHead();
+            }
         }
         run();
-    }
-
-    /** {@link #enqueue(List)} of one request. */
-    void enqueue(SendWqe wqe) {
-        admit(wqe);
-        run();
-    }
-
-    private void admit(SendWqe wqe) {
-        if (wqe.generation != config.generation) {
-            return; // its slot was freed by the reset
-        }
-        if (config.state == QpState.ERR || config.closed()) {
-            sendQueue.used.decrementAndGet();
-            config.sendCq.pushError(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(), config.qpn);
-            return;
-        }
-        sendQueue.add(wqe);
     }
 
     /**
@@ -202,28 +194,22 @@ final class Requester {
         if (wqe.length > SoftRoceProfile.MAX_MESSAGE_SIZE) {
             return WcStatus.LOC_LEN_ERR;
         }
-        if (wqe.inline != null) {
+        if (wqe.inline || !wqe.readOrAtomic()) {
             return null;
         }
-        int count = wqe.sges.size();
-        wqe.regions = new SoftMemoryRegion[count];
-        wqe.offsets = new int[count];
-        wqe.lengths = new int[count];
-        boolean needsWrite = wqe.readOrAtomic();
-        for (int i = 0; i < count; i++) {
-            ScatterGatherElement sge = wqe.sges.get(i);
-            wqe.lengths[i] = sge.length();
-            if (sge.length() == 0 || !needsWrite) {
+        for (int i = 0; i < wqe.sgeCount; i++) {
+            int length = wqe.lengths[i];
+            if (length == 0) {
                 continue;
             }
-            SoftMemoryRegion region = config.context.regionByKey(sge.lkey());
+            SoftMemoryRegion region = config.context.regionByKey(wqe.sgeLkeys[i]);
             if (region == null || region.softPd() != config.pd
-                    || !region.contains(sge.address(), Integer.toUnsignedLong(sge.length()))
+                    || !region.contains(wqe.sgeAddresses[i], Integer.toUnsignedLong(length))
                     || !region.allows(AccessFlag.LOCAL_WRITE)) {
                 return WcStatus.LOC_PROT_ERR;
             }
             wqe.regions[i] = region;
-            wqe.offsets[i] = region.offsetOf(sge.address());
+            wqe.offsets[i] = region.offsetOf(wqe.sgeAddresses[i]);
         }
         return null;
     }
@@ -315,16 +301,16 @@ final class Requester {
             gatherOffset = 0;
             return null;
         }
-        if (wqe.inline != null) {
+        if (wqe.inline) {
             gatherOffset = offset;
-            return wqe.inline;
+            return wqe.inlineData;
         }
         gatherFailure = wqe.lookUp(config.context, config.pd, offset, length, false);
         if (gatherFailure != null) {
             return null;
         }
         int start = 0;
-        for (int i = 0; i < wqe.lengths.length; i++) {
+        for (int i = 0; i < wqe.sgeCount; i++) {
             int segment = wqe.lengths[i];
             if (offset < start + segment) {
                 int within = offset - start;
@@ -337,7 +323,7 @@ final class Requester {
             start += segment;
         }
         byte[] scratch = config.transport.scratch();
-        ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, offset, scratch, 0, length, false);
+        ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, wqe.sgeCount, offset, scratch, 0, length, false);
         gatherOffset = 0;
         return scratch;
     }

@@ -1,7 +1,6 @@
 package org.rdmalab.softroce;
 
 import java.nio.ByteBuffer;
-import java.util.List;
 import org.rdmalab.softroce.wire.Aeth;
 import org.rdmalab.softroce.wire.AtomicAckEth;
 import org.rdmalab.softroce.wire.AtomicEth;
@@ -127,37 +126,36 @@ final class Responder {
 
     /** The QP goes to ERR: the receive in use and every posted one complete with a flush error. */
     void flush() {
-        if (currentRecv != null) {
-            flushRecv(currentRecv);
-            currentRecv = null;
-        }
-        RecvWqe recv;
-        while ((recv = receiveQueue.poll()) != null) {
-            flushRecv(recv);
+        currentRecv = null; // the queue's head: flushed first below
+        while (receiveQueue.head() != null) {
+            flushHead();
         }
         inProgress = NONE;
         stopReadReply();
     }
 
-    private void flushRecv(RecvWqe recv) {
-        receiveQueue.used.decrementAndGet();
-        config.recvCq.pushError(recv.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, config.qpn);
+    /** The head receive completes with a flush error, then its slot is free. */
+    private void flushHead() {
+        config.recvCq.pushError(receiveQueue.head().wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, config.qpn);
+        receiveQueue.removeHead();
     }
 
     /**
-     * Posted receives reach the receive queue ({@code rxe_post_recv}); in ERR they are flushed.
-     * One posted before a reset that has happened since is dropped without a completion, as
-     * rxe's reset empties the queue it was in.
+     * Posted receives reach the receive queue ({@code rxe_post_recv}): every receive posted so far
+     * is taken in, in posting order; in ERR each is flushed. Receives posted before a reset that
+     * has happened since are not there any more: the reset emptied the ring they were in, as rxe's
+     * does. This is the loop's half of every receive post, one pre-made task ({@link SoftQueuePair}).
      */
-    void enqueue(List<RecvWqe> wqes) {
-        for (RecvWqe wqe : wqes) {
-            if (wqe.generation != config.generation) {
-                continue; // its slot was freed by the reset
+    void admitPosted() {
+        while (receiveQueue.hasPosted()) {
+            if (config.closed() && config.state != QpState.ERR) {
+                // The QP is being destroyed: its reset, coming next on the loop, drops every
+                // receive without a completion, this one too.
+                break;
             }
-            if (config.state == QpState.ERR || config.closed()) {
-                flushRecv(wqe);
-            } else {
-                receiveQueue.add(wqe);
+            receiveQueue.admit();
+            if (config.state == QpState.ERR) {
+                flushHead(); // in ERR the queue is empty (everything was flushed): this is its head
             }
         }
     }
@@ -377,7 +375,7 @@ final class Responder {
         if (currentRecv != null) {
             return true;
         }
-        currentRecv = receiveQueue.poll();
+        currentRecv = receiveQueue.head(); // in use until it completes, then its slot is free
         if (currentRecv == null) {
             if (!uc) {
                 config.count(Counter.SEND_RNR_ERR);
@@ -402,7 +400,7 @@ final class Responder {
             return false;
         }
         if (payload > 0) {
-            ScatterGather.copy(recv.regions, recv.offsets, recv.lengths, recvOffset, packet.buffer(),
+            ScatterGather.copy(recv.regions, recv.offsets, recv.lengths, recv.sgeCount, recvOffset, packet.buffer(),
                     packet.payloadOffset(), payload, true);
         }
         recvOffset += payload;
@@ -421,14 +419,16 @@ final class Responder {
      * allocates nothing) and the message sequence number advances.
      */
     private void doComplete(long wrId, WcOpcode opcode, int byteLength, int immData, int wcFlags, boolean solicited) {
-        currentRecv = null;
         inProgress = NONE;
-        receiveQueue.used.decrementAndGet();
         msn = Psn.add(msn, 1);
         // rxe (do_complete) counts rdma_recvs for each receive that completes successfully.
         config.count(Counter.RDMA_RECVS);
-        if (!config.recvCq.push(wrId, WcStatus.SUCCESS, opcode, 0, byteLength, immData, config.qpn, config.destQpn,
-                wcFlags, solicited)) {
+        boolean stored = config.recvCq.push(wrId, WcStatus.SUCCESS, opcode, 0, byteLength, immData, config.qpn,
+                config.destQpn, wcFlags, solicited);
+        // Its completion is made: the receive's slot may be posted into again.
+        currentRecv = null;
+        receiveQueue.removeHead();
+        if (!stored) {
             config.enterError();
         }
     }
@@ -672,9 +672,9 @@ final class Responder {
         WorkCompletion cause = null;
         if (currentRecv != null && recvStatus != null) {
             RecvWqe recv = currentRecv;
-            currentRecv = null;
-            receiveQueue.used.decrementAndGet();
             cause = WorkCompletion.error(recv.wrId, recvStatus, WcOpcode.RECV, config.qpn);
+            currentRecv = null;
+            receiveQueue.removeHead();
         }
         config.enterError(config.recvCq, cause);
         // The NAK leaves last: once the requester sees its error, this QP is already in ERR.
