@@ -67,11 +67,12 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
     private final Responder responder;
     /**
      * The loop's half of a send post, made once: it takes in whatever has been posted
-     * ({@link Requester#admitPosted}), so a post hands the loop no new object (issue 8).
+     * ({@link Requester#admitPosted}), so a post hands the loop no new object (issue 8), and a
+     * post while it still waits on the loop does not queue it again.
      */
-    private final Runnable sendPosted;
+    private final LoopTask sendPosted;
     /** The loop's half of a receive post, made once ({@link Responder#admitPosted}). */
-    private final Runnable receivePosted;
+    private final LoopTask receivePosted;
     /** The regions of an inline request's SGEs between its checks and its copy; under the post lock. */
     private final SoftMemoryRegion[] inlineRegions;
     /**
@@ -96,8 +97,8 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         this.completer = new Completer(config, sendQueue, requester);
         this.requester.connect(completer);
         this.responder = new Responder(config, receiveQueue);
-        this.sendPosted = requester::admitPosted;
-        this.receivePosted = responder::admitPosted;
+        this.sendPosted = new LoopTask(requester::admitPosted);
+        this.receivePosted = new LoopTask(responder::admitPosted);
         attributes.capabilities(capabilities).portNum(1);
     }
 
