@@ -124,7 +124,7 @@ final class Completer {
                 case COMPST_CHECK_ACK -> state = checkAck(packet.opcode());
                 case COMPST_READ -> state = doRead(packet, psn);
                 case COMPST_ATOMIC -> state = doAtomic(packet, psn);
-                case COMPST_WRITE_SEND -> state = writeSend(packet.aeth(), psn);
+                case COMPST_WRITE_SEND -> state = writeSend(packet.aethSyndrome(), psn);
                 case COMPST_RNR_RETRY -> state = rnrRetry(nakCode);
                 case COMPST_ERROR_RETRY -> state = sequenceRetry();
                 case COMPST_ERROR -> {
@@ -171,8 +171,8 @@ final class Completer {
     }
 
     /** ACK, RNR NAK or NAK of SENDs and WRITEs, or an atomic's NAK ({@code check_ack}'s AETH part). */
-    private State writeSend(Aeth aeth, int psn) {
-        if (aeth.isAck()) {
+    private State writeSend(int syndrome, int psn) {
+        if (Aeth.isAck(syndrome)) {
             acknowledge(psn);
             return State.COMPST_DONE;
         }
@@ -183,11 +183,11 @@ final class Completer {
         if (config.state == QpState.ERR || Psn.diff(psn, ackedPsn) <= 0 || sendQueue.isEmpty()) {
             return State.COMPST_DONE;
         }
-        if (aeth.isRnrNak()) {
-            nakCode = aeth.code();
+        if (Aeth.isRnrNak(syndrome)) {
+            nakCode = Aeth.code(syndrome);
             return State.COMPST_RNR_RETRY;
         }
-        switch (aeth.code()) {
+        switch (Aeth.code(syndrome)) {
             case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
                 if (acknowledgesNew) {
                     config.count(Counter.RCVD_SEQ_ERR);
@@ -307,7 +307,7 @@ final class Completer {
         // rxe's check_ack: the opcode continues the message (a re-request's answer continues it
         // with MIDDLE or LAST), and an AETH must carry an ACK; either fault is COMPST_ERROR
         // without a status of its own.
-        if (!expectedOpcode(op, index, wqe.psnCount) || (op.hasAeth() && !packet.aeth().isAck())) {
+        if (!expectedOpcode(op, index, wqe.psnCount) || (op.hasAeth() && !Aeth.isAck(packet.aethSyndrome()))) {
             return State.COMPST_ERROR;
         }
         int mtu = config.mtu;
@@ -322,8 +322,8 @@ final class Completer {
                 errorStatus = WcStatus.LOC_PROT_ERR; // rxe (do_read): whatever copy_data refuses
                 return State.COMPST_ERROR;
             }
-            ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, offset, packet.buffer(), packet.payloadOffset(),
-                    expected, true);
+            ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, wqe.sgeCount, offset, packet.buffer(),
+                    packet.payloadOffset(), expected, true);
         }
         wqe.readPsn = Psn.add(wqe.readPsn, 1);
         ackedPsn = psn;
@@ -348,7 +348,7 @@ final class Completer {
             config.count(Counter.RCVD_UNEXPECTED_RESPONSE);
             return State.COMPST_DONE;
         }
-        if (!packet.aeth().isAck()) {
+        if (!Aeth.isAck(packet.aethSyndrome())) {
             // rxe's check_ack: an atomic ACK whose AETH is not an ACK is COMPST_ERROR.
             return State.COMPST_ERROR;
         }
@@ -361,7 +361,7 @@ final class Completer {
             errorStatus = WcStatus.LOC_PROT_ERR; // rxe (do_atomic): whatever copy_data refuses
             return State.COMPST_ERROR;
         }
-        ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, 0, word, 0, 8, true);
+        ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, wqe.sgeCount, 0, word, 0, 8, true);
         wqe.done = true;
         wqe.status = WcStatus.SUCCESS;
         ackedPsn = psn;
@@ -457,7 +457,6 @@ final class Completer {
             if (!wqe.done) {
                 break;
             }
-            sendQueue.removeHead();
             if (wqe.readOrAtomic() && wqe.started && wqe.status != WcStatus.SUCCESS) {
                 requester.readOrAtomicFailed();
             }
@@ -465,18 +464,21 @@ final class Completer {
                 // rxe (do_complete) counts every SEND work request its completer retires.
                 config.count(Counter.RDMA_SENDS);
             }
+            // The completion is made before the slot leaves the queue: a post may fill it at once.
             if (wqe.status == WcStatus.SUCCESS) {
-                if (wqe.signaled) {
-                    WorkCompletion completion = new WorkCompletion(wqe.wrId, WcStatus.SUCCESS,
-                            wqe.opcode.completionOpcode(), 0, (int) wqe.length, 0, config.qpn, 0, 0);
-                    if (!config.sendCq.push(completion, false)) {
-                        config.enterError();
-                        return;
-                    }
+                // Field by field: a completion allocates nothing (issue 8).
+                boolean stored = !wqe.signaled || config.sendCq.push(wqe.wrId, WcStatus.SUCCESS,
+                        wqe.opcode.completionOpcode(), 0, (int) wqe.length, 0, config.qpn, 0, 0, false);
+                sendQueue.removeHead();
+                if (!stored) {
+                    config.enterError();
+                    return;
                 }
             } else {
-                config.enterError(config.sendCq,
-                        WorkCompletion.error(wqe.wrId, wqe.status, wqe.opcode.completionOpcode(), config.qpn));
+                WorkCompletion failure = WorkCompletion.error(wqe.wrId, wqe.status, wqe.opcode.completionOpcode(),
+                        config.qpn);
+                sendQueue.removeHead();
+                config.enterError(config.sendCq, failure);
                 return;
             }
         }

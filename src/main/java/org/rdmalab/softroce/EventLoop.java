@@ -33,12 +33,26 @@ interface EventLoop {
     boolean inLoop();
 
     /**
+     * Runs {@code task} on the loop, as {@link #execute} does, unless it waits there already: a
+     * task made once and handed over again and again (a QP's posts) is queued at most once at a
+     * time, and a real loop queues it without allocating. Thread-safe.
+     */
+    default void executeOnce(LoopTask task) {
+        if (task.claim()) {
+            execute(() -> {
+                task.release();
+                task.run();
+            });
+        }
+    }
+
+    /**
      * Runs {@code task} on the calling thread when the loop is free to be taken now (after the
      * tasks already handed over, and followed by one non-blocking turn of the loop), otherwise
-     * hands it over as {@link #execute} does. Thread-safe; never waits.
+     * hands it over as {@link #executeOnce} does. Thread-safe; never waits.
      */
-    default void runOrExecute(Runnable task) {
-        execute(task);
+    default void runOrExecute(LoopTask task) {
+        executeOnce(task);
     }
 
     /**
@@ -47,7 +61,7 @@ interface EventLoop {
      * anyway, and an empty read here would only lengthen the post (a system call, about half a
      * microsecond, between a ping-pong's RECV completion and its answer).
      */
-    default void runOrExecuteBriefly(Runnable task) {
+    default void runOrExecuteBriefly(LoopTask task) {
         runOrExecute(task);
     }
 

@@ -27,15 +27,10 @@ final class QpConfig {
 
     volatile QpState state = QpState.RESET;
     /**
-     * Counts the QP's resets. A work request carries the count read when it was posted; one that
-     * reaches the loop after a reset it was posted before is dropped, as rxe's reset empties the
-     * queues it was already in ({@code rxe_qp_reset}). Written on the loop under {@link #postLock}.
-     */
-    volatile int generation;
-    /**
-     * Held by a post while it checks the state and takes its queue slots, and by a reset while it
-     * empties the queues and frees every slot: a post is either wholly before a reset (its slots
-     * freed by it) or wholly after it.
+     * Held by a post while it checks the state, takes its queue slot and fills it, and by a reset
+     * while it empties the queues and frees every slot: a post is either wholly before a reset (the
+     * reset drops it, also when the loop has not taken it in yet, as rxe's reset empties the queue
+     * it was in: {@code rxe_qp_reset}) or wholly after it.
      */
     final Object postLock = new Object();
 

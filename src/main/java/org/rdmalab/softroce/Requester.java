@@ -1,19 +1,15 @@
 package org.rdmalab.softroce;
 
 import java.nio.ByteBuffer;
-import java.util.List;
 import org.rdmalab.softroce.wire.AtomicEth;
 import org.rdmalab.softroce.wire.Opcode;
 import org.rdmalab.softroce.wire.Psn;
-import org.rdmalab.softroce.wire.Reth;
 import org.rdmalab.softroce.wire.RocePacketEncoder;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.QpType;
-import org.rdmalab.verbs.ScatterGatherElement;
 import org.rdmalab.verbs.SendFlag;
 import org.rdmalab.verbs.WcStatus;
-import org.rdmalab.verbs.WorkCompletion;
 import org.rdmalab.verbs.WrOpcode;
 
 /**
@@ -89,34 +85,27 @@ final class Requester {
     }
 
     /**
-     * Posted work requests reach the send queue ({@code rxe_post_send} then the requester task).
-     * One posted before a reset that has happened since is dropped without a completion: with
-     * rxe it was in the ring the reset emptied.
+     * Posted work requests reach the send queue ({@code rxe_post_send} then the requester task):
+     * every request posted so far is taken in, in posting order, then the requester runs. Requests
+     * posted before a reset that has happened since are not there any more: the reset emptied the
+     * ring they were in, as rxe's does. This is the loop's half of every post; it is one pre-made
+     * task ({@link SoftQueuePair}), and a run finds the requests of later posts too.
      */
-    void enqueue(List<SendWqe> wqes) {
-        for (SendWqe wqe : wqes) {
-            admit(wqe);
+    void admitPosted() {
+        while (sendQueue.hasPosted()) {
+            if (config.closed() && config.state != QpState.ERR) {
+                // The QP is being destroyed: its reset, coming next on the loop, drops every work
+                // request without a completion, this one too.
+                break;
+            }
+            SendWqe wqe = sendQueue.admit();
+            if (config.state == QpState.ERR) {
+                // In ERR the queue is empty (everything was flushed): this request is its head.
+                config.sendCq.pushError(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(), config.qpn);
+                sendQueue.removeHead();
+            }
         }
         run();
-    }
-
-    /** {@link #enqueue(List)} of one request. */
-    void enqueue(SendWqe wqe) {
-        admit(wqe);
-        run();
-    }
-
-    private void admit(SendWqe wqe) {
-        if (wqe.generation != config.generation) {
-            return; // its slot was freed by the reset
-        }
-        if (config.state == QpState.ERR || config.closed()) {
-            sendQueue.used.decrementAndGet();
-            config.sendCq.push(WorkCompletion.error(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(),
-                    config.qpn), false);
-            return;
-        }
-        sendQueue.add(wqe);
     }
 
     /**
@@ -205,28 +194,22 @@ final class Requester {
         if (wqe.length > SoftRoceProfile.MAX_MESSAGE_SIZE) {
             return WcStatus.LOC_LEN_ERR;
         }
-        if (wqe.inline != null) {
+        if (wqe.inline || !wqe.readOrAtomic()) {
             return null;
         }
-        int count = wqe.sges.size();
-        wqe.regions = new SoftMemoryRegion[count];
-        wqe.offsets = new int[count];
-        wqe.lengths = new int[count];
-        boolean needsWrite = wqe.readOrAtomic();
-        for (int i = 0; i < count; i++) {
-            ScatterGatherElement sge = wqe.sges.get(i);
-            wqe.lengths[i] = sge.length();
-            if (sge.length() == 0 || !needsWrite) {
+        for (int i = 0; i < wqe.sgeCount; i++) {
+            int length = wqe.lengths[i];
+            if (length == 0) {
                 continue;
             }
-            SoftMemoryRegion region = config.context.regionByKey(sge.lkey());
+            SoftMemoryRegion region = config.context.regionByKey(wqe.sgeLkeys[i]);
             if (region == null || region.softPd() != config.pd
-                    || !region.contains(sge.address(), Integer.toUnsignedLong(sge.length()))
+                    || !region.contains(wqe.sgeAddresses[i], Integer.toUnsignedLong(length))
                     || !region.allows(AccessFlag.LOCAL_WRITE)) {
                 return WcStatus.LOC_PROT_ERR;
             }
             wqe.regions[i] = region;
-            wqe.offsets[i] = region.offsetOf(sge.address());
+            wqe.offsets[i] = region.offsetOf(wqe.sgeAddresses[i]);
         }
         return null;
     }
@@ -251,9 +234,8 @@ final class Requester {
                 // the rest of the READ, same rkey, address and length moved on by whole MTUs.
                 long offset = (long) packet * mtu;
                 packetsSinceAckRequest = 0;
-                Reth reth = new Reth(wqe.remoteAddress + offset, wqe.rkey, (int) (wqe.length - offset));
-                RocePacketEncoder.encode(out, Opcode.RC_RDMA_READ_REQUEST, destQpn, psn, true, false, reth, null, null,
-                        null, 0, null, 0, 0);
+                RocePacketEncoder.encodeRequest(out, Opcode.RC_RDMA_READ_REQUEST, destQpn, psn, true, false,
+                        wqe.remoteAddress + offset, wqe.rkey, (int) (wqe.length - offset), 0, null, 0, 0);
             }
             case ATOMIC_CMP_AND_SWP -> {
                 packetsSinceAckRequest = 0;
@@ -284,7 +266,6 @@ final class Requester {
                 } else {
                     op = write ? Opcode.RC_RDMA_WRITE_MIDDLE : Opcode.RC_SEND_MIDDLE;
                 }
-                Reth reth = write && first ? new Reth(wqe.remoteAddress, wqe.rkey, (int) wqe.length) : null;
                 boolean ackRequest = last || packetsSinceAckRequest++ > MAX_PACKETS_PER_ACK;
                 if (ackRequest) {
                     packetsSinceAckRequest = 0;
@@ -297,8 +278,9 @@ final class Requester {
                 }
                 // rxe (init_req_packet): SE only on the last packet of a SEND or a WRITE_WITH_IMM.
                 boolean solicited = last && (!write || imm) && SendFlag.has(wqe.flags, SendFlag.SOLICITED);
-                RocePacketEncoder.encode(out, opcode(op), destQpn, psn, ackRequest, solicited, reth, null, null, null,
-                        wqe.imm, data, gatherOffset, length);
+                // The RETH (on FIRST and ONLY of a WRITE: the opcode says) goes as fields, not a record.
+                RocePacketEncoder.encodeRequest(out, opcode(op), destQpn, psn, ackRequest, solicited,
+                        wqe.remoteAddress, wqe.rkey, (int) wqe.length, wqe.imm, data, gatherOffset, length);
             }
         }
         config.transmit();
@@ -319,16 +301,16 @@ final class Requester {
             gatherOffset = 0;
             return null;
         }
-        if (wqe.inline != null) {
+        if (wqe.inline) {
             gatherOffset = offset;
-            return wqe.inline;
+            return wqe.inlineData;
         }
         gatherFailure = wqe.lookUp(config.context, config.pd, offset, length, false);
         if (gatherFailure != null) {
             return null;
         }
         int start = 0;
-        for (int i = 0; i < wqe.lengths.length; i++) {
+        for (int i = 0; i < wqe.sgeCount; i++) {
             int segment = wqe.lengths[i];
             if (offset < start + segment) {
                 int within = offset - start;
@@ -341,7 +323,7 @@ final class Requester {
             start += segment;
         }
         byte[] scratch = config.transport.scratch();
-        ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, offset, scratch, 0, length, false);
+        ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, wqe.sgeCount, offset, scratch, 0, length, false);
         gatherOffset = 0;
         return scratch;
     }

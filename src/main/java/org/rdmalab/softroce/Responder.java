@@ -1,13 +1,11 @@
 package org.rdmalab.softroce;
 
 import java.nio.ByteBuffer;
-import java.util.List;
 import org.rdmalab.softroce.wire.Aeth;
 import org.rdmalab.softroce.wire.AtomicAckEth;
 import org.rdmalab.softroce.wire.AtomicEth;
 import org.rdmalab.softroce.wire.Opcode;
 import org.rdmalab.softroce.wire.Psn;
-import org.rdmalab.softroce.wire.Reth;
 import org.rdmalab.softroce.wire.RocePacket;
 import org.rdmalab.softroce.wire.RocePacketEncoder;
 import org.rdmalab.verbs.AccessFlag;
@@ -80,7 +78,7 @@ final class Responder {
     private long writeRemaining;
     private long writeLength;
     private boolean ucDropping;
-    private Resource[] resources = new Resource[1];
+    private Resource[] resources = newResources(1);
     private int nextResource;
     // The READ being answered (rxe's qp->resp.res while read_reply runs): its responses go out a
     // few at a time, as the socket takes them.
@@ -110,7 +108,7 @@ final class Responder {
         sequenceNakSent = false;
         inProgress = NONE;
         ucDropping = false;
-        resources = new Resource[Math.max(1, config.maxDestRdAtomic)];
+        resources = newResources(Math.max(1, config.maxDestRdAtomic));
         nextResource = 0;
     }
 
@@ -120,43 +118,44 @@ final class Responder {
         currentRecv = null;
         inProgress = NONE;
         writeRegion = null;
-        java.util.Arrays.fill(resources, null);
+        for (Resource resource : resources) {
+            resource.clear();
+        }
         stopReadReply();
     }
 
     /** The QP goes to ERR: the receive in use and every posted one complete with a flush error. */
     void flush() {
-        if (currentRecv != null) {
-            flushRecv(currentRecv);
-            currentRecv = null;
-        }
-        RecvWqe recv;
-        while ((recv = receiveQueue.poll()) != null) {
-            flushRecv(recv);
+        currentRecv = null; // the queue's head: flushed first below
+        while (receiveQueue.head() != null) {
+            flushHead();
         }
         inProgress = NONE;
         stopReadReply();
     }
 
-    private void flushRecv(RecvWqe recv) {
-        receiveQueue.used.decrementAndGet();
-        config.recvCq.push(WorkCompletion.error(recv.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, config.qpn), false);
+    /** The head receive completes with a flush error, then its slot is free. */
+    private void flushHead() {
+        config.recvCq.pushError(receiveQueue.head().wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, config.qpn);
+        receiveQueue.removeHead();
     }
 
     /**
-     * Posted receives reach the receive queue ({@code rxe_post_recv}); in ERR they are flushed.
-     * One posted before a reset that has happened since is dropped without a completion, as
-     * rxe's reset empties the queue it was in.
+     * Posted receives reach the receive queue ({@code rxe_post_recv}): every receive posted so far
+     * is taken in, in posting order; in ERR each is flushed. Receives posted before a reset that
+     * has happened since are not there any more: the reset emptied the ring they were in, as rxe's
+     * does. This is the loop's half of every receive post, one pre-made task ({@link SoftQueuePair}).
      */
-    void enqueue(List<RecvWqe> wqes) {
-        for (RecvWqe wqe : wqes) {
-            if (wqe.generation != config.generation) {
-                continue; // its slot was freed by the reset
+    void admitPosted() {
+        while (receiveQueue.hasPosted()) {
+            if (config.closed() && config.state != QpState.ERR) {
+                // The QP is being destroyed: its reset, coming next on the loop, drops every
+                // receive without a completion, this one too.
+                break;
             }
-            if (config.state == QpState.ERR || config.closed()) {
-                flushRecv(wqe);
-            } else {
-                receiveQueue.add(wqe);
+            receiveQueue.admit();
+            if (config.state == QpState.ERR) {
+                flushHead(); // in ERR the queue is empty (everything was flushed): this is its head
             }
         }
     }
@@ -172,7 +171,7 @@ final class Responder {
                 if (!sequenceNakSent) {
                     sequenceNakSent = true;
                     config.count(Counter.OUT_OF_SEQ_REQUEST);
-                    sendAcknowledge(Aeth.nak(Aeth.NAK_PSN_SEQUENCE_ERROR, msn), expectedPsn);
+                    sendAcknowledge(Aeth.nakSyndrome(Aeth.NAK_PSN_SEQUENCE_ERROR), expectedPsn);
                 }
             }
             case RESPST_DUPLICATE_REQUEST -> {
@@ -210,7 +209,7 @@ final class Responder {
     private void duplicateRequest(RocePacket packet, int psn) {
         Opcode op = packet.opcode();
         if (op.isSend() || op.isWrite()) {
-            sendAcknowledge(Aeth.ack(msn), Psn.add(expectedPsn, -1));
+            sendAcknowledge(Aeth.ACK_SYNDROME, Psn.add(expectedPsn, -1));
             return;
         }
         Resource resource = findResource(psn, op.isReadRequest());
@@ -218,15 +217,15 @@ final class Responder {
             return;
         }
         if (op.isReadRequest()) {
-            Reth reth = packet.reth();
-            long address = reth.virtualAddress();
-            long length = reth.dmaLengthUnsigned();
-            if (!resource.holds(reth.rkey(), address, length)) {
+            int rkey = packet.rethRkey();
+            long address = packet.rethVirtualAddress();
+            long length = packet.rethDmaLength();
+            if (!resource.holds(rkey, address, length)) {
                 return;
             }
             SoftMemoryRegion region = null;
             if (length != 0) {
-                region = remoteRegion(reth.rkey(), address, length, AccessFlag.REMOTE_READ);
+                region = remoteRegion(rkey, address, length, AccessFlag.REMOTE_READ);
                 if (region == null) {
                     responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, false);
                     return;
@@ -241,7 +240,7 @@ final class Responder {
     /** {@code find_resource}. */
     private Resource findResource(int psn, boolean read) {
         for (Resource resource : resources) {
-            if (resource != null && resource.read == read && Psn.diff(psn, resource.firstPsn) >= 0
+            if (resource.saved && resource.read == read && Psn.diff(psn, resource.firstPsn) >= 0
                     && Psn.diff(psn, resource.firstPsn) < resource.psnCount) {
                 return resource;
             }
@@ -278,7 +277,7 @@ final class Responder {
                 case RESPST_ACKNOWLEDGE -> {
                     expectedPsn = Psn.add(expectedPsn, 1);
                     if (!uc && packet.ackRequest()) {
-                        sendAcknowledge(Aeth.ack(msn), psn);
+                        sendAcknowledge(Aeth.ACK_SYNDROME, psn);
                     }
                     yield State.RESPST_DONE;
                 }
@@ -352,7 +351,7 @@ final class Responder {
                 bad = payload == 0 || payload > mtu;
             }
         }
-        if (op.hasReth() && packet.reth().dmaLengthUnsigned() > (1L << 31)) {
+        if (op.hasReth() && packet.rethDmaLength() > (1L << 31)) {
             bad = true;
         }
         if (bad) {
@@ -376,11 +375,11 @@ final class Responder {
         if (currentRecv != null) {
             return true;
         }
-        currentRecv = receiveQueue.poll();
+        currentRecv = receiveQueue.head(); // in use until it completes, then its slot is free
         if (currentRecv == null) {
             if (!uc) {
                 config.count(Counter.SEND_RNR_ERR);
-                sendAcknowledge(Aeth.rnrNak(config.minRnrTimer, msn), psn);
+                sendAcknowledge(Aeth.rnrNakSyndrome(config.minRnrTimer), psn);
             }
             return false;
         }
@@ -401,30 +400,35 @@ final class Responder {
             return false;
         }
         if (payload > 0) {
-            ScatterGather.copy(recv.regions, recv.offsets, recv.lengths, recvOffset, packet.buffer(),
+            ScatterGather.copy(recv.regions, recv.offsets, recv.lengths, recv.sgeCount, recvOffset, packet.buffer(),
                     packet.payloadOffset(), payload, true);
         }
         recvOffset += payload;
         if (op.isLast() || op.isOnly()) {
             boolean imm = packet.hasImmDt();
-            WorkCompletion completion = new WorkCompletion(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, 0, recvOffset,
-                    imm ? packet.immDt() : 0, config.qpn, config.destQpn, imm ? WcFlag.WITH_IMM.value() : 0);
-            doComplete(completion, packet.solicitedEvent());
+            doComplete(recv.wrId, WcOpcode.RECV, recvOffset, imm ? packet.immDt() : 0,
+                    imm ? WcFlag.WITH_IMM.value() : 0, packet.solicitedEvent());
         } else {
             inProgress = IN_SEND;
         }
         return true;
     }
 
-    /** {@code do_complete}: the receive completes and the message sequence number advances. */
-    private void doComplete(WorkCompletion completion, boolean solicited) {
-        currentRecv = null;
+    /**
+     * {@code do_complete}: the receive completes (its completion given field by field, so that it
+     * allocates nothing) and the message sequence number advances.
+     */
+    private void doComplete(long wrId, WcOpcode opcode, int byteLength, int immData, int wcFlags, boolean solicited) {
         inProgress = NONE;
-        receiveQueue.used.decrementAndGet();
         msn = Psn.add(msn, 1);
         // rxe (do_complete) counts rdma_recvs for each receive that completes successfully.
         config.count(Counter.RDMA_RECVS);
-        if (!config.recvCq.push(completion, solicited)) {
+        boolean stored = config.recvCq.push(wrId, WcStatus.SUCCESS, opcode, 0, byteLength, immData, config.qpn,
+                config.destQpn, wcFlags, solicited);
+        // Its completion is made: the receive's slot may be posted into again.
+        currentRecv = null;
+        receiveQueue.removeHead();
+        if (!stored) {
             config.enterError();
         }
     }
@@ -435,11 +439,11 @@ final class Responder {
         int payload = packet.payloadLength();
         boolean ends = op.isLast() || op.isOnly();
         if (op.isFirst() || op.isOnly()) {
-            Reth reth = packet.reth();
-            long length = reth.dmaLengthUnsigned();
+            long address = packet.rethVirtualAddress();
+            long length = packet.rethDmaLength();
             SoftMemoryRegion region = null;
             if (length > 0) {
-                region = remoteRegion(reth.rkey(), reth.virtualAddress(), length, AccessFlag.REMOTE_WRITE);
+                region = remoteRegion(packet.rethRkey(), address, length, AccessFlag.REMOTE_WRITE);
                 if (region == null) {
                     // rxe (check_rkey, RESPST_ERR_RKEY_VIOLATION): a WRITE_WITH_IMM's receive, taken
                     // before the rkey is checked, completes with the same status.
@@ -448,7 +452,7 @@ final class Responder {
                 }
             }
             writeRegion = region;
-            writeAddress = reth.virtualAddress();
+            writeAddress = address;
             writeRemaining = length;
             writeLength = length;
         }
@@ -465,10 +469,8 @@ final class Responder {
         if (ends) {
             writeRegion = null;
             if (op.hasImmDt()) {
-                WorkCompletion completion = new WorkCompletion(currentRecv.wrId, WcStatus.SUCCESS,
-                        WcOpcode.RECV_RDMA_WITH_IMM, 0, (int) writeLength, packet.immDt(), config.qpn, config.destQpn,
-                        WcFlag.WITH_IMM.value());
-                doComplete(completion, packet.solicitedEvent());
+                doComplete(currentRecv.wrId, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength, packet.immDt(),
+                        WcFlag.WITH_IMM.value(), packet.solicitedEvent());
             } else {
                 inProgress = NONE;
                 msn = Psn.add(msn, 1);
@@ -499,21 +501,22 @@ final class Responder {
 
     /** {@code read_reply}: saves the READ as a resource, reserves its PSNs and sends the responses. */
     private State readReply(RocePacket packet, int psn, boolean uc) {
-        Reth reth = packet.reth();
-        long length = reth.dmaLengthUnsigned();
+        int rkey = packet.rethRkey();
+        long address = packet.rethVirtualAddress();
+        long length = packet.rethDmaLength();
         SoftMemoryRegion region = null;
         if (length > 0) {
-            region = remoteRegion(reth.rkey(), reth.virtualAddress(), length, AccessFlag.REMOTE_READ);
+            region = remoteRegion(rkey, address, length, AccessFlag.REMOTE_READ);
             if (region == null) {
                 responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, uc);
                 return State.RESPST_DONE;
             }
         }
         int count = Math.max(1, (int) ((length + config.mtu - 1) / config.mtu));
-        saveResource(new Resource(true, psn, count, 0, reth.rkey(), reth.virtualAddress(), length));
+        saveResource(true, psn, count, 0, rkey, address, length);
         expectedPsn = Psn.add(expectedPsn, count);
         msn = Psn.add(msn, 1);
-        sendReadResponses(psn, true, region, reth.virtualAddress(), length);
+        sendReadResponses(psn, true, region, address, length);
         return State.RESPST_DONE;
     }
 
@@ -532,15 +535,17 @@ final class Responder {
         long original = packet.opcode() == Opcode.RC_COMPARE_SWAP
                 ? region.compareSwap(eth.virtualAddress(), eth.compare(), eth.swapOrAdd())
                 : region.fetchAdd(eth.virtualAddress(), eth.swapOrAdd());
-        saveResource(new Resource(false, psn, 1, original, eth.rkey(), eth.virtualAddress(), 8));
+        saveResource(false, psn, 1, original, eth.rkey(), eth.virtualAddress(), 8);
         expectedPsn = Psn.add(expectedPsn, 1);
         msn = Psn.add(msn, 1);
         sendAtomicAcknowledge(psn, original);
         return State.RESPST_DONE;
     }
 
-    private void saveResource(Resource resource) {
-        resources[nextResource] = resource;
+    /** Saves a READ or atomic in the next resource slot, over the oldest one ({@code rxe_prepare_res}). */
+    private void saveResource(boolean read, int firstPsn, int psnCount, long original, int rkey, long address,
+                              long length) {
+        resources[nextResource].save(read, firstPsn, psnCount, original, rkey, address, length);
         nextResource = (nextResource + 1) % resources.length;
     }
 
@@ -618,9 +623,9 @@ final class Responder {
             boolean last = i == replyCount - 1;
             Opcode op = first && last ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : first ? Opcode.RC_RDMA_READ_RESPONSE_FIRST
                     : last ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
-            Aeth aeth = op.hasAeth() ? Aeth.ack(msn) : null;
             ByteBuffer out = config.transport.packetBuffer();
-            RocePacketEncoder.encode(out, op, config.destQpn, psn, false, false, null, aeth, null, null, 0,
+            // FIRST, LAST and ONLY carry an ACK's AETH (the opcode says); MIDDLE none.
+            RocePacketEncoder.encodeResponse(out, op, config.destQpn, psn, Aeth.ACK_SYNDROME, msn,
                     chunk == 0 ? null : replyRegion.memory(),
                     chunk == 0 ? 0 : replyRegion.offsetOf(replyAddress + (long) i * mtu), chunk);
             replyNext++;
@@ -642,11 +647,13 @@ final class Responder {
         config.transmit();
     }
 
-    /** {@code send_ack}: an ACKNOWLEDGE carrying {@code aeth} (ACK, NAK or RNR NAK). */
-    private void sendAcknowledge(Aeth aeth, int psn) {
+    /**
+     * {@code send_ack}: an ACKNOWLEDGE whose AETH carries {@code syndrome} (ACK, NAK or RNR NAK) and
+     * the current MSN; written from the two fields, so an ACK builds no header object.
+     */
+    private void sendAcknowledge(int syndrome, int psn) {
         ByteBuffer out = config.transport.packetBuffer();
-        RocePacketEncoder.encode(out, Opcode.RC_ACKNOWLEDGE, config.destQpn, psn, false, false, null, aeth, null, null,
-                0, null, 0, 0);
+        RocePacketEncoder.encodeResponse(out, Opcode.RC_ACKNOWLEDGE, config.destQpn, psn, syndrome, msn, null, 0, 0);
         config.transmit();
     }
 
@@ -665,13 +672,13 @@ final class Responder {
         WorkCompletion cause = null;
         if (currentRecv != null && recvStatus != null) {
             RecvWqe recv = currentRecv;
-            currentRecv = null;
-            receiveQueue.used.decrementAndGet();
             cause = WorkCompletion.error(recv.wrId, recvStatus, WcOpcode.RECV, config.qpn);
+            currentRecv = null;
+            receiveQueue.removeHead();
         }
         config.enterError(config.recvCq, cause);
         // The NAK leaves last: once the requester sees its error, this QP is already in ERR.
-        sendAcknowledge(Aeth.nak(code, msn), psn);
+        sendAcknowledge(Aeth.nakSyndrome(code), psn);
     }
 
     // ---- UC ----
@@ -702,12 +709,44 @@ final class Responder {
         expectedPsn = before;
     }
 
+    private static Resource[] newResources(int count) {
+        Resource[] slots = new Resource[count];
+        for (int i = 0; i < count; i++) {
+            slots[i] = new Resource();
+        }
+        return slots;
+    }
+
     /**
      * A READ or atomic the responder executed, kept to answer duplicates (rxe's {@code struct
-     * resp_res}): its PSNs, an atomic's original value, and the rkey and range it named.
+     * resp_res}): its PSNs, an atomic's original value, and the rkey and range it named. The slots
+     * are made when the QP reaches RTR and overwritten in turn, as rxe reuses its
+     * {@code resp.resources} ring, so executing a READ or atomic allocates nothing.
      */
-    private record Resource(boolean read, int firstPsn, int psnCount, long original, int rkey, long address,
-                            long length) {
+    private static final class Resource {
+        boolean saved;
+        boolean read;
+        int firstPsn;
+        int psnCount;
+        long original;
+        int rkey;
+        long address;
+        long length;
+
+        void save(boolean read, int firstPsn, int psnCount, long original, int rkey, long address, long length) {
+            this.saved = true;
+            this.read = read;
+            this.firstPsn = firstPsn;
+            this.psnCount = psnCount;
+            this.original = original;
+            this.rkey = rkey;
+            this.address = address;
+            this.length = length;
+        }
+
+        void clear() {
+            saved = false;
+        }
 
         /** Whether a request for {@code length} bytes at {@code address} with {@code rkey} is this one or a part of it. */
         boolean holds(int otherRkey, long otherAddress, long otherLength) {

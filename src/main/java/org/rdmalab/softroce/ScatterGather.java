@@ -6,12 +6,16 @@ final class ScatterGather {
     private ScatterGather() {
     }
 
-    /** Copies between a message's byte range and an array: into the SGEs when {@code toSges}. */
-    static void copy(SoftMemoryRegion[] regions, int[] offsets, int[] lengths, long messageOffset, byte[] array,
-                     int arrayOffset, int length, boolean toSges) {
+    /**
+     * Copies between a message's byte range and an array: into the SGEs when {@code toSges}. The
+     * list is the first {@code count} entries of the arrays (a reused work request slot's arrays
+     * are sized for the QP's most SGEs).
+     */
+    static void copy(SoftMemoryRegion[] regions, int[] offsets, int[] lengths, int count, long messageOffset,
+                     byte[] array, int arrayOffset, int length, boolean toSges) {
         long start = 0;
         int remaining = length;
-        for (int i = 0; i < lengths.length && remaining > 0; i++) {
+        for (int i = 0; i < count && remaining > 0; i++) {
             long segmentEnd = start + lengths[i];
             if (messageOffset < segmentEnd) {
                 int within = (int) (messageOffset - start);

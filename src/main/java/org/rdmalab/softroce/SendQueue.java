@@ -3,23 +3,38 @@ package org.rdmalab.softroce;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A QP's send queue (rxe's {@code qp->sq}): a ring of posted work requests in posting order. The
- * {@link Requester} walks it from its own index, the {@link Completer} retires from its head.
+ * A QP's send queue (rxe's {@code qp->sq}): a ring of work request slots, made with the QP and
+ * reused, in posting order. As with rxe's queue in memory shared with the application, a post
+ * writes its request into the slot at the producer index ({@link #posted}); the loop takes posted
+ * slots into the queue proper ({@link #admit}, up to {@link #tail}); the {@link Requester} walks it
+ * from its own index and the {@link Completer} retires from its {@link #head}.
  *
- * <p>Threads: the ring and its indexes live on the transport loop; {@link #used} counts the
- * occupied slots for {@code ibv_post_send}'s ENOMEM check on the caller's thread.
+ * <p>A slot's lifetime: free, then filled by a post (caller's thread, under the QP's post lock),
+ * then the loop's until the completer has made its completion (or its flush) and taken it off the
+ * head; only then is it counted free in {@link #used}, so a post never overwrites a request the
+ * loop still reads. Reused slots are why posting and completing allocate nothing (issue 8).
+ *
+ * <p>Threads: {@link #used} (the ENOMEM check) and {@link #posted} are shared; the ring's
+ * {@link #head}, {@link #tail} and the slots once posted live on the transport loop. A reset
+ * ({@link #clear}) runs on the loop under the post lock, so no post is half done meanwhile.
  */
 final class SendQueue {
 
+    /** Slots taken: posted and not yet retired. */
     final AtomicInteger used = new AtomicInteger();
     private final SendWqe[] ring;
-    /** Index of the oldest work request not yet completed. */
+    /** Index one past the newest posted request; written under the post lock, read by the loop. */
+    private volatile long posted;
+    /** Index of the oldest work request not yet completed (loop). */
     long head;
-    /** Index one past the newest work request. */
+    /** Index one past the newest work request the loop has taken in (loop). */
     long tail;
 
-    SendQueue(int depth) {
+    SendQueue(int depth, int maxSge) {
         this.ring = new SendWqe[Math.max(1, depth)];
+        for (int i = 0; i < ring.length; i++) {
+            ring[i] = new SendWqe(maxSge);
+        }
     }
 
     SendWqe at(long index) {
@@ -30,30 +45,49 @@ final class SendQueue {
         return head == tail;
     }
 
-    void add(SendWqe wqe) {
-        ring[(int) (tail % ring.length)] = wqe;
-        tail++;
+    /**
+     * The free slot the next post fills (caller's thread, under the post lock, after it took a
+     * slot in {@link #used}); {@link #publish} makes it visible to the loop.
+     */
+    SendWqe nextToPost() {
+        return at(posted);
     }
 
-    /** Removes the head work request and frees its slot. */
-    SendWqe removeHead() {
-        int slot = (int) (head % ring.length);
-        SendWqe wqe = ring[slot];
-        ring[slot] = null;
-        head++;
-        used.decrementAndGet();
-        return wqe;
+    /** The slot from {@link #nextToPost} is filled: the loop may take it (under the post lock). */
+    void publish() {
+        posted = posted + 1;
+    }
+
+    /** True while posted requests wait for the loop to take them in (loop). */
+    boolean hasPosted() {
+        return tail != posted;
+    }
+
+    /** Takes the oldest posted request into the queue and returns it (loop; {@link #hasPosted} first). */
+    SendWqe admit() {
+        return at(tail++);
     }
 
     /**
-     * Forgets every work request (reset): no completions. Frees every slot, also those of posts
-     * that have not reached the loop yet (they are dropped there); call under the QP's post lock.
+     * Takes the head work request off the queue: its completion must already be made, since its
+     * slot may be posted into again at once.
+     */
+    void removeHead() {
+        at(head).release();
+        head++;
+        used.decrementAndGet();
+    }
+
+    /**
+     * Forgets every work request (reset): no completions. Frees every slot, also those posted that
+     * the loop has not taken in yet; call on the loop under the QP's post lock.
      */
     void clear() {
-        for (long i = head; i < tail; i++) {
-            ring[(int) (i % ring.length)] = null;
+        for (long i = head; i < posted; i++) {
+            at(i).release();
         }
         head = tail = 0;
+        posted = 0;
         used.set(0);
     }
 }

@@ -61,10 +61,20 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
 
     private final QpConfig config;
     private final SendQueue sendQueue;
-    private final ReceiveQueue receiveQueue = new ReceiveQueue();
+    private final ReceiveQueue receiveQueue;
     private final Requester requester;
     private final Completer completer;
     private final Responder responder;
+    /**
+     * The loop's half of a send post, made once: it takes in whatever has been posted
+     * ({@link Requester#admitPosted}), so a post hands the loop no new object (issue 8), and a
+     * post while it still waits on the loop does not queue it again.
+     */
+    private final LoopTask sendPosted;
+    /** The loop's half of a receive post, made once ({@link Responder#admitPosted}). */
+    private final LoopTask receivePosted;
+    /** The regions of an inline request's SGEs between its checks and its copy; under the post lock. */
+    private final SoftMemoryRegion[] inlineRegions;
     /**
      * RC requests that arrived while the responder was still sending a READ's responses; they run
      * in order once it is done (rxe's responder takes the next packet from its queue only then).
@@ -80,11 +90,15 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         this.capabilities = capabilities;
         this.sqSigAll = sqSigAll;
         this.config = new QpConfig(this, pd, transport, qpn, type, sendCq, recvCq);
-        this.sendQueue = new SendQueue(capabilities.maxSendWr());
+        this.sendQueue = new SendQueue(capabilities.maxSendWr(), capabilities.maxSendSge());
+        this.inlineRegions = new SoftMemoryRegion[Math.max(1, capabilities.maxSendSge())];
+        this.receiveQueue = new ReceiveQueue(capabilities.maxRecvWr(), capabilities.maxRecvSge());
         this.requester = new Requester(config, sendQueue);
         this.completer = new Completer(config, sendQueue, requester);
         this.requester.connect(completer);
         this.responder = new Responder(config, receiveQueue);
+        this.sendPosted = new LoopTask(requester::admitPosted);
+        this.receivePosted = new LoopTask(responder::admitPosted);
         attributes.capabilities(capabilities).portNum(1);
     }
 
@@ -429,23 +443,23 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
     @Override
     public void postSend(List<SendWorkRequest> requests) throws VerbsException {
         ensureOpen();
-        List<SendWqe> accepted = new ArrayList<>(requests.size());
+        int accepted = 0;
         VerbsException failure = null;
         synchronized (config.postLock) {
-            int generation = config.generation;
-            for (SendWorkRequest request : requests) {
+            for (int i = 0; i < requests.size(); i++) {
                 try {
                     requireSendState();
-                    accepted.add(checkSend(request, generation));
+                    postOneSend(requests.get(i));
+                    accepted++;
                 } catch (VerbsException e) {
                     failure = e;
                     break;
                 }
             }
         }
-        if (!accepted.isEmpty()) {
+        if (accepted > 0) {
             // From the caller's thread when the loop is free: the packets leave without a hand-off.
-            config.loop.runOrExecute(() -> requester.enqueue(accepted));
+            config.loop.runOrExecute(sendPosted);
         }
         if (failure != null) {
             throw failure;
@@ -459,12 +473,11 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
     @Override
     public void postSend(SendWorkRequest request) throws VerbsException {
         ensureOpen();
-        SendWqe wqe;
         synchronized (config.postLock) {
             requireSendState();
-            wqe = checkSend(request, config.generation);
+            postOneSend(request);
         }
-        config.loop.runOrExecute(() -> requester.enqueue(wqe));
+        config.loop.runOrExecute(sendPosted);
     }
 
     /** EINVAL before RTS, as rxe refuses sends there; called under the post lock. */
@@ -476,7 +489,12 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         }
     }
 
-    private SendWqe checkSend(SendWorkRequest request, int generation) throws VerbsException {
+    /**
+     * Checks one request and writes it into the send queue's next free slot ({@code post_one_send}:
+     * {@code validate_send_wr}, then {@code init_send_wqe}); under the post lock. Nothing is
+     * allocated: the slot is reused (see {@link SendQueue}).
+     */
+    private void postOneSend(SendWorkRequest request) throws VerbsException {
         String verb = "ibv_post_send";
         WrOpcode opcode = request.opcode();
         boolean supported = switch (opcode) {
@@ -488,8 +506,9 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             throw new VerbsException(verb, Errno.EINVAL, "opcode " + opcode.cName() + " is not supported on a " + config.type
                     + " QP of this device");
         }
-        if (request.sgList().size() > capabilities.maxSendSge()) {
-            throw new VerbsException(verb, Errno.EINVAL, "num_sge " + request.sgList().size() + " is above the QP's max_send_sge "
+        List<ScatterGatherElement> sges = request.sgList();
+        if (sges.size() > capabilities.maxSendSge()) {
+            throw new VerbsException(verb, Errno.EINVAL, "num_sge " + sges.size() + " is above the QP's max_send_sge "
                     + capabilities.maxSendSge());
         }
         boolean atomic = opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
@@ -498,24 +517,20 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             throw new VerbsException(verb, Errno.EINVAL, "an atomic works on one 8-byte word: the local SGE must be 8 bytes "
                     + "(it is " + length + ") and remote_addr 8-byte aligned (it is 0x" + Long.toHexString(request.remoteAddress()) + ")");
         }
-        byte[] inline = null;
-        if (SendFlag.has(request.sendFlags(), SendFlag.INLINE) && opcode != WrOpcode.RDMA_READ && !atomic) {
+        boolean inline = SendFlag.has(request.sendFlags(), SendFlag.INLINE) && opcode != WrOpcode.RDMA_READ && !atomic;
+        if (inline) {
             if (length > capabilities.maxInlineData()) {
                 throw new VerbsException(verb, Errno.EINVAL, "inline data of " + length + " bytes is above the QP's max_inline_data "
                         + capabilities.maxInlineData());
             }
-            inline = new byte[(int) length];
-            int at = 0;
-            for (ScatterGatherElement sge : request.sgList()) {
+            for (int i = 0; i < sges.size(); i++) {
+                ScatterGatherElement sge = sges.get(i);
                 SoftMemoryRegion region = config.context.regionByAddress(sge.address(), sge.length());
                 if (region == null && sge.length() > 0) {
                     throw new VerbsException(verb, Errno.EFAULT, String.format("inline SGE 0x%x+%d is not inside any memory "
                             + "of this device context", sge.address(), sge.length()));
                 }
-                if (sge.length() > 0) {
-                    System.arraycopy(region.memory(), region.offsetOf(sge.address()), inline, at, sge.length());
-                }
-                at += sge.length();
+                inlineRegions[i] = region;
             }
         }
         int used;
@@ -526,50 +541,94 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
                         + " work requests are outstanding (poll the send CQ to free them)");
             }
         } while (!sendQueue.used.compareAndSet(used, used + 1));
-        boolean signaled = sqSigAll || request.signaled();
-        return new SendWqe(request, signaled, inline, length, generation);
+        // The slot is free now (a slot is counted in used until the loop is done with it).
+        SendWqe wqe = sendQueue.nextToPost();
+        wqe.fill(request, sqSigAll || request.signaled(), length);
+        if (inline) {
+            byte[] data = wqe.inlineBuffer((int) length);
+            int at = 0;
+            for (int i = 0; i < sges.size(); i++) {
+                ScatterGatherElement sge = sges.get(i);
+                if (sge.length() > 0) {
+                    SoftMemoryRegion region = inlineRegions[i];
+                    System.arraycopy(region.memory(), region.offsetOf(sge.address()), data, at, sge.length());
+                }
+                at += sge.length();
+                inlineRegions[i] = null;
+            }
+        }
+        sendQueue.publish();
     }
 
     /** {@code ibv_post_recv} (rxe: {@code rxe_post_recv}, {@code post_one_recv}): EINVAL in RESET, for too many SGEs or 2 GiB or more, ENOMEM when the receive queue is full. */
     @Override
     public void postRecv(List<ReceiveWorkRequest> requests) throws VerbsException {
         ensureOpen();
-        String verb = "ibv_post_recv";
-        List<RecvWqe> accepted = new ArrayList<>(requests.size());
+        int accepted = 0;
         VerbsException failure = null;
         synchronized (config.postLock) {
-            int generation = config.generation;
-            for (ReceiveWorkRequest request : requests) {
-                if (config.state == QpState.RESET) {
-                    failure = new VerbsException(verb, Errno.EINVAL, "the QP is in RESET; the receive queue accepts work "
-                            + "requests from INIT on");
+            for (int i = 0; i < requests.size(); i++) {
+                failure = postOneRecv(requests.get(i));
+                if (failure != null) {
                     break;
                 }
-                if (request.sgList().size() > capabilities.maxRecvSge()) {
-                    failure = new VerbsException(verb, Errno.EINVAL, "num_sge " + request.sgList().size()
-                            + " is above the QP's max_recv_sge " + capabilities.maxRecvSge());
-                    break;
-                }
-                if (request.totalLength() >= SoftRoceProfile.MAX_MESSAGE_SIZE) {
-                    failure = new VerbsException(verb, Errno.EINVAL, "the scatter list holds " + request.totalLength()
-                            + " bytes; a message is at most 2^31 - 1 bytes");
-                    break;
-                }
-                int used = receiveQueue.used.get();
-                if (used >= capabilities.maxRecvWr() || !receiveQueue.used.compareAndSet(used, used + 1)) {
-                    failure = new VerbsException(verb, Errno.ENOMEM, "the receive queue is full: max_recv_wr "
-                            + capabilities.maxRecvWr() + " work requests are posted");
-                    break;
-                }
-                accepted.add(new RecvWqe(request, generation));
+                accepted++;
             }
         }
-        if (!accepted.isEmpty()) {
-            config.loop.runOrExecuteBriefly(() -> responder.enqueue(accepted));
+        if (accepted > 0) {
+            config.loop.runOrExecuteBriefly(receivePosted);
         }
         if (failure != null) {
             throw failure;
         }
+    }
+
+    /**
+     * {@code ibv_post_recv} of one request: the checks and errors of {@link #postRecv(List)}
+     * without the lists.
+     */
+    @Override
+    public void postRecv(ReceiveWorkRequest request) throws VerbsException {
+        ensureOpen();
+        VerbsException failure;
+        synchronized (config.postLock) {
+            failure = postOneRecv(request);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        config.loop.runOrExecuteBriefly(receivePosted);
+    }
+
+    /**
+     * Checks one receive and writes it into the receive queue's next free slot
+     * ({@code post_one_recv}); under the post lock. Returns the refusal, or null. Nothing is
+     * allocated when it is accepted: the slot is reused (see {@link ReceiveQueue}).
+     */
+    private VerbsException postOneRecv(ReceiveWorkRequest request) {
+        String verb = "ibv_post_recv";
+        if (config.state == QpState.RESET) {
+            return new VerbsException(verb, Errno.EINVAL, "the QP is in RESET; the receive queue accepts work "
+                    + "requests from INIT on");
+        }
+        if (request.sgList().size() > capabilities.maxRecvSge()) {
+            return new VerbsException(verb, Errno.EINVAL, "num_sge " + request.sgList().size()
+                    + " is above the QP's max_recv_sge " + capabilities.maxRecvSge());
+        }
+        long capacity = request.totalLength();
+        if (capacity >= SoftRoceProfile.MAX_MESSAGE_SIZE) {
+            return new VerbsException(verb, Errno.EINVAL, "the scatter list holds " + capacity
+                    + " bytes; a message is at most 2^31 - 1 bytes");
+        }
+        int used = receiveQueue.used.get();
+        if (used >= capabilities.maxRecvWr() || !receiveQueue.used.compareAndSet(used, used + 1)) {
+            return new VerbsException(verb, Errno.ENOMEM, "the receive queue is full: max_recv_wr "
+                    + capabilities.maxRecvWr() + " work requests are posted");
+        }
+        // The slot is free now (a slot is counted in used until its receive completed).
+        receiveQueue.nextToPost().fill(request, capacity);
+        receiveQueue.publish();
+        return null;
     }
 
     /** {@code ibv_destroy_qp} (rxe: {@code rxe_destroy_qp}): unregisters from the transport; pending work requests vanish without completions. */
@@ -670,7 +729,6 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
      */
     private void resetOnLoop() {
         synchronized (config.postLock) {
-            config.generation++;
             waitingRequests.clear();
             sendQueue.clear();
             requester.reset();
@@ -700,9 +758,9 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         }
         completer.stop();
         while (!sendQueue.isEmpty()) {
-            SendWqe wqe = sendQueue.removeHead();
-            config.sendCq.push(WorkCompletion.error(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(),
-                    config.qpn), false);
+            SendWqe wqe = sendQueue.at(sendQueue.head);
+            config.sendCq.pushError(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(), config.qpn);
+            sendQueue.removeHead();
         }
         requester.flushed();
         responder.flush();

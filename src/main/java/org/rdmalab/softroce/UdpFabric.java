@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -181,6 +182,12 @@ final class UdpFabric implements Fabric {
         private final int ttl;
         private final ReentrantLock owner = new ReentrantLock();
         private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+        /**
+         * Tasks handed over with {@link #executeOnce}, newest first, linked through
+         * {@link LoopTask#next}: queuing one allocates nothing, where {@link #tasks} takes a node
+         * per task.
+         */
+        private final AtomicReference<LoopTask> onceTasks = new AtomicReference<>();
         private final AtomicBoolean sleeping = new AtomicBoolean();
         private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
         private final ByteBuffer receiveBuffer = ByteBuffer.allocate(65536);
@@ -286,18 +293,38 @@ final class UdpFabric implements Fabric {
         }
 
         @Override
-        public void runOrExecute(Runnable task) {
+        public void executeOnce(LoopTask task) {
+            if (!task.claim()) {
+                return; // it waits in the queue already, and its run will do this hand-over's work
+            }
+            LoopTask newest;
+            do {
+                newest = onceTasks.get();
+                task.next = newest;
+            } while (!onceTasks.compareAndSet(newest, task));
+            if (sleeping.get() && sleeping.compareAndSet(true, false)) {
+                wake();
+            }
+        }
+
+        /** True while handed-over work waits. */
+        private boolean hasTasks() {
+            return !tasks.isEmpty() || onceTasks.get() != null;
+        }
+
+        @Override
+        public void runOrExecute(LoopTask task) {
             runOrExecute(task, true);
         }
 
         @Override
-        public void runOrExecuteBriefly(Runnable task) {
+        public void runOrExecuteBriefly(LoopTask task) {
             runOrExecute(task, false);
         }
 
-        private void runOrExecute(Runnable task, boolean thenReadSocket) {
+        private void runOrExecute(LoopTask task, boolean thenReadSocket) {
             if (!takeForCaller()) {
-                execute(task);
+                executeOnce(task);
                 return;
             }
             long earliest;
@@ -361,7 +388,7 @@ final class UdpFabric implements Fabric {
                 }
                 callerTurnAt = now;
             }
-            if (!tasks.isEmpty() || blocked || earliestTimer - plannedWake < 0) {
+            if (hasTasks() || blocked || earliestTimer - plannedWake < 0) {
                 wake();
             }
         }
@@ -484,7 +511,7 @@ final class UdpFabric implements Fabric {
                         long now = System.nanoTime();
                         waitNanos = timers.isEmpty() ? IDLE_WAIT_NANOS : timers.peek().deadline - now;
                         callersPoll = callersPoll(now);
-                        spin = !callersPoll && now - workedAt < SPIN_NANOS && tasks.isEmpty();
+                        spin = !callersPoll && now - workedAt < SPIN_NANOS && !hasTasks();
                         readInterest(!callersPoll && !spin);
                         if (callersPoll) {
                             waitNanos = Math.min(waitNanos, POLLING_WAIT_NANOS);
@@ -512,7 +539,7 @@ final class UdpFabric implements Fabric {
          */
         private void sleep(long waitNanos, boolean callersPoll) throws IOException {
             sleeping.set(true);
-            if (tasks.isEmpty()) {
+            if (!hasTasks()) {
                 if (callersPoll && !writableWanted) {
                     java.util.concurrent.locks.LockSupport.parkNanos(this, waitNanos);
                 } else {
@@ -582,7 +609,30 @@ final class UdpFabric implements Fabric {
                 task.run();
                 ran = true;
             }
-            return ran;
+            return runOnceTasks() || ran;
+        }
+
+        /** Runs the tasks handed over with {@link #executeOnce}, oldest first; true when there was one. */
+        private boolean runOnceTasks() {
+            LoopTask newestFirst = onceTasks.getAndSet(null);
+            if (newestFirst == null) {
+                return false;
+            }
+            LoopTask oldestFirst = null;
+            while (newestFirst != null) {
+                LoopTask next = newestFirst.next;
+                newestFirst.next = oldestFirst;
+                oldestFirst = newestFirst;
+                newestFirst = next;
+            }
+            while (oldestFirst != null) {
+                LoopTask task = oldestFirst;
+                oldestFirst = task.next;
+                task.next = null;
+                task.release();
+                task.run();
+            }
+            return true;
         }
 
         /** Handles the datagrams waiting in the socket (at most {@code limit}); true when there was at least one. */
@@ -593,7 +643,7 @@ final class UdpFabric implements Fabric {
                 if (from == null) {
                     return i > 0;
                 }
-                if (!tasks.isEmpty()) {
+                if (hasTasks()) {
                     runTasks();
                 }
                 if (from != lastSource) {

@@ -24,6 +24,12 @@
  * calls validate on the caller's thread, then run the work or hand it over (post, modify), or read
  * thread-safe state (CQs, counters). Packet listeners run on whichever thread is on the loop. In a
  * {@link org.rdmalab.softroce.SimulatedNetwork} everything runs on the one thread that drives the
- * network.
+ * network. A post fills a reused slot of the QP's send or receive ring on the caller's thread,
+ * under the QP's post lock; a slot is the loop's from then until its completion is in the CQ.
+ *
+ * <p>Allocation: in steady state (one-request posts of reused requests, {@code poll} into a
+ * {@link org.rdmalab.verbs.CompletionBuffer}) nothing is allocated per message: work queues and
+ * CQs are rings of reused slots and fields, headers are written and read as fields, and a post
+ * hands the loop a task made once. See {@code docs/softroce.md}, "Allocation in steady state".
  */
 package org.rdmalab.softroce;

@@ -21,9 +21,10 @@ public record ReceiveWorkRequest(long wrId, List<ScatterGatherElement> sgList) {
 
     /** Total bytes the scatter list can hold. */
     public long totalLength() {
+        // By index: an iterator is an object per call on a post's path, which allocates nothing else.
         long total = 0;
-        for (ScatterGatherElement sge : sgList) {
-            total += Integer.toUnsignedLong(sge.length());
+        for (int i = 0; i < sgList.size(); i++) {
+            total += Integer.toUnsignedLong(sgList.get(i).length());
         }
         return total;
     }

@@ -26,9 +26,10 @@ public record SendWorkRequest(long wrId, List<ScatterGatherElement> sgList, WrOp
 
     /** Total bytes of the gather list. */
     public long totalLength() {
+        // By index: an iterator is an object per call on a post's path, which allocates nothing else.
         long total = 0;
-        for (ScatterGatherElement sge : sgList) {
-            total += Integer.toUnsignedLong(sge.length());
+        for (int i = 0; i < sgList.size(); i++) {
+            total += Integer.toUnsignedLong(sgList.get(i).length());
         }
         return total;
     }

@@ -142,4 +142,44 @@ class SoftRoceCompletionBufferTest {
                     closed.getMessage());
         }
     }
+
+    /**
+     * The CQ keeps its completions in a ring that starts small and grows (issue 8): many more than
+     * its first size, taken by both polls in turns while more arrive, come out whole and in order,
+     * and the send queue's slots are reused many times over on the way.
+     */
+    @Test
+    void completionsComeOutInOrderAcrossTheRingsGrowthAndWrapAround() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            CompletionBuffer buffer = new CompletionBuffer(7);
+            long next = 0;
+            long posted = 0;
+            for (int round = 0; round < 8; round++) {
+                int count = round % 2 == 0 ? 300 : 90;
+                for (int i = 0; i < count; i++) {
+                    peers.a.qp.postSend(SendWorkRequest.write(posted, peers.a.mr.sge(0, 8 + (int) (posted++ % 5)),
+                            peers.b.mr.address() + 128, peers.b.mr.rkey(), SIGNALED));
+                }
+                peers.run();
+                int keep = round == 7 ? 0 : 40;
+                while (posted - next > keep) {
+                    if (next % 3 == 0) {
+                        for (WorkCompletion wc : peers.a.cq.poll(5)) {
+                            assertEquals(next++, wc.wrId());
+                            assertEquals(8 + wc.wrId() % 5, wc.byteLength());
+                        }
+                    } else {
+                        int polled = peers.a.cq.poll(buffer);
+                        for (int i = 0; i < polled; i++) {
+                            assertEquals(next++, buffer.wrId(i));
+                            assertTrue(buffer.isSuccess(i));
+                            assertEquals(8 + buffer.wrId(i) % 5, buffer.byteLength(i));
+                        }
+                    }
+                }
+            }
+            assertEquals(posted, next);
+            assertEquals(0, peers.a.cq.poll(buffer));
+        }
+    }
 }

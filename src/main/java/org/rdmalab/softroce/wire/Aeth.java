@@ -32,6 +32,10 @@ public record Aeth(int syndrome, int msn) {
 
     /** Checks the ranges. */
     public Aeth {
+        checkRanges(syndrome, msn);
+    }
+
+    private static void checkRanges(int syndrome, int msn) {
         if (syndrome < 0 || syndrome > 0xFF) {
             throw new IllegalArgumentException("AETH syndrome " + syndrome + " is not a byte value");
         }
@@ -47,28 +51,38 @@ public record Aeth(int syndrome, int msn) {
 
     /** An RNR NAK (syndrome 0x20 | timer code 0..31). */
     public static Aeth rnrNak(int timerCode, int msn) {
-        if (timerCode < 0 || timerCode > 0x1F) {
-            throw new IllegalArgumentException("RNR timer code " + timerCode + " is outside 0..31");
-        }
-        return new Aeth(TYPE_RNR_NAK | timerCode, msn);
+        return new Aeth(rnrNakSyndrome(timerCode), msn);
     }
 
     /** A NAK (syndrome 0x60 | code 0..31), e.g. {@link #NAK_REMOTE_ACCESS_ERROR}. */
     public static Aeth nak(int code, int msn) {
+        return new Aeth(nakSyndrome(code), msn);
+    }
+
+    /** The syndrome of an RNR NAK with timer code 0..31 (the data path's form of {@link #rnrNak}). */
+    public static int rnrNakSyndrome(int timerCode) {
+        if (timerCode < 0 || timerCode > 0x1F) {
+            throw new IllegalArgumentException("RNR timer code " + timerCode + " is outside 0..31");
+        }
+        return TYPE_RNR_NAK | timerCode;
+    }
+
+    /** The syndrome of a NAK with code 0..31 (the data path's form of {@link #nak}). */
+    public static int nakSyndrome(int code) {
         if (code < 0 || code > 0x1F) {
             throw new IllegalArgumentException("NAK code " + code + " is outside 0..31");
         }
-        return new Aeth(TYPE_NAK | code, msn);
+        return TYPE_NAK | code;
     }
 
     /** Syndrome type 00. */
     public boolean isAck() {
-        return (syndrome & TYPE_MASK) == TYPE_ACK;
+        return isAck(syndrome);
     }
 
     /** Syndrome type 01. */
     public boolean isRnrNak() {
-        return (syndrome & TYPE_MASK) == TYPE_RNR_NAK;
+        return isRnrNak(syndrome);
     }
 
     /** Syndrome type 11. */
@@ -78,6 +92,21 @@ public record Aeth(int syndrome, int msn) {
 
     /** The low 5 bits: credit count, RNR timer code or NAK code. */
     public int code() {
+        return code(syndrome);
+    }
+
+    /** Whether {@code syndrome} is of type 00, an ACK (for a syndrome read without the record). */
+    public static boolean isAck(int syndrome) {
+        return (syndrome & TYPE_MASK) == TYPE_ACK;
+    }
+
+    /** Whether {@code syndrome} is of type 01, an RNR NAK. */
+    public static boolean isRnrNak(int syndrome) {
+        return (syndrome & TYPE_MASK) == TYPE_RNR_NAK;
+    }
+
+    /** The low 5 bits of {@code syndrome}: credit count, RNR timer code or NAK code. */
+    public static int code(int syndrome) {
         return syndrome & 0x1F;
     }
 
@@ -89,6 +118,15 @@ public record Aeth(int syndrome, int msn) {
 
     /** Writes 4 bytes at the buffer's position and advances it. */
     public void write(ByteBuffer out) {
+        out.putInt(syndrome << 24 | msn);
+    }
+
+    /**
+     * Writes an AETH of these fields, as {@link #write} does, without the record (the data path's
+     * form); checks the ranges as the record does.
+     */
+    public static void put(ByteBuffer out, int syndrome, int msn) {
+        checkRanges(syndrome, msn);
         out.putInt(syndrome << 24 | msn);
     }
 

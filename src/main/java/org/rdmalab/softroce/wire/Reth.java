@@ -23,6 +23,11 @@ public record Reth(long virtualAddress, int rkey, int dmaLength) {
 
     /** Writes 16 bytes at the buffer's position and advances it. */
     public void write(ByteBuffer out) {
+        put(out, virtualAddress, rkey, dmaLength);
+    }
+
+    /** Writes a RETH of these fields, as {@link #write} does, without the record (the data path's form). */
+    public static void put(ByteBuffer out, long virtualAddress, int rkey, int dmaLength) {
         out.putLong(virtualAddress);
         out.putInt(rkey);
         out.putInt(dmaLength);

@@ -11,8 +11,9 @@ import java.nio.ByteBuffer;
  * <p>{@link #decode} makes a new packet. A receive path that must not allocate per packet keeps
  * one instance and decodes each datagram into it with {@link #decodeFrom}, which checks the
  * packet and reads the BTH's fields the data path needs ({@link #psn()}, {@link #destQp()},
- * {@link #ackRequest()}, ...) straight from the array; the header records ({@link #bth()},
- * {@link #reth()}, ...) are built only when asked for, once per decode.
+ * {@link #ackRequest()}, ...) straight from the array, and so do the RETH's and AETH's
+ * accessors ({@link #rethVirtualAddress()}, {@link #aethSyndrome()}, ...); the header records
+ * ({@link #bth()}, {@link #reth()}, ...) are built only when asked for, once per decode.
  *
  * <p>Not thread-safe; a packet from {@link #decode} that nobody decodes into again may be handed to
  * another thread if the buffer is not reused.
@@ -24,6 +25,9 @@ public final class RocePacket {
     private int length;
     private Opcode opcode;
     private int headersEnd;
+    /** Where the RETH and the AETH start in {@link #buffer}, when the opcode has them. */
+    private int rethAt;
+    private int aethAt;
     private boolean hasImmDt;
     private int immDt;
     private int payloadOffset;
@@ -104,6 +108,9 @@ public final class RocePacket {
         this.length = length;
         this.opcode = op;
         this.headersEnd = offset + headers;
+        // The extension headers follow the BTH in a fixed order: DETH, RETH, AETH, ...
+        this.rethAt = offset + Bth.LENGTH + (op.hasDeth() ? Deth.LENGTH : 0);
+        this.aethAt = rethAt + (op.hasReth() ? Reth.LENGTH : 0);
         // ImmDt is the last extension header whenever it is present.
         this.hasImmDt = op.hasImmDt();
         this.immDt = hasImmDt ? readInt(buf, headersEnd - ImmDt.LENGTH) : 0;
@@ -151,6 +158,46 @@ public final class RocePacket {
     /** The BTH's pad count. */
     public int padCount() {
         return (buffer[offset + 1] >> 4) & 3;
+    }
+
+    /** The RETH's virtual address, read without building the {@link Reth}; the opcode must have a RETH. */
+    public long rethVirtualAddress() {
+        requireHeader(opcode.hasReth(), "RETH");
+        return readLong(buffer, rethAt);
+    }
+
+    /** The RETH's R_Key. */
+    public int rethRkey() {
+        requireHeader(opcode.hasReth(), "RETH");
+        return readInt(buffer, rethAt + 8);
+    }
+
+    /** The RETH's DMA length, unsigned. */
+    public long rethDmaLength() {
+        requireHeader(opcode.hasReth(), "RETH");
+        return Integer.toUnsignedLong(readInt(buffer, rethAt + 12));
+    }
+
+    /** The AETH's syndrome byte, read without building the {@link Aeth}; the opcode must have an AETH. */
+    public int aethSyndrome() {
+        requireHeader(opcode.hasAeth(), "AETH");
+        return buffer[aethAt] & 0xFF;
+    }
+
+    /** The AETH's MSN. */
+    public int aethMsn() {
+        requireHeader(opcode.hasAeth(), "AETH");
+        return read24(buffer, aethAt + 1);
+    }
+
+    private void requireHeader(boolean present, String name) {
+        if (!present) {
+            throw new IllegalStateException(opcode.name() + " has no " + name);
+        }
+    }
+
+    private static long readLong(byte[] buf, int at) {
+        return (long) readInt(buf, at) << 32 | Integer.toUnsignedLong(readInt(buf, at + 4));
     }
 
     private void parseExtensions() {

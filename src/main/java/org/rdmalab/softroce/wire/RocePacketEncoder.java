@@ -88,15 +88,90 @@ public final class RocePacketEncoder {
     private static int begin(ByteBuffer out, Opcode opcode, int destQp, int psn, boolean ackReq, boolean solicited,
                              boolean migReq, int pkey, int resv8a, Reth reth, Aeth aeth, AtomicEth atomic,
                              AtomicAckEth atomicAck, int immDt, int payloadLength) {
+        int start = beginBth(out, opcode, destQp, psn, ackReq, solicited, migReq, pkey, resv8a, payloadLength,
+                true, reth, aeth, atomic, atomicAck);
+        writeExtensions(out, opcode, reth, aeth, atomic, atomicAck, immDt);
+        return start;
+    }
+
+    /**
+     * A request as the requester sends it, with the RETH given as its three fields rather than a
+     * {@link Reth}, so that sending a packet builds no header object (the data path allocates
+     * nothing per packet). The RETH fields are written when the opcode carries a RETH and ignored
+     * otherwise; {@code immDt} likewise. Byte for byte what {@link #encode(ByteBuffer, Opcode, int,
+     * int, boolean, boolean, Reth, Aeth, AtomicEth, AtomicAckEth, int, byte[], int, int)} writes.
+     *
+     * @throws IllegalArgumentException for an opcode with an AETH, AtomicETH or AtomicAckETH, and as
+     *     the general form does
+     */
+    public static int encodeRequest(ByteBuffer out, Opcode opcode, int destQp, int psn, boolean ackReq,
+                                    boolean solicited, long rethAddress, int rethRkey, int rethDmaLength, int immDt,
+                                    byte[] payload, int payloadOffset, int payloadLength) {
+        if (opcode.hasAeth() || opcode.hasAtomicEth() || opcode.hasAtomicAckEth()) {
+            throw new IllegalArgumentException("encodeRequest writes BTH, RETH and ImmDt; " + opcode.name()
+                    + " needs other headers");
+        }
+        checkPayloadRange(payload, payloadOffset, payloadLength);
+        int start = beginBth(out, opcode, destQp, psn, ackReq, solicited, false, Bth.DEFAULT_PKEY, 0, payloadLength,
+                false, null, null, null, null);
+        if (opcode.hasReth()) {
+            Reth.put(out, rethAddress, rethRkey, rethDmaLength);
+        }
+        if (opcode.hasImmDt()) {
+            ImmDt.write(out, immDt);
+        }
+        if (payloadLength > 0) {
+            out.put(payload, payloadOffset, payloadLength);
+        }
+        return finish(out, start, payloadLength);
+    }
+
+    /**
+     * A response as the responder sends it (an ACKNOWLEDGE or an RDMA READ response), with the
+     * AETH given as its syndrome and MSN rather than an {@link Aeth}, so that answering builds no
+     * header object. The AETH is written when the opcode carries one and ignored otherwise. Byte
+     * for byte what the general form writes.
+     *
+     * @throws IllegalArgumentException for an opcode with a RETH, AtomicETH, AtomicAckETH or ImmDt,
+     *     for a syndrome that is not a byte or an MSN outside 24 bits, and as the general form does
+     */
+    public static int encodeResponse(ByteBuffer out, Opcode opcode, int destQp, int psn, int aethSyndrome,
+                                     int aethMsn, byte[] payload, int payloadOffset, int payloadLength) {
+        if (opcode.hasReth() || opcode.hasAtomicEth() || opcode.hasAtomicAckEth() || opcode.hasImmDt()) {
+            throw new IllegalArgumentException("encodeResponse writes BTH and AETH; " + opcode.name()
+                    + " needs other headers");
+        }
+        checkPayloadRange(payload, payloadOffset, payloadLength);
+        int start = beginBth(out, opcode, destQp, psn, false, false, false, Bth.DEFAULT_PKEY, 0, payloadLength,
+                false, null, null, null, null);
+        if (opcode.hasAeth()) {
+            Aeth.put(out, aethSyndrome, aethMsn);
+        }
+        if (payloadLength > 0) {
+            out.put(payload, payloadOffset, payloadLength);
+        }
+        return finish(out, start, payloadLength);
+    }
+
+    /**
+     * Checks the packet, the header records too when {@code records} (the primitive forms pass none
+     * and write what the opcode needs), then writes the BTH; returns where the packet starts.
+     */
+    private static int beginBth(ByteBuffer out, Opcode opcode, int destQp, int psn, boolean ackReq, boolean solicited,
+                                boolean migReq, int pkey, int resv8a, int payloadLength, boolean records, Reth reth,
+                                Aeth aeth, AtomicEth atomic, AtomicAckEth atomicAck) {
         if ((destQp & ~Psn.MASK) != 0) {
             throw new IllegalArgumentException("destination QP " + destQp + " is outside 24 bits");
         }
         Psn.check(psn);
         int start = out.position();
-        check(out, opcode, reth, aeth, atomic, atomicAck, payloadLength);
+        checkTransport(opcode);
+        if (records) {
+            checkHeaders(opcode, reth, aeth, atomic, atomicAck);
+        }
+        checkRoom(out, opcode, payloadLength);
         Bth.write(out, opcode.value(), solicited, migReq, padCount(payloadLength), 0, pkey, resv8a, destQp, ackReq,
                 psn);
-        writeExtensions(out, opcode, reth, aeth, atomic, atomicAck, immDt);
         return start;
     }
 
@@ -128,14 +203,26 @@ public final class RocePacketEncoder {
 
     private static void check(ByteBuffer out, Opcode opcode, Reth reth, Aeth aeth, AtomicEth atomic,
                               AtomicAckEth atomicAck, int payloadLength) {
-        if (!opcode.isRc() && !opcode.isUc()) {
-            throw new IllegalArgumentException("cannot encode " + opcode.name() + ": the encoder writes RC and UC"
-                    + " packets");
-        }
+        checkTransport(opcode);
+        checkHeaders(opcode, reth, aeth, atomic, atomicAck);
+        checkRoom(out, opcode, payloadLength);
+    }
+
+    private static void checkHeaders(Opcode opcode, Reth reth, Aeth aeth, AtomicEth atomic, AtomicAckEth atomicAck) {
         header(opcode, "RETH", opcode.hasReth(), reth);
         header(opcode, "AETH", opcode.hasAeth(), aeth);
         header(opcode, "AtomicETH", opcode.hasAtomicEth(), atomic);
         header(opcode, "AtomicAckETH", opcode.hasAtomicAckEth(), atomicAck);
+    }
+
+    private static void checkTransport(Opcode opcode) {
+        if (!opcode.isRc() && !opcode.isUc()) {
+            throw new IllegalArgumentException("cannot encode " + opcode.name() + ": the encoder writes RC and UC"
+                    + " packets");
+        }
+    }
+
+    private static void checkRoom(ByteBuffer out, Opcode opcode, int payloadLength) {
         if (payloadLength > 0 && !opcode.hasPayload()) {
             throw new IllegalArgumentException(opcode.name() + " carries no payload, got " + payloadLength + " bytes");
         }
