@@ -14,11 +14,24 @@ import javafx.scene.control.Button;
 import javafx.scene.control.CheckBox;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.ComboBox;
+import javafx.scene.control.ContextMenu;
 import javafx.scene.control.Label;
+import javafx.scene.control.MenuItem;
+import javafx.scene.control.SelectionMode;
 import javafx.scene.control.Spinner;
 import javafx.scene.control.SpinnerValueFactory;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
+import javafx.scene.control.TitledPane;
 import javafx.scene.control.ToggleButton;
+import javafx.scene.control.Tooltip;
+import javafx.scene.input.Clipboard;
+import javafx.scene.input.ClipboardContent;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.KeyCodeCombination;
+import javafx.scene.input.KeyCombination;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.VBox;
 import javafx.stage.FileChooser;
@@ -29,8 +42,9 @@ import org.rdmalab.bench.BenchTest;
 
 /**
  * Controller of {@code BenchView.fxml}: binds the form to the {@link BenchViewModel}, draws its
- * series in the three charts (live, per size, distribution with percentile markers) and asks for a
- * file on Save. The charts redraw when the view model's lists change, which happens at most once a
+ * series in the three charts (live, per size, distribution with percentile markers), shows the rows
+ * in a table with perftest's columns (copied as tab-separated text with Ctrl+C, the context menu or
+ * Copy rows) and the {@code --verbose} lines in a details pane, and asks for a file on Save. The charts redraw when the view model's lists change, which happens at most once a
  * frame while a run goes.
  */
 public final class BenchView {
@@ -57,6 +71,16 @@ public final class BenchView {
     private TextField benchLocal;
     @FXML
     private TextField benchTcpPort;
+    @FXML
+    private HBox benchTimeoutField;
+    @FXML
+    private Spinner<Integer> benchTimeout;
+    @FXML
+    private ChoiceBox<String> benchDevice;
+    @FXML
+    private Spinner<Integer> benchIbPort;
+    @FXML
+    private TextField benchGid;
     @FXML
     private ChoiceBox<BenchTest> benchTest;
     @FXML
@@ -109,6 +133,16 @@ public final class BenchView {
     private DistributionChart distributionChart;
     @FXML
     private Label distributionPlaceholder;
+    @FXML
+    private Label benchRowCount;
+    @FXML
+    private Button benchCopy;
+    @FXML
+    private TableView<BenchViewModel.ResultRow> benchTable;
+    @FXML
+    private TitledPane benchDetails;
+    @FXML
+    private TextArea benchVerbose;
 
     private final XYChart.Series<Number, Number> liveRdma = new XYChart.Series<>();
     private final XYChart.Series<Number, Number> liveBaseline = new XYChart.Series<>();
@@ -132,7 +166,9 @@ public final class BenchView {
         benchServerField.visibleProperty().bind(role.isEqualTo(BenchViewModel.Role.CLIENT));
         benchLocalField.visibleProperty().bind(role.isNotEqualTo(BenchViewModel.Role.LOOPBACK));
         benchTcpPortField.visibleProperty().bind(benchLocalField.visibleProperty());
-        for (HBox field : List.of(benchServerField, benchLocalField, benchTcpPortField)) {
+        // --timeout is how long one side waits for the other over TCP; loopback has both here.
+        benchTimeoutField.visibleProperty().bind(benchLocalField.visibleProperty());
+        for (HBox field : List.of(benchServerField, benchLocalField, benchTcpPortField, benchTimeoutField)) {
             field.managedProperty().bind(field.visibleProperty());
         }
         benchServer.textProperty().bindBidirectional(viewModel.serverAddressProperty());
@@ -141,6 +177,22 @@ public final class BenchView {
         benchLocal.promptTextProperty().bind(javafx.beans.binding.Bindings.when(role.isEqualTo(
                 BenchViewModel.Role.CLIENT)).then("auto").otherwise(org.rdmalab.bench.Topology.DEFAULT_SERVER_ADDRESS));
         benchTcpPort.textProperty().bindBidirectional(viewModel.tcpPortProperty());
+        SpinnerValueFactory.IntegerSpinnerValueFactory timeout = new SpinnerValueFactory.IntegerSpinnerValueFactory(
+                1, 86_400, viewModel.timeoutProperty().get(), 10);
+        benchTimeout.setValueFactory(timeout);
+        timeout.valueProperty().bindBidirectional(viewModel.timeoutProperty());
+        benchDevice.setItems(viewModel.devices());
+        benchDevice.valueProperty().bindBidirectional(viewModel.deviceProperty());
+        Tooltip devices = new Tooltip();
+        devices.textProperty().bind(viewModel.devicesNoteProperty());
+        benchDevice.setTooltip(devices);
+        SpinnerValueFactory.IntegerSpinnerValueFactory ibPort = new SpinnerValueFactory.IntegerSpinnerValueFactory(
+                1, 255, viewModel.ibPortProperty().get(), 1);
+        benchIbPort.setValueFactory(ibPort);
+        ibPort.valueProperty().bindBidirectional(viewModel.ibPortProperty());
+        benchGid.textProperty().bindBidirectional(viewModel.gidIndexProperty());
+        benchGid.setTooltip(new Tooltip("GID index (-x): empty lets bench choose the GID carrying this side's"
+                + " address, as perftest scores them"));
         benchTest.getItems().setAll(BenchTest.WRITE, BenchTest.READ, BenchTest.SEND, BenchTest.ATOMIC);
         benchTest.setConverter(converter(BenchTest::cliName));
         benchTest.valueProperty().bindBidirectional(viewModel.testProperty());
@@ -177,7 +229,7 @@ public final class BenchView {
         benchTxDepth.setValueFactory(depth);
         depth.valueProperty().bindBidirectional(viewModel.txDepthProperty());
         // A typed number counts when the field loses focus, not only on Enter.
-        for (Spinner<Integer> spinner : List.of(benchIterations, benchSeconds, benchTxDepth)) {
+        for (Spinner<Integer> spinner : List.of(benchIterations, benchSeconds, benchTxDepth, benchTimeout, benchIbPort)) {
             spinner.focusedProperty().addListener((observable, before, focused) -> {
                 if (!focused) {
                     commit(spinner);
@@ -187,7 +239,8 @@ public final class BenchView {
         benchBaseline.selectedProperty().bindBidirectional(viewModel.baselineProperty());
         benchGbits.selectedProperty().bindBidirectional(viewModel.reportGbitsProperty());
         var running = viewModel.runningProperty();
-        for (javafx.scene.Node field : List.of(benchRole, benchServer, benchLocal, benchTcpPort, benchTest, benchMode,
+        for (javafx.scene.Node field : List.of(benchRole, benchServer, benchLocal, benchTcpPort, benchTimeout,
+                benchDevice, benchIbPort, benchGid, benchTest, benchMode,
                 benchSweep, benchLimit, benchIterations, benchSeconds, benchMtu, benchBaseline, benchGbits)) {
             field.disableProperty().bind(running);
         }
@@ -238,6 +291,75 @@ public final class BenchView {
         distributionOf.visibleProperty().bind(distributionChart.visibleProperty());
         viewModel.distributionProperty().addListener((observable, before, kind) -> distributionAxes());
         distributionAxes();
+
+        benchTable.setItems(viewModel.resultRows());
+        benchTable.setPlaceholder(new Label("Each size's rows appear here as it finishes: RDMA and the UDP baseline"
+                + " in perftest's columns, with the ratio."));
+        benchTable.getSelectionModel().setSelectionMode(SelectionMode.MULTIPLE);
+        viewModel.columns().addListener((InvalidationListener) observable -> tableColumns());
+        tableColumns();
+        benchTable.setOnKeyPressed(event -> {
+            if (new KeyCodeCombination(KeyCode.C, KeyCombination.SHORTCUT_DOWN).match(event)) {
+                copy(benchTable.getSelectionModel().getSelectedItems());
+                event.consume();
+            }
+        });
+        MenuItem copySelected = new MenuItem("Copy selected rows");
+        copySelected.setOnAction(event -> copy(benchTable.getSelectionModel().getSelectedItems()));
+        MenuItem copyAll = new MenuItem("Copy all rows");
+        copyAll.setOnAction(event -> copy(viewModel.resultRows()));
+        benchTable.setContextMenu(new ContextMenu(copySelected, copyAll));
+        benchCopy.disableProperty().bind(javafx.beans.binding.Bindings.isEmpty(viewModel.resultRows()));
+        benchRowCount.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(() -> {
+            int count = viewModel.resultRows().size();
+            return count == 0 ? "Results" : "Results: " + count + (count == 1 ? " row" : " rows")
+                    + " (select and Ctrl+C to copy)";
+        }, viewModel.resultRows()));
+        benchVerbose.textProperty().bind(javafx.beans.binding.Bindings.when(
+                viewModel.verboseTextProperty().isEmpty()).then("bench --verbose's lines appear here as sizes finish:"
+                        + " the bytes allocated per message and the GCs during each size's measured part, and what"
+                        + " this side's device counters moved.").otherwise(viewModel.verboseTextProperty()));
+    }
+
+    /** The table's columns: the path, perftest's for the shown run's mode, then the ratio and the --verbose figures. */
+    private void tableColumns() {
+        List<TableColumn<BenchViewModel.ResultRow, String>> built = new ArrayList<>();
+        built.add(column("path", BenchViewModel.ResultRow::path, 70));
+        List<String> names = viewModel.columns();
+        for (int i = 0; i < names.size(); i++) {
+            int index = i;
+            built.add(column(names.get(i), row -> index < row.cells().size() ? row.cells().get(index) : "",
+                    Math.max(70, 7 * names.get(i).length() + 28)));
+        }
+        List<String> extra = BenchViewModel.TABLE_EXTRA_COLUMNS;
+        built.add(column(extra.get(0), BenchViewModel.ResultRow::lost, 50));
+        built.add(column(extra.get(1), BenchViewModel.ResultRow::ratio, 55));
+        built.add(column(extra.get(2), BenchViewModel.ResultRow::allocation, 120));
+        built.add(column(extra.get(3), BenchViewModel.ResultRow::gc, 80));
+        built.add(column(extra.get(4), BenchViewModel.ResultRow::counters, 420));
+        benchTable.getColumns().setAll(built);
+    }
+
+    private static TableColumn<BenchViewModel.ResultRow, String> column(String name,
+            java.util.function.Function<BenchViewModel.ResultRow, String> value, double width) {
+        TableColumn<BenchViewModel.ResultRow, String> column = new TableColumn<>(name);
+        Columns.show(column, value);
+        column.setPrefWidth(width);
+        column.setSortable(false);
+        return column;
+    }
+
+    /** Puts {@code rows} on the clipboard as tab-separated text under a head line; nothing selected copies all. */
+    private void copy(List<BenchViewModel.ResultRow> rows) {
+        List<BenchViewModel.ResultRow> chosen = rows.isEmpty() ? viewModel.resultRows() : rows;
+        ClipboardContent content = new ClipboardContent();
+        content.putString(BenchViewModel.tableText(viewModel.columns(), List.copyOf(chosen)));
+        Clipboard.getSystemClipboard().setContent(content);
+    }
+
+    @FXML
+    private void onCopy() {
+        copy(List.of());
     }
 
     private void showMode() {
@@ -320,7 +442,7 @@ public final class BenchView {
 
     @FXML
     private void onRun() {
-        for (Spinner<Integer> spinner : List.of(benchIterations, benchSeconds, benchTxDepth)) {
+        for (Spinner<Integer> spinner : List.of(benchIterations, benchSeconds, benchTxDepth, benchTimeout, benchIbPort)) {
             commit(spinner);
         }
         viewModel.start();

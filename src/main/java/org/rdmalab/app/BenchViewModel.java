@@ -35,6 +35,7 @@ import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.rdmalab.bench.BandwidthStats;
 import org.rdmalab.bench.BenchEngine;
+import org.rdmalab.bench.BenchFormat;
 import org.rdmalab.bench.BenchInfo;
 import org.rdmalab.bench.BenchJson;
 import org.rdmalab.bench.BenchListener;
@@ -46,19 +47,25 @@ import org.rdmalab.bench.BenchSettings;
 import org.rdmalab.bench.BenchTest;
 import org.rdmalab.bench.LatencyStats;
 import org.rdmalab.bench.LiveSample;
+import org.rdmalab.bench.ResourceMeter;
 import org.rdmalab.bench.Topology;
+import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.Mtu;
+import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 
 /**
- * The Bench view: what {@code bench} measures, chosen in the window (the test, bandwidth or latency,
- * one size or {@code -a}'s sweep, the iterations or seconds per size, the MTU, the TX depth, MB/sec
- * or Gb/sec, the UDP baseline), run on the loopback topology (soft0 on the lab's two loopback
- * addresses) or as one side of a run over TCP (a server waiting for one client, or a client of a
- * server: another window or {@code bench} on the command line), and drawn as it goes: bandwidth (or latency) over
- * time from the live samples, the headline figure per message size, and for latency tests the
- * distribution of one size with its percentiles marked, RDMA and baseline side by side. A finished
- * (or stopped) run saves as CSV or as {@code bench --json}'s JSON.
+ * The Bench view: what {@code bench} measures, chosen in the window (the device of any backend,
+ * its port and GID index, the test, bandwidth or latency, one size or {@code -a}'s sweep, the
+ * iterations or seconds per size, the MTU, the TX depth, MB/sec or Gb/sec, the UDP baseline), run
+ * on the loopback topology (the lab's two loopback addresses) or as one side of a run over TCP (a
+ * server waiting for one client, or a client of a server: another window or {@code bench} on the
+ * command line, each waiting at most {@code --timeout}), and shown as it goes: bandwidth (or
+ * latency) over time from the live samples, the headline figure per message size, for latency
+ * tests the distribution of one size with its percentiles marked, RDMA and baseline side by side,
+ * and a table of the rows in perftest's columns ({@link BenchFormat#columns}) with the ratio and
+ * {@code --verbose}'s allocation, GC and device counter figures. A finished (or stopped) run saves
+ * as CSV or as {@code bench --json --verbose}'s JSON.
  *
  * <p>Threads: called on the UI thread. The run measures on the engine's own threads; what its
  * listener hears goes through an {@link EventQueue} and is applied on the UI executor, at most once
@@ -85,10 +92,13 @@ public final class BenchViewModel {
     public static final List<Integer> MTUS = List.of(0, 256, 512, 1024, 2048, 4096);
     /** Seconds per size offered first for {@code -D}. */
     public static final int DEFAULT_SECONDS = 5;
-    /** How long a server waits for its client (bench's --timeout is 60 s; a window gives the user time). */
-    static final Duration SERVER_WAIT = Duration.ofMinutes(5);
-    /** How long a client tries to reach its server (bench's --timeout). */
-    static final Duration CLIENT_WAIT = Duration.ofSeconds(60);
+    /**
+     * How long a server waits for its client, or a client tries to reach its server, unless the form
+     * says otherwise: bench's {@code --timeout} default.
+     */
+    public static final int DEFAULT_TIMEOUT_SECONDS = 60;
+    /** The device a run uses unless another is chosen ({@code -d}'s default). */
+    public static final String DEFAULT_DEVICE = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).device();
 
     /** Where the two sides run: both here, or this window is one side of a run over TCP. */
     public enum Role {
@@ -154,6 +164,31 @@ public final class BenchViewModel {
         }
     }
 
+    /**
+     * One line of the results table: a row as {@code bench} prints it, one cell per column of
+     * {@link BenchFormat#columns}, with what {@code bench} prints beside or after it.
+     *
+     * @param row the measured row
+     * @param cells perftest's figures ({@link BenchFormat#cells})
+     * @param ratio the RDMA row's ratio to the baseline as the {@code ratio:} line writes it, else ""
+     * @param lost the baseline's lost messages, else ""
+     * @param allocation bytes allocated per message during the measured part ("" when not measured)
+     * @param gc the collections in that time and their milliseconds, "2 (5 ms)" ("" when not measured)
+     * @param counters the device counters that moved, "sent_pkts +160128, rcvd_pkts +10128" ("" when none)
+     */
+    public record ResultRow(BenchRow row, List<String> cells, String ratio, String lost, String allocation, String gc,
+                            String counters) {
+
+        public ResultRow {
+            cells = List.copyOf(cells);
+        }
+
+        /** "RDMA" or "baseline". */
+        public String path() {
+            return row.path() == BenchRow.Path.RDMA ? "RDMA" : "baseline";
+        }
+    }
+
     /** A point of a chart. */
     public record Point(double x, double y) {
     }
@@ -200,6 +235,7 @@ public final class BenchViewModel {
     }
 
     private final BenchEngine engine;
+    private final Backends backends;
     private final Supplier<Topology> topology;
     private final Executor background;
     private final Executor ui;
@@ -213,6 +249,12 @@ public final class BenchViewModel {
     private final ObjectProperty<Integer> seconds = new SimpleObjectProperty<>(DEFAULT_SECONDS);
     private final ObjectProperty<Integer> mtu = new SimpleObjectProperty<>(0);
     private final ObjectProperty<Integer> txDepth = new SimpleObjectProperty<>(BenchSettings.DEFAULT_TX_DEPTH_BW);
+    private final ObjectProperty<String> device = new SimpleObjectProperty<>(DEFAULT_DEVICE);
+    private final ObservableList<String> devices = FXCollections.observableArrayList(DEFAULT_DEVICE);
+    private final ReadOnlyStringWrapper devicesNote = new ReadOnlyStringWrapper("looking for devices...");
+    private final ObjectProperty<Integer> ibPort = new SimpleObjectProperty<>(1);
+    private final StringProperty gidIndex = new SimpleStringProperty("");
+    private final ObjectProperty<Integer> timeout = new SimpleObjectProperty<>(DEFAULT_TIMEOUT_SECONDS);
     private final BooleanProperty reportGbits = new SimpleBooleanProperty();
     private final ObjectProperty<Role> role = new SimpleObjectProperty<>(Role.LOOPBACK);
     private final StringProperty serverAddress = new SimpleStringProperty("");
@@ -228,11 +270,15 @@ public final class BenchViewModel {
     private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper();
     private final ReadOnlyBooleanWrapper stopping = new ReadOnlyBooleanWrapper();
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(
-            "Choose a test and press Run: soft0 on the loopback addresses, both sides in this window.");
+            "Choose a test and press Run: both sides in this window, on the loopback addresses.");
     private final ReadOnlyObjectWrapper<BenchMode> shownMode = new ReadOnlyObjectWrapper<>(BenchMode.BW);
     private final ReadOnlyBooleanWrapper shownGbits = new ReadOnlyBooleanWrapper();
     private final ReadOnlyObjectWrapper<BenchReport> report = new ReadOnlyObjectWrapper<>();
     private final ObservableList<BenchRow> rows = FXCollections.observableArrayList();
+    private final ObservableList<String> columns = FXCollections.observableArrayList(
+            BenchFormat.columns(BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW)));
+    private final ObservableList<ResultRow> resultRows = FXCollections.observableArrayList();
+    private final ReadOnlyStringWrapper verboseText = new ReadOnlyStringWrapper("");
     private final ObservableList<Point> liveRdma = FXCollections.observableArrayList();
     private final ObservableList<Point> liveBaseline = FXCollections.observableArrayList();
     private final ObservableList<SizeBar> sizeBars = FXCollections.observableArrayList();
@@ -250,14 +296,17 @@ public final class BenchViewModel {
 
     /**
      * @param engine starts the runs
+     * @param backends where the device list comes from (listed once, on {@code background})
      * @param topology where a loopback run's two sides are (the window: soft0 on the lab's loopback
      *     addresses, on UDP ports free at that moment); a server or client run takes the form's
      *     addresses and ports
-     * @param background where files are written
+     * @param background where the devices are listed and files are written
      * @param ui the UI thread (a {@link FrameExecutor} in the window)
      */
-    public BenchViewModel(BenchEngine engine, Supplier<Topology> topology, Executor background, Executor ui) {
+    public BenchViewModel(BenchEngine engine, Backends backends, Supplier<Topology> topology, Executor background,
+                          Executor ui) {
         this.engine = engine;
+        this.backends = backends;
         this.topology = topology;
         this.background = background;
         this.ui = ui;
@@ -269,6 +318,44 @@ public final class BenchViewModel {
         });
         distribution.addListener((observable, before, now) -> drawDistribution());
         distributionSize.addListener((observable, before, now) -> drawDistribution());
+        background.execute(this::listDevices);
+    }
+
+    /**
+     * The devices of every backend, as {@code devices} and the lab's setup find them: soft0 always,
+     * rxe0 / mlx5_0 where libibverbs has them; a backend that cannot answer is named in
+     * {@link #devicesNoteProperty()}.
+     */
+    private void listDevices() {
+        List<String> names = new ArrayList<>();
+        List<String> lines = new ArrayList<>();
+        try {
+            for (Backends.Listing listing : backends.list(DeviceOptions.defaults())) {
+                for (Device each : listing.devices()) {
+                    names.add(each.name());
+                    lines.add(each.name() + ": " + each.description() + " (" + listing.provider().name() + ")");
+                }
+                if (listing.failure() != null) {
+                    lines.add(listing.provider().name() + ": " + listing.failure().getMessage());
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "listing the devices for the bench failed", e);
+            lines.add("the devices could not be listed: " + e.getMessage());
+        }
+        if (!names.contains(DEFAULT_DEVICE)) {
+            // Keep the default choosable: a run on it explains what is wrong.
+            names.add(0, DEFAULT_DEVICE);
+        }
+        ui.execute(() -> {
+            String chosen = device.get();
+            devices.setAll(names);
+            if (chosen != null && !names.contains(chosen)) {
+                devices.add(chosen);
+            }
+            device.set(chosen);
+            devicesNote.set(String.join("\n", lines));
+        });
     }
 
     /** The settings the form describes. @throws IllegalArgumentException with perftest's option in the message */
@@ -276,7 +363,16 @@ public final class BenchViewModel {
         BenchTest chosen = test.get();
         List<Integer> sizes = sweep.get() ? BenchSettings.sweep(chosen)
                 : List.of(chosen == BenchTest.ATOMIC ? BenchTest.ATOMIC_SIZE : size.get());
-        BenchSettings settings = BenchSettings.defaults(chosen, mode.get()).withSizes(sizes);
+        String name = device.get() == null ? "" : device.get().trim();
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("choose a device (-d)");
+        }
+        Integer port = ibPort.get();
+        if (port == null) {
+            throw new IllegalArgumentException("type the device port (-i, 1 for most devices)");
+        }
+        BenchSettings settings = BenchSettings.defaults(chosen, mode.get()).withSizes(sizes).withDevice(name)
+                .withPort(port).withGidIndex(gid());
         if (limit.get() == Limit.SECONDS) {
             Integer time = seconds.get();
             if (time == null || time < 1) {
@@ -305,6 +401,26 @@ public final class BenchViewModel {
         return settings.withReportGbits(reportGbits.get()).withBaseline(baseline.get());
     }
 
+    /** -x as typed: blank for bench's choice (-1), else 0..255 as {@link BenchSettings} checks. */
+    private int gid() {
+        String text = gidIndex.get() == null ? "" : gidIndex.get().trim();
+        if (text.isEmpty()) {
+            return -1;
+        }
+        try {
+            int index = Integer.parseInt(text);
+            if (index < 0) {
+                // bench's -x takes no negative number either; blank is its "choose for me".
+                throw new IllegalArgumentException("-x " + index + ": the GID index must be 0..255 (leave it empty"
+                        + " for bench's choice)");
+            }
+            return index;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("-x '" + text + "' is not a GID index (a number 0..255, or empty for"
+                    + " bench's choice)");
+        }
+    }
+
     /**
      * Where the run's sides are: the loopback topology, or this window as the server or the client,
      * by bench's rules for the addresses ({@link Topology#server}, {@link Topology#client}).
@@ -314,10 +430,19 @@ public final class BenchViewModel {
     public Topology topology() {
         return switch (role.get()) {
             case LOOPBACK -> topology.get();
-            case SERVER -> Topology.server(localAddress.get(), port(), udpPort.get(), baselinePort.get(), SERVER_WAIT);
+            case SERVER -> Topology.server(localAddress.get(), port(), udpPort.get(), baselinePort.get(), waitLimit());
             case CLIENT -> Topology.client(serverAddress.get(), localAddress.get(), port(), udpPort.get(),
-                    baselinePort.get(), CLIENT_WAIT);
+                    baselinePort.get(), waitLimit());
         };
+    }
+
+    /** --timeout: how long a server waits for its client, or a client for its server. */
+    private Duration waitLimit() {
+        Integer seconds = timeout.get();
+        if (seconds == null || seconds < 1) {
+            throw new IllegalArgumentException("--timeout must be at least 1 second");
+        }
+        return Duration.ofSeconds(seconds);
     }
 
     private int port() {
@@ -372,6 +497,9 @@ public final class BenchViewModel {
         runTopology = where;
         info = null;
         rows.clear();
+        columns.setAll(BenchFormat.columns(settings));
+        resultRows.clear();
+        verboseText.set("");
         liveRdma.clear();
         liveBaseline.clear();
         sizeBars.clear();
@@ -499,6 +627,7 @@ public final class BenchViewModel {
 
     private void addRow(BenchRow row) {
         rows.add(row);
+        addResult(row);
         double figure = headline(row, runSettings.reportGbits());
         int at = -1;
         for (int i = 0; i < sizeBars.size(); i++) {
@@ -563,6 +692,75 @@ public final class BenchViewModel {
         }
         status.set(text.append('.').toString());
     }
+
+    /**
+     * The table's line for {@code row}, and when it is a baseline row, the ratio on its size's RDMA
+     * line; the {@code --verbose} lines grow by the row's.
+     */
+    private void addResult(BenchRow row) {
+        BenchReport sofar = new BenchReport(info, rows, false);
+        resultRows.add(resultRow(row, sofar, runSettings.reportGbits()));
+        if (row.path() == BenchRow.Path.BASELINE) {
+            for (int i = 0; i < resultRows.size(); i++) {
+                BenchRow each = resultRows.get(i).row();
+                if (each.path() == BenchRow.Path.RDMA && each.bytes() == row.bytes()) {
+                    resultRows.set(i, resultRow(each, sofar, runSettings.reportGbits()));
+                }
+            }
+        }
+        StringBuilder lines = new StringBuilder(verboseText.get());
+        for (String line : List.of(BenchFormat.usage(row), BenchFormat.counters(row))) {
+            if (!line.isEmpty()) {
+                lines.append(line).append('\n');
+            }
+        }
+        verboseText.set(lines.toString());
+    }
+
+    /** {@code row} as a line of the table, its ratio from {@code report}. */
+    static ResultRow resultRow(BenchRow row, BenchReport report, boolean gbits) {
+        OptionalDouble ratio = row.path() == BenchRow.Path.RDMA ? report.ratio(row.bytes()) : OptionalDouble.empty();
+        ResourceMeter.Usage usage = row.usage();
+        String allocation = usage == null ? "" : usage.bytesPerMessage() < 0 ? "unknown"
+                : String.format(Locale.ROOT, "%.1f", usage.bytesPerMessage());
+        String gc = usage == null ? "" : usage.gcCount() + " (" + usage.gcMillis() + " ms)";
+        String counters = "";
+        if (usage != null) {
+            List<String> moved = new ArrayList<>();
+            usage.counters().forEach((name, delta) -> moved.add(name + String.format(Locale.ROOT, " %+d", delta)));
+            counters = String.join(", ", moved);
+        }
+        return new ResultRow(row, BenchFormat.cells(row, gbits),
+                ratio.isPresent() ? String.format(Locale.ROOT, "%.2f", ratio.getAsDouble()) : "",
+                row.path() == BenchRow.Path.BASELINE ? String.valueOf(row.lostMessages()) : "", allocation, gc,
+                counters);
+    }
+
+    /**
+     * {@code lines} as tab-separated text with a head line (path, perftest's columns, lost, ratio,
+     * allocation, GCs, device counters), for the clipboard or a spreadsheet.
+     */
+    public static String tableText(List<String> columns, List<ResultRow> lines) {
+        StringBuilder text = new StringBuilder("path");
+        for (String column : columns) {
+            text.append('\t').append(column);
+        }
+        text.append('\t').append(String.join("\t", TABLE_EXTRA_COLUMNS)).append('\n');
+        for (ResultRow line : lines) {
+            text.append(line.path());
+            for (String cell : line.cells()) {
+                text.append('\t').append(cell);
+            }
+            text.append('\t').append(line.lost()).append('\t').append(line.ratio()).append('\t')
+                    .append(line.allocation()).append('\t').append(line.gc()).append('\t').append(line.counters())
+                    .append('\n');
+        }
+        return text.toString();
+    }
+
+    /** The table's columns after perftest's: what {@code bench} prints beside and after its table. */
+    public static final List<String> TABLE_EXTRA_COLUMNS = List.of("lost", "ratio", "allocated B/msg", "GCs",
+            "device counters");
 
     /** Draws the distribution of {@link #distributionSizeProperty()} on both paths, with the percentiles. */
     private void drawDistribution() {
@@ -739,9 +937,12 @@ public final class BenchViewModel {
         return "," + String.format(Locale.ROOT, "%." + decimals + "f", value);
     }
 
-    /** The report as {@code bench --json} prints it (perftest's keys, the baseline and the ratio). */
+    /**
+     * The report as {@code bench --json --verbose} prints it: perftest's keys, the baseline and the
+     * ratio, and per row its {@code allocation} and {@code device_counters}.
+     */
     public static String json(BenchReport report) {
-        return BenchJson.text(report, false);
+        return BenchJson.text(report, true);
     }
 
     /**
@@ -811,6 +1012,39 @@ public final class BenchViewModel {
     /** The path MTU ({@code -m}) in bytes; 0 for the port's active MTU (perftest's default). */
     public ObjectProperty<Integer> mtuProperty() {
         return mtu;
+    }
+
+    /** The device ({@code -d}), one of {@link #devices()}; soft0 unless another is chosen. */
+    public ObjectProperty<String> deviceProperty() {
+        return device;
+    }
+
+    /** The devices every backend lists (soft0 first until the list arrives). */
+    public ObservableList<String> devices() {
+        return devices;
+    }
+
+    /** One line per device and per backend that could not list its devices (libibverbs: ENOSYS...). */
+    public ReadOnlyStringProperty devicesNoteProperty() {
+        return devicesNote.getReadOnlyProperty();
+    }
+
+    /** The device port ({@code -i}, 1). */
+    public ObjectProperty<Integer> ibPortProperty() {
+        return ibPort;
+    }
+
+    /** The GID index ({@code -x}) as typed; blank for bench's choice (the GID carrying the address). */
+    public StringProperty gidIndexProperty() {
+        return gidIndex;
+    }
+
+    /**
+     * Seconds a server waits for its client, or a client tries to reach its server ({@code --timeout},
+     * 60); a loopback run has both sides here and does not wait for a peer.
+     */
+    public ObjectProperty<Integer> timeoutProperty() {
+        return timeout;
     }
 
     /** Messages in flight ({@code -t}) for bandwidth tests; latency tests keep one. */
@@ -911,6 +1145,21 @@ public final class BenchViewModel {
     /** Every row so far, in the order measured. */
     public ObservableList<BenchRow> rows() {
         return rows;
+    }
+
+    /** perftest's columns of the shown run's table ({@link BenchFormat#columns}). */
+    public ObservableList<String> columns() {
+        return columns;
+    }
+
+    /** The table: one line per row measured, RDMA and baseline, as sizes finish. */
+    public ObservableList<ResultRow> resultRows() {
+        return resultRows;
+    }
+
+    /** {@code bench --verbose}'s lines for the rows so far (allocation and GCs, device counters). */
+    public ReadOnlyStringProperty verboseTextProperty() {
+        return verboseText.getReadOnlyProperty();
     }
 
     /** Live bandwidth (MB/sec) or latency (µs) against seconds since the run started: RDMA. */

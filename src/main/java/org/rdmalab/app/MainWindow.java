@@ -103,7 +103,8 @@ public final class MainWindow {
         controllers.put(BuffersView.class, new BuffersView(new BuffersViewModel(lab, ui)));
         controllers.put(TrafficView.class, new TrafficView(new TrafficViewModel(lab, ui), lab));
         controllers.put(DoctorView.class, new DoctorView(new DoctorViewModel(lab, backends, base, backgroundWork, ui)));
-        BenchViewModel bench = new BenchViewModel(new BenchEngine(backends), () -> benchTopology(base), backgroundWork, ui);
+        BenchViewModel bench = new BenchViewModel(new BenchEngine(backends), backends, () -> benchTopology(base),
+                backgroundWork, ui);
         controllers.put(BenchView.class, new BenchView(bench));
         Views views = new Views(controllers);
         controllers.put(MainView.class, new MainView(lab, views, bench));

@@ -19,8 +19,10 @@
  * step's path MTU); its peer probe runs {@code doctor}'s peer mode against a peer in
  * {@code doctor --serve} on the same thread, every wait with a timeout, and shows the report as the
  * command line prints it. The Bench tab ({@link org.rdmalab.app.BenchViewModel}) runs {@code bench}'s
- * engine on its own threads (soft0 in loopback, or this window as a server or client over TCP); what
- * its listener hears reaches the charts through the same once-a-frame batching, and Stop and closing
- * the window stop the run without waiting (a server waiting for its client too).
+ * engine on its own threads (on the device chosen from every backend's list, listed on the
+ * background thread, in loopback, or this window as a server or client over TCP, each wait bounded
+ * by its timeout); what its listener hears reaches the charts and the results table through the
+ * same once-a-frame batching, and Stop and closing the window stop the run without waiting (a
+ * server waiting for its client too).
  */
 package org.rdmalab.app;

@@ -108,6 +108,37 @@ public final class BenchFormat {
                 lat.stdevMicros(), lat.p99Micros(), lat.p999Micros());
     }
 
+    /**
+     * The names of {@link #tableHead}'s columns, one each ("#bytes", "#iterations", "BW peak[MB/sec]",
+     * ...), for a table with a cell per figure.
+     */
+    public static List<String> columns(BenchSettings settings) {
+        if (settings.mode() == BenchMode.LAT) {
+            return List.of("#bytes", "#iterations", "t_min[usec]", "t_max[usec]", "t_typical[usec]", "t_avg[usec]",
+                    "t_stdev[usec]", "99% percentile[usec]", "99.9% percentile[usec]");
+        }
+        String unit = settings.reportGbits() ? "[Gb/sec]" : "[MB/sec]";
+        return List.of("#bytes", "#iterations", "BW peak" + unit, "BW average" + unit, "MsgRate[Mpps]");
+    }
+
+    /** The figures of {@link #row}, one per {@link #columns} entry, as {@link #row} writes them. */
+    public static List<String> cells(BenchRow row, boolean gbits) {
+        if (row.bandwidth() != null) {
+            BandwidthStats bw = row.bandwidth();
+            return List.of(String.valueOf(bw.bytes()), String.valueOf(bw.iterations()),
+                    String.format(Locale.ROOT, "%.2f", bw.peak(gbits)),
+                    String.format(Locale.ROOT, "%.2f", bw.average(gbits)),
+                    String.format(Locale.ROOT, "%.6f", bw.messageRateMpps()));
+        }
+        LatencyStats lat = row.latency();
+        List<String> cells = new ArrayList<>(List.of(String.valueOf(lat.bytes()), String.valueOf(lat.iterations())));
+        for (double micros : new double[] {lat.minMicros(), lat.maxMicros(), lat.typicalMicros(), lat.averageMicros(),
+            lat.stdevMicros(), lat.p99Micros(), lat.p999Micros()}) {
+            cells.add(String.format(Locale.ROOT, "%.2f", micros));
+        }
+        return List.copyOf(cells);
+    }
+
     /** The line above the baseline's rows: what the baseline is. */
     public static String baselineTitle(BenchSettings settings, int datagramPayload) {
         return String.format(" baseline: plain UDP datagrams (java.nio DatagramChannel), %d-byte payloads,"

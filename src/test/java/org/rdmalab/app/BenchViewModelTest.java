@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdmalab.bench.BandwidthStats;
 import org.rdmalab.bench.BenchEngine;
+import org.rdmalab.bench.BenchFormat;
+import org.rdmalab.bench.BenchJson;
 import org.rdmalab.bench.BenchListener;
 import org.rdmalab.bench.BenchRun;
 import org.rdmalab.bench.BenchSettings;
@@ -27,7 +29,13 @@ import org.rdmalab.bench.BenchRow;
 import org.rdmalab.bench.BenchTest;
 import org.rdmalab.bench.Topology;
 import org.rdmalab.testing.Ports;
+import org.rdmalab.verbs.Context;
+import org.rdmalab.verbs.Device;
+import org.rdmalab.verbs.Errno;
+import org.rdmalab.verbs.VerbsException;
 import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+import org.rdmalab.verbs.spi.VerbsProvider;
 
 /**
  * The Bench view's model without the toolkit, on real soft0 benchmarks in loopback (tiny ones): the
@@ -42,7 +50,7 @@ class BenchViewModelTest {
     @BeforeEach
     void start() {
         uiThread = new TestUiThread(Duration.ofSeconds(30));
-        bench = onUi(() -> new BenchViewModel(new BenchEngine(Backends.installed()),
+        bench = onUi(() -> new BenchViewModel(new BenchEngine(Backends.installed()), Backends.installed(),
                 () -> new Topology.Loopback("127.0.0.1", "127.0.0.2", Ports.freeUdpPort(), Ports.freeUdpPort()),
                 Runnable::run, uiThread));
     }
@@ -80,6 +88,32 @@ class BenchViewModelTest {
         String status = onUi(() -> bench.statusProperty().get());
         assertTrue(status.startsWith("Done: ib_write_lat, 8 B, 200 iterations, with the UDP baseline"), status);
         assertTrue(status.contains("ratio to the UDP baseline"), status);
+
+        // The table: a line per row in perftest's columns, the ratio on the RDMA line, --verbose's figures.
+        assertEquals(BenchFormat.columns(report.info().settings()), onUi(() -> List.copyOf(bench.columns())));
+        List<BenchViewModel.ResultRow> table = onUi(() -> List.copyOf(bench.resultRows()));
+        assertEquals(2, table.size());
+        BenchRow rdmaRow = report.rows().get(0);
+        BenchRow udpRow = report.rows().get(1);
+        assertEquals(BenchFormat.cells(rdmaRow, false), table.get(0).cells());
+        assertEquals(BenchFormat.cells(udpRow, false), table.get(1).cells());
+        assertEquals(List.of("RDMA", "baseline"), table.stream().map(BenchViewModel.ResultRow::path).toList());
+        assertEquals(BenchFormat.ratioLines(report).get(0), "ratio: " + table.get(0).ratio());
+        assertEquals("", table.get(1).ratio());
+        assertEquals("", table.get(0).lost());
+        assertEquals(String.valueOf(udpRow.lostMessages()), table.get(1).lost());
+        assertEquals(String.format(Locale.ROOT, "%.1f", rdmaRow.usage().bytesPerMessage()), table.get(0).allocation());
+        assertEquals(rdmaRow.usage().gcCount() + " (" + rdmaRow.usage().gcMillis() + " ms)", table.get(0).gc());
+        assertTrue(table.get(0).counters().startsWith("sent_pkts +"), table.get(0).counters());
+        assertEquals(BenchFormat.counters(rdmaRow), " rdma 8 bytes: this side's device counters moved: "
+                + table.get(0).counters());
+        String verbose = onUi(() -> bench.verboseTextProperty().get());
+        assertEquals(BenchFormat.usage(rdmaRow) + "\n" + BenchFormat.counters(rdmaRow) + "\n"
+                + BenchFormat.usage(udpRow) + "\n", verbose, "bench --verbose's lines, the baseline has no counters");
+        String copied = BenchViewModel.tableText(BenchFormat.columns(report.info().settings()), table);
+        assertTrue(copied.startsWith("path\t#bytes\t#iterations\tt_min[usec]\t"), copied);
+        assertTrue(copied.contains("\nRDMA\t8\t200\t" + String.join("\t", table.get(0).cells().subList(2, 9))
+                + "\t\t" + table.get(0).ratio() + "\t"), copied);
 
         BenchViewModel.SizeBar bar = onUi(() -> bench.sizeBars().get(0));
         assertEquals(8, bar.bytes());
@@ -126,9 +160,10 @@ class BenchViewModelTest {
         Path json = onUi(() -> bench.save(folder.resolve("lat.json"), BenchViewModel.Format.JSON)).get(10,
                 TimeUnit.SECONDS);
         String text = Files.readString(json, StandardCharsets.UTF_8);
-        assertEquals(BenchViewModel.json(report), text);
+        assertEquals(BenchJson.text(report, true), text, "what bench --json --verbose prints");
         for (String key : List.of("\"test_info\"", "\"test\": \"RDMA_Write_Latency_Test\"", "\"results\"",
-                "\"t_typical\"", "\"percentile_99.9\"", "\"baseline\"", "\"ratio\": ")) {
+                "\"t_typical\"", "\"percentile_99.9\"", "\"baseline\"", "\"ratio\": ", "\"allocation\"",
+                "\"bytes_per_message\"", "\"device_counters\"", "\"sent_pkts\": ")) {
             assertTrue(text.contains(key), () -> key + " in " + text);
         }
         assertTrue(onUi(() -> bench.statusProperty().get()).startsWith("Saved JSON to "));
@@ -243,6 +278,149 @@ class BenchViewModelTest {
         });
         assertEquals("Cannot run: TCP port 'port' is not a number (18515, as bench's -p)", refused);
         assertFalse(onUi(() -> bench.runningProperty().get()));
+    }
+
+    @Test
+    void theTableGrowsAsEachSizeFinishesWhileTheRunGoesOn() {
+        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        onUi(() -> {
+            bench.resultRows().addListener((javafx.collections.ListChangeListener<BenchViewModel.ResultRow>) change ->
+                    seen.add(bench.resultRows().size() + (bench.runningProperty().get() ? " running" : " ended")));
+            // Two sizes, as -a runs them (the form offers one size or the whole sweep).
+            bench.start(BenchSettings.defaults(BenchTest.WRITE, BenchMode.LAT).withSizes(List.of(2, 4))
+                    .withIterations(100));
+            return null;
+        });
+        uiThread.await("the report", () -> bench.reportProperty().get() != null);
+        assertEquals(List.of("1 running", "2 running"), seen, "a line per size as it finished, before the end");
+        assertEquals(List.of("2", "4"), onUi(() -> bench.resultRows().stream().map(row -> row.cells().get(0))
+                .toList()));
+    }
+
+    @Test
+    void theDeviceListHasEveryBackendsDevicesAndTheChosenOneIsTheOneTheRunOpens() {
+        VerbsProvider test = new VerbsProvider() {
+            @Override
+            public String name() {
+                return "test";
+            }
+
+            @Override
+            public List<Device> devices(DeviceOptions options) {
+                return List.of(new Device() {
+                    @Override
+                    public String name() {
+                        return "lab9";
+                    }
+
+                    @Override
+                    public String backend() {
+                        return "test";
+                    }
+
+                    @Override
+                    public String description() {
+                        return "a device that does not open";
+                    }
+
+                    @Override
+                    public Context open() throws VerbsException {
+                        throw new VerbsException("ibv_open_device", Errno.ENODEV, "lab9 is unplugged");
+                    }
+                });
+            }
+        };
+        VerbsProvider broken = new VerbsProvider() {
+            @Override
+            public String name() {
+                return "broken";
+            }
+
+            @Override
+            public List<Device> devices(DeviceOptions options) throws VerbsException {
+                throw new VerbsException("ibv_get_device_list", Errno.ENOSYS, "no RDMA here");
+            }
+        };
+        List<VerbsProvider> providers = new java.util.ArrayList<>(Backends.installed().providers());
+        providers.add(test);
+        providers.add(broken);
+        Backends backends = new Backends(providers);
+        BenchViewModel other = onUi(() -> new BenchViewModel(new BenchEngine(backends), backends,
+                () -> new Topology.Loopback("127.0.0.1", "127.0.0.2", Ports.freeUdpPort(), Ports.freeUdpPort()),
+                Runnable::run, uiThread));
+        uiThread.await("the device list", () -> other.devices().contains("lab9"));
+        List<String> devices = onUi(() -> List.copyOf(other.devices()));
+        assertTrue(devices.contains("soft0"), devices::toString);
+        assertEquals("soft0", onUi(() -> other.deviceProperty().get()), "bench's -d default stays chosen");
+        String note = onUi(() -> other.devicesNoteProperty().get());
+        assertTrue(note.contains("lab9: a device that does not open (test)"), note);
+        assertTrue(note.contains("broken: ibv_get_device_list failed: ENOSYS"), note);
+        onUi(() -> {
+            other.deviceProperty().set("lab9");
+            other.modeProperty().set(BenchMode.LAT);
+            assertEquals("lab9", other.settings().device());
+            other.start();
+            return null;
+        });
+        uiThread.await("the run to fail", () -> !other.runningProperty().get());
+        String status = onUi(() -> other.statusProperty().get());
+        assertTrue(status.startsWith("The run failed: ibv_open_device failed: ENODEV") && status.contains(
+                "lab9 is unplugged"), status);
+        onUi(() -> {
+            other.close();
+            return null;
+        });
+    }
+
+    @Test
+    void portGidIndexAndTimeoutAreBenchsOptionsWithItsDefaultsAndMessages() {
+        BenchSettings defaults = onUi(() -> bench.settings());
+        assertEquals(1, defaults.ibPort());
+        assertEquals(-1, defaults.gidIndex(), "an empty GID index is bench's choice");
+        assertEquals("soft0", defaults.device());
+        BenchSettings chosen = onUi(() -> {
+            bench.ibPortProperty().set(2);
+            bench.gidIndexProperty().set(" 3 ");
+            return bench.settings();
+        });
+        assertEquals(2, chosen.ibPort());
+        assertEquals(3, chosen.gidIndex());
+        for (String[] bad : new String[][] {
+            {"x", "Cannot run: -x 'x' is not a GID index (a number 0..255, or empty for bench's choice)"},
+            {"-1", "Cannot run: -x -1: the GID index must be 0..255 (leave it empty for bench's choice)"},
+            {"256", "Cannot run: -x 256: the GID index must be 0..255"}}) {
+            String refused = onUi(() -> {
+                bench.gidIndexProperty().set(bad[0]);
+                bench.start();
+                return bench.statusProperty().get();
+            });
+            assertEquals(bad[1], refused);
+        }
+        assertFalse(onUi(() -> bench.runningProperty().get()));
+
+        // --timeout: bench's default, and what a server or client waits.
+        String cliDefault = org.rdmalab.cli.Main.commandLine().getSubcommands().get("bench").getCommandSpec()
+                .findOption("--timeout").defaultValue();
+        assertEquals(cliDefault, String.valueOf(onUi(() -> bench.timeoutProperty().get())));
+        Topology server = onUi(() -> {
+            bench.gidIndexProperty().set("");
+            bench.roleProperty().set(BenchViewModel.Role.SERVER);
+            bench.timeoutProperty().set(7);
+            return bench.topology();
+        });
+        assertEquals(Duration.ofSeconds(7), ((Topology.Server) server).acceptTimeout());
+        Topology client = onUi(() -> {
+            bench.roleProperty().set(BenchViewModel.Role.CLIENT);
+            bench.serverAddressProperty().set("127.0.0.1");
+            return bench.topology();
+        });
+        assertEquals(Duration.ofSeconds(7), ((Topology.Client) client).connectTimeout());
+        String refused = onUi(() -> {
+            bench.timeoutProperty().set(null);
+            bench.start();
+            return bench.statusProperty().get();
+        });
+        assertEquals("Cannot run: --timeout must be at least 1 second", refused);
     }
 
     @Test

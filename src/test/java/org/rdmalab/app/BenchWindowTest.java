@@ -14,13 +14,22 @@ import javafx.scene.chart.BarChart;
 import javafx.scene.chart.LineChart;
 import javafx.scene.chart.NumberAxis;
 import javafx.scene.chart.XYChart;
+import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
+import javafx.scene.control.Spinner;
+import javafx.scene.control.TableCell;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
+import javafx.scene.input.Clipboard;
+import javafx.scene.input.KeyCode;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.rdmalab.bench.BenchEngine;
+import org.rdmalab.bench.BenchFormat;
 import org.rdmalab.bench.BenchListener;
 import org.rdmalab.bench.BenchMode;
 import org.rdmalab.bench.BenchReport;
@@ -38,9 +47,11 @@ import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /**
- * The lab window's Bench tab on soft0: opened, run from its button, drawn live, stopped; as the
- * server of a client over TCP, stopped while it waits, and refusing a bad server address (TestFX,
- * headless).
+ * The lab window's Bench tab on soft0: opened, run from its button, drawn live, stopped; its rows in
+ * the table with perftest's columns, copied, and the --verbose figures; the device, port and GID
+ * index of the form reaching the run, bad ones explained; as the server of a client over TCP,
+ * stopped while it waits or giving up after its timeout, and refusing a bad server address
+ * (TestFX, headless).
  */
 @ExtendWith(ApplicationExtension.class)
 class BenchWindowTest {
@@ -167,13 +178,156 @@ class BenchWindowTest {
         FxWait.waitFor("the server to wait", 60, () -> status(robot).contains("waiting for a client on port " + tcp));
         assertTrue(window.bench().runningProperty().get());
         robot.clickOn("#benchStop");
-        // The server waits minutes for a client (BenchViewModel.SERVER_WAIT); Stop must not.
+        // The server waits for a client as long as its Timeout says (60 s); Stop must not.
         FxWait.waitFor("the waiting server to stop", 30, () -> !window.bench().runningProperty().get());
         assertEquals("Stopped: no client came; TCP port " + tcp + " is free again.", status(robot));
         try (ServerSocket again = new ServerSocket()) {
             again.bind(new InetSocketAddress("127.0.0.1", tcp));
         }
         assertFalse(robot.lookup("#benchRun").queryButton().isDisabled(), "Run is back");
+    }
+
+    /** Types {@code text} into a spinner's editor (Run takes what was typed). */
+    private static void typeInto(FxRobot robot, String spinner, String text) {
+        TextField editor = robot.lookup(spinner).queryAs(Spinner.class).getEditor();
+        robot.interact(editor::clear);
+        robot.clickOn(editor).write(text);
+    }
+
+    @Test
+    void aLoopbackRunOnTheChosenDeviceAndGidFillsTheTableInPerftestsColumnsWithTheRatioAndVerboseFigures(
+            FxRobot robot) {
+        openBenchTab(robot);
+        @SuppressWarnings("unchecked")
+        ChoiceBox<String> device = robot.lookup("#benchDevice").queryAs(ChoiceBox.class);
+        FxWait.waitFor("the device list", 30, () -> !device.getTooltip().getText().startsWith("looking"));
+        assertTrue(device.getItems().contains("soft0"), device.getItems()::toString);
+        assertEquals("soft0", device.getValue(), "bench's -d default");
+        assertTrue(device.getTooltip().getText().contains("soft0: software RoCE v2"), device.getTooltip().getText());
+        // Every backend's answer is there: libibverbs' devices, or why it has none (ENOSYS here).
+        assertTrue(device.getTooltip().getText().contains("libibverbs"), device.getTooltip().getText());
+        robot.interact(() -> device.getSelectionModel().select("soft0"));
+        robot.interact(() -> {
+            BenchViewModel bench = window.bench();
+            bench.modeProperty().set(BenchMode.LAT);
+            bench.sizeProperty().set(8);
+            bench.iterationsProperty().set(200);
+            bench.baselineProperty().set(true);
+        });
+        TableView<?> table = robot.lookup("#benchTable").queryAs(TableView.class);
+        assertTrue(table.getItems().isEmpty());
+        // The charts and the table get the window's width (and the table some height).
+        robot.clickOn("#benchWide");
+        type(robot, "#benchGid", "3");
+        typeInto(robot, "#benchIbPort", "1");
+        robot.clickOn("#benchRun");
+        FxWait.waitFor("the run to end", 120, () -> !window.bench().runningProperty().get());
+        BenchReport report = window.bench().reportProperty().get();
+        assertNotNull(report, status(robot));
+        assertEquals("soft0", report.info().deviceName());
+        assertEquals(3, report.info().gidIndex(), "-x reached the device");
+        assertEquals(1, report.info().settings().ibPort());
+
+        List<String> heads = table.getColumns().stream().map(TableColumn::getText).toList();
+        List<String> expected = new java.util.ArrayList<>(List.of("path"));
+        expected.addAll(BenchFormat.columns(report.info().settings()));
+        expected.addAll(List.of("lost", "ratio", "allocated B/msg", "GCs", "device counters"));
+        assertEquals(expected, heads, "perftest's latency columns, then the ratio and --verbose's figures");
+        assertEquals(2, table.getItems().size(), "RDMA and the baseline");
+        BenchRow rdma = report.rows(BenchRow.Path.RDMA).get(0);
+        BenchRow udp = report.rows(BenchRow.Path.BASELINE).get(0);
+        assertEquals("RDMA", cell(table, 0, 0));
+        assertEquals("baseline", cell(table, 1, 0));
+        List<String> rdmaCells = BenchFormat.cells(rdma, false);
+        for (int i = 0; i < rdmaCells.size(); i++) {
+            assertEquals(rdmaCells.get(i), cell(table, 0, i + 1), heads.get(i + 1));
+        }
+        assertEquals(BenchFormat.cells(udp, false).get(4), cell(table, 1, 5), "the baseline's t_typical");
+        int ratioColumn = heads.indexOf("ratio");
+        assertEquals(String.format(java.util.Locale.ROOT, "%.2f", report.ratio(8).getAsDouble()),
+                cell(table, 0, ratioColumn), "the ratio line's figure on the RDMA row");
+        assertEquals(String.valueOf(udp.lostMessages()), cell(table, 1, heads.indexOf("lost")));
+        assertTrue(cell(table, 0, heads.indexOf("device counters")).contains("sent_pkts +"),
+                () -> "soft0's counters moved: " + cell(table, 0, heads.indexOf("device counters")));
+        assertFalse(cell(table, 0, heads.indexOf("allocated B/msg")).isEmpty());
+
+        // Copy: the selected row with the head line, tab-separated.
+        // The row's first cell: the row itself is wider than the table, its middle out of sight.
+        robot.clickOn(robot.lookup("#benchTable .table-cell").match(node -> node instanceof TableCell<?, ?> cell
+                && cell.isVisible() && cell.getIndex() == 0 && "RDMA".equals(cell.getText())).queryAs(Node.class));
+        robot.interact(() -> Clipboard.getSystemClipboard().clear());
+        robot.press(KeyCode.CONTROL).type(KeyCode.C).release(KeyCode.CONTROL);
+        String copied = clipboard(robot);
+        assertNotNull(copied, "Ctrl+C put the row on the clipboard");
+        String[] lines = copied.split("\n");
+        assertEquals(2, lines.length, () -> "the head and the selected row: " + copied);
+        assertEquals(String.join("\t", heads), lines[0]);
+        assertTrue(lines[1].startsWith("RDMA\t" + String.join("\t", rdmaCells) + "\t\t"), lines[1]);
+
+        // --verbose's lines, as bench prints them, in the details pane.
+        robot.clickOn(robot.lookup("#benchDetails .title").queryAs(Node.class));
+        TextArea verbose = robot.lookup("#benchVerbose").queryAs(TextArea.class);
+        assertTrue(verbose.isVisible());
+        assertTrue(verbose.getText().contains(BenchFormat.usage(rdma)), verbose.getText());
+        assertTrue(verbose.getText().contains(BenchFormat.counters(rdma)), verbose.getText());
+        assertTrue(verbose.getText().contains(BenchFormat.usage(udp)), verbose.getText());
+    }
+
+    private static String clipboard(FxRobot robot) {
+        String[] text = new String[1];
+        robot.interact(() -> text[0] = Clipboard.getSystemClipboard().getString());
+        return text[0];
+    }
+
+    private static String cell(TableView<?> table, int row, int column) {
+        return String.valueOf(table.getColumns().get(column).getCellData(row));
+    }
+
+    @Test
+    void aBadGidIndexOrPortIsExplainedInTheStatusLine(FxRobot robot) {
+        openBenchTab(robot);
+        robot.interact(() -> {
+            window.bench().modeProperty().set(BenchMode.LAT);
+            window.bench().iterationsProperty().set(100);
+        });
+        type(robot, "#benchGid", "abc");
+        robot.clickOn("#benchRun");
+        assertEquals("Cannot run: -x 'abc' is not a GID index (a number 0..255, or empty for bench's choice)",
+                status(robot));
+        type(robot, "#benchGid", "300");
+        robot.clickOn("#benchRun");
+        assertEquals("Cannot run: -x 300: the GID index must be 0..255", status(robot));
+        assertFalse(window.bench().runningProperty().get(), "nothing started");
+        // Within bench's range but not in soft0's table: the device says which indexes it has.
+        type(robot, "#benchGid", "9");
+        robot.clickOn("#benchRun");
+        FxWait.waitFor("the run to fail", 60, () -> !window.bench().runningProperty().get());
+        assertEquals("The run failed: -x 9: soft0 port 1 has no GID there; populated indexes: [0, 1, 2, 3]",
+                status(robot));
+        type(robot, "#benchGid", "");
+        typeInto(robot, "#benchIbPort", "2");
+        robot.clickOn("#benchRun");
+        FxWait.waitFor("the run to fail", 60, () -> !window.bench().runningProperty().get());
+        assertTrue(status(robot).startsWith("The run failed: ibv_query_port failed: EINVAL")
+                && status(robot).contains("port 2 does not exist"), status(robot));
+        assertEquals(2, window.bench().ibPortProperty().get(), "-i came from the spinner");
+    }
+
+    @Test
+    void aServerGivesUpAfterItsTimeoutWithAClearMessage(FxRobot robot) {
+        openBenchTab(robot);
+        assertFalse(robot.lookup("#benchTimeoutField").query().isVisible(), "loopback waits for no peer");
+        int tcp = serveOnAFreePort(robot, Ports.freeUdpPort(), Ports.freeUdpPort());
+        assertTrue(robot.lookup("#benchTimeoutField").query().isVisible(), "a server has its --timeout");
+        assertEquals(BenchViewModel.DEFAULT_TIMEOUT_SECONDS, robot.lookup("#benchTimeout").queryAs(Spinner.class)
+                .getValue());
+        typeInto(robot, "#benchTimeout", "1");
+        long started = System.nanoTime();
+        robot.clickOn("#benchRun");
+        FxWait.waitFor("the server to give up", 30, () -> !window.bench().runningProperty().get());
+        assertTrue(System.nanoTime() - started < 20_000_000_000L, "it waited 1 s, not the default 60");
+        assertEquals("The run failed: no client connected to 127.0.0.1:" + tcp + " within 1 s; start the client with"
+                + " this server's IP, or raise the accept timeout", status(robot));
     }
 
     @Test

@@ -41,7 +41,7 @@ class ViewsLoadTest {
                 VerbsLogView.class, new VerbsLogView(lab),
                 PacketsView.class, new PacketsView(lab),
                 BenchView.class, new BenchView(new BenchViewModel(new org.rdmalab.bench.BenchEngine(Backends.installed()),
-                        () -> {
+                        Backends.installed(), () -> {
                             throw new IllegalStateException("this test runs no benchmark");
                         }, Runnable::run, Runnable::run))));
     }

@@ -80,6 +80,31 @@ class BenchFormatTest {
                 List.of(BenchFormat.row(row, false).trim().split("\\s+")).subList(0, 2));
     }
 
+    @Test
+    void columnsAndCellsAreTheTableSplitOnePerFigure() {
+        for (BenchSettings settings : List.of(BW, BW.withReportGbits(true), LAT)) {
+            List<String> columns = BenchFormat.columns(settings);
+            String head = BenchFormat.tableHead(settings);
+            assertEquals(head.replace(" ", ""), String.join("", columns).replace(" ", ""), head);
+            int from = 0;
+            for (String column : columns) {
+                int at = head.indexOf(column, from);
+                assertTrue(at >= from, () -> column + " in " + head);
+                from = at + column.length();
+            }
+        }
+        assertEquals("BW average[Gb/sec]", BenchFormat.columns(BW.withReportGbits(true)).get(3));
+        for (BenchRow row : List.of(bwRow(BenchRow.Path.RDMA, 65536, 100 * BandwidthStats.MEBIBYTE),
+                latRow(BenchRow.Path.BASELINE, 10, 20, 30, 40, 50))) {
+            for (boolean gbits : new boolean[] {false, true}) {
+                List<String> cells = BenchFormat.cells(row, gbits);
+                assertEquals(List.of(BenchFormat.row(row, gbits).trim().split("\\s+")), cells);
+            }
+        }
+        assertEquals(5, BenchFormat.cells(bwRow(BenchRow.Path.RDMA, 2, 1), false).size());
+        assertEquals(9, BenchFormat.cells(latRow(BenchRow.Path.RDMA, 1, 2, 3), false).size());
+    }
+
     private static void assertColumns(String head, String row, List<String> labels) {
         for (String label : labels) {
             int column = head.indexOf(label);
