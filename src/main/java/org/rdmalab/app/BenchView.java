@@ -72,6 +72,8 @@ public final class BenchView {
     @FXML
     private TextField benchTcpPort;
     @FXML
+    private CheckBox benchPerftest;
+    @FXML
     private HBox benchTimeoutField;
     @FXML
     private Spinner<Integer> benchTimeout;
@@ -171,6 +173,9 @@ public final class BenchView {
         for (HBox field : List.of(benchServerField, benchLocalField, benchTcpPortField, benchTimeoutField)) {
             field.managedProperty().bind(field.visibleProperty());
         }
+        benchPerftest.selectedProperty().bindBidirectional(viewModel.perftestProperty());
+        benchPerftest.setTooltip(new Tooltip("The other side is ib_write_bw, ib_write_lat, ib_read_bw or ib_read_lat"
+                + " (bench --perftest): perftest's TCP exchange, write and read tests, no baseline"));
         benchServer.textProperty().bindBidirectional(viewModel.serverAddressProperty());
         benchLocal.textProperty().bindBidirectional(viewModel.localAddressProperty());
         // bench's defaults for --local-ip, as the field's hint.
@@ -239,8 +244,8 @@ public final class BenchView {
         benchBaseline.selectedProperty().bindBidirectional(viewModel.baselineProperty());
         benchGbits.selectedProperty().bindBidirectional(viewModel.reportGbitsProperty());
         var running = viewModel.runningProperty();
-        for (javafx.scene.Node field : List.of(benchRole, benchServer, benchLocal, benchTcpPort, benchTimeout,
-                benchDevice, benchIbPort, benchGid, benchTest, benchMode,
+        for (javafx.scene.Node field : List.of(benchRole, benchServer, benchLocal, benchTcpPort, benchPerftest,
+                benchTimeout, benchDevice, benchIbPort, benchGid, benchTest, benchMode,
                 benchSweep, benchLimit, benchIterations, benchSeconds, benchMtu, benchBaseline, benchGbits)) {
             field.disableProperty().bind(running);
         }

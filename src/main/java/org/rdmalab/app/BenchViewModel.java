@@ -257,6 +257,8 @@ public final class BenchViewModel {
     private final ObjectProperty<Integer> timeout = new SimpleObjectProperty<>(DEFAULT_TIMEOUT_SECONDS);
     private final BooleanProperty reportGbits = new SimpleBooleanProperty();
     private final ObjectProperty<Role> role = new SimpleObjectProperty<>(Role.LOOPBACK);
+    /** bench's --perftest: the peer is ib_write_* or ib_read_*, over perftest's TCP exchange. */
+    private final BooleanProperty perftest = new SimpleBooleanProperty(false);
     private final StringProperty serverAddress = new SimpleStringProperty("");
     private final StringProperty localAddress = new SimpleStringProperty("");
     private final StringProperty tcpPort = new SimpleStringProperty(String.valueOf(Topology.DEFAULT_TCP_PORT));
@@ -430,10 +432,15 @@ public final class BenchViewModel {
     public Topology topology() {
         return switch (role.get()) {
             case LOOPBACK -> topology.get();
-            case SERVER -> Topology.server(localAddress.get(), port(), udpPort.get(), baselinePort.get(), waitLimit());
+            case SERVER -> Topology.server(localAddress.get(), port(), udpPort.get(), baselinePort.get(), waitLimit())
+                    .withExchange(exchange());
             case CLIENT -> Topology.client(serverAddress.get(), localAddress.get(), port(), udpPort.get(),
-                    baselinePort.get(), waitLimit());
+                    baselinePort.get(), waitLimit()).withExchange(exchange());
         };
+    }
+
+    private Topology.Exchange exchange() {
+        return perftest.get() ? Topology.Exchange.PERFTEST : Topology.Exchange.RDMA_LAB;
     }
 
     /** --timeout: how long a server waits for its client, or a client for its server. */
@@ -669,15 +676,17 @@ public final class BenchViewModel {
                     : "Done: no client came.");
             return;
         }
-        if (runTopology instanceof Topology.Server && runSettings.mode() == BenchMode.LAT && !done.stopped()) {
-            // perftest's latency server prints its header only: the client has the figures.
+        if (runTopology instanceof Topology.Server && done.rows(BenchRow.Path.RDMA).isEmpty() && !done.stopped()) {
+            // A latency server prints its header only: the client has the figures (but against a
+            // perftest ib_write_lat both sides measure, and the rows show).
             status.set("Done: served " + describe(runSettings) + "; the client measured it and has the figures.");
             return;
         }
         List<Integer> sizes = done.rows(BenchRow.Path.RDMA).stream().map(BenchRow::bytes).toList();
         StringBuilder text = new StringBuilder(done.stopped() ? "Stopped: " : "Done: ");
         text.append(describe(runSettings)).append(", ").append(sizes.size()).append(sizes.size() == 1 ? " size" : " sizes")
-                .append(runTopology instanceof Topology.Server ? " measured by the client" : " measured");
+                .append(runTopology instanceof Topology.Server && runSettings.mode() == BenchMode.BW
+                        ? " measured by the client" : " measured");
         if (sizes.size() == 1) {
             BenchRow row = done.rows(BenchRow.Path.RDMA).get(0);
             text.append(runSettings.mode() == BenchMode.BW
@@ -1060,6 +1069,14 @@ public final class BenchViewModel {
     /** Loopback, server or client. */
     public ObjectProperty<Role> roleProperty() {
         return role;
+    }
+
+    /**
+     * Whether the peer is a perftest program ({@code bench --perftest}): the server or client speaks
+     * perftest's TCP exchange, for write and read tests, without the baseline.
+     */
+    public BooleanProperty perftestProperty() {
+        return perftest;
     }
 
     /** The server's IPv4 address (a client's {@code <server_ip>}). */

@@ -265,8 +265,8 @@ public final class BenchEngine {
 
     /** One side against a perftest program over {@code channel}, which it closes. */
     private static void perftest(BenchRun run, boolean client, BenchSettings settings, Device device,
-                                 Inet4Address local, ControlChannel channel, BenchListener listener, List<BenchRow> rows,
-                                 AtomicReference<BenchInfo> info) throws VerbsException, BenchException {
+                                 Inet4Address local, ControlChannel channel, BenchListener listener,
+                                 List<BenchRow> rows, AtomicReference<BenchInfo> info) throws VerbsException, BenchException {
         try (channel) {
             PerftestSide side = new PerftestSide(client, settings, device, local, new PerftestExchange(channel, client),
                     listener, new Progress(run.stopFlag(), listener), rows, PerftestSide.runTimeout(settings));

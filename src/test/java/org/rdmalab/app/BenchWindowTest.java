@@ -14,6 +14,7 @@ import javafx.scene.chart.BarChart;
 import javafx.scene.chart.LineChart;
 import javafx.scene.chart.NumberAxis;
 import javafx.scene.chart.XYChart;
+import javafx.scene.control.CheckBox;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.Spinner;
@@ -169,6 +170,43 @@ class BenchWindowTest {
         assertTrue(text.startsWith("Done: ib_write_bw, 4 KiB, 300 iterations, MTU 1024, TX depth 16, 1 size measured"
                 + " by the client, ") && text.endsWith(" Gb/sec."), text);
         assertTrue(Ports.portReleased(udp), "the device closed its sockets");
+    }
+
+    /** "peer is perftest": the window serves over perftest's exchange, as `bench --perftest` does for ib_write_lat. */
+    @Test
+    void asAPerftestServerTheWindowRunsIbWriteLatsLoopAndShowsItsOwnRows(FxRobot robot) throws Exception {
+        int udp = Ports.freeUdpPort();
+        int tcp = serveOnAFreePort(robot, udp, 0);
+        CheckBox perftest = robot.lookup("#benchPerftest").queryAs(CheckBox.class);
+        assertTrue(perftest.isVisible(), "a server can say its peer is perftest");
+        robot.clickOn(perftest);
+        robot.interact(() -> {
+            BenchViewModel bench = window.bench();
+            bench.modeProperty().set(BenchMode.LAT);
+            bench.sizeProperty().set(64);
+            bench.iterationsProperty().set(400);
+            bench.baselineProperty().set(false);
+        });
+        robot.clickOn("#benchRun");
+        FxWait.waitFor("the server to wait", 60, () -> status(robot).contains("(TCP, perftest's exchange)"));
+
+        // The client: what `bench write --lat --perftest -s 64 -n 400 127.0.0.1` runs (ib_write_lat's place).
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.LAT).withSizes(List.of(64))
+                .withIterations(400);
+        BenchRun client = new BenchEngine(Backends.installed()).start(settings, Topology.client("127.0.0.1", null, tcp,
+                udp, 0, Duration.ofSeconds(60)).withExchange(Topology.Exchange.PERFTEST), BenchListener.NONE);
+        BenchReport measured = client.await(Duration.ofSeconds(120));
+        FxWait.waitFor("the window's run to end", 60, () -> !window.bench().runningProperty().get());
+
+        BenchReport served = window.bench().reportProperty().get();
+        assertNotNull(served, status(robot));
+        assertEquals(400, measured.rows().get(0).latency().iterations());
+        assertEquals(400, served.rows().get(0).latency().iterations(), "the window measured its own side");
+        String text = status(robot);
+        assertTrue(text.startsWith("Done: ib_write_lat, 64 B, 400 iterations") && text.contains("1 size measured, "),
+                text);
+        robot.clickOn(perftest);
+        assertFalse(window.bench().perftestProperty().get(), "the box is the view model's switch");
     }
 
     @Test
