@@ -1,9 +1,7 @@
 package org.rdmalab.softroce;
 
-import java.util.List;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.ReceiveWorkRequest;
-import org.rdmalab.verbs.ScatterGatherElement;
 
 /**
  * A slot of the receive queue's ring and the receive posted into it (rxe's {@code struct
@@ -38,15 +36,7 @@ final class RecvWqe {
     void fill(ReceiveWorkRequest request, long capacity) {
         this.wrId = request.wrId();
         this.capacity = capacity;
-        List<ScatterGatherElement> sges = request.sgList();
-        this.sgeCount = sges.size();
-        for (int i = 0; i < sgeCount; i++) {
-            ScatterGatherElement sge = sges.get(i);
-            sgeAddresses[i] = sge.address();
-            sgeLkeys[i] = sge.lkey();
-            lengths[i] = sge.length();
-            regions[i] = null;
-        }
+        this.sgeCount = ScatterGather.fill(request.sgList(), sgeAddresses, sgeLkeys, lengths, regions);
         this.resolved = false;
         this.valid = false;
     }

@@ -1,9 +1,29 @@
 package org.rdmalab.softroce;
 
+import java.util.List;
+import org.rdmalab.verbs.ScatterGatherElement;
+
 /** Copies between a message's bytes and the memory a resolved scatter/gather list names (rxe's {@code copy_data}). */
 final class ScatterGather {
 
     private ScatterGather() {
+    }
+
+    /**
+     * Copies a posted request's gather or scatter list into a reused slot's arrays and clears the
+     * regions it resolved before; returns the number of entries.
+     */
+    static int fill(List<ScatterGatherElement> sges, long[] addresses, int[] lkeys, int[] lengths,
+                    SoftMemoryRegion[] regions) {
+        int count = sges.size();
+        for (int i = 0; i < count; i++) {
+            ScatterGatherElement sge = sges.get(i);
+            addresses[i] = sge.address();
+            lkeys[i] = sge.lkey();
+            lengths[i] = sge.length();
+            regions[i] = null;
+        }
+        return count;
     }
 
     /**

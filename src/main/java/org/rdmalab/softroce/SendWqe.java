@@ -1,8 +1,6 @@
 package org.rdmalab.softroce;
 
-import java.util.List;
 import org.rdmalab.verbs.AccessFlag;
-import org.rdmalab.verbs.ScatterGatherElement;
 import org.rdmalab.verbs.SendWorkRequest;
 import org.rdmalab.verbs.WcStatus;
 import org.rdmalab.verbs.WrOpcode;
@@ -70,15 +68,7 @@ final class SendWqe {
         this.rkey = request.rkey();
         this.compareAdd = request.compareAdd();
         this.swap = request.swap();
-        List<ScatterGatherElement> sges = request.sgList();
-        this.sgeCount = sges.size();
-        for (int i = 0; i < sgeCount; i++) {
-            ScatterGatherElement sge = sges.get(i);
-            sgeAddresses[i] = sge.address();
-            sgeLkeys[i] = sge.lkey();
-            lengths[i] = sge.length();
-            regions[i] = null;
-        }
+        this.sgeCount = ScatterGather.fill(request.sgList(), sgeAddresses, sgeLkeys, lengths, regions);
         this.inline = false;
         this.length = length;
         this.started = false;
