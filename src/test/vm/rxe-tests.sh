@@ -425,7 +425,7 @@ test_bench_perftest_peer() {
     expect_status "bench --perftest client" "$client_status" 0
     expect_row bench_perftest_peer.bw_lab_client.server 65536 500
     expect_row bench_perftest_peer.bw_lab_client.client 65536 500
-    expect bench_perftest_peer.bw_lab_client.client "the peer is perftest"
+    expect bench_perftest_peer.bw_lab_client.client "the peer announces perftest 6.06"
     peers bench_perftest_peer.bw_lab_server lab bench write --bw --perftest -d rxe0 --local-ip "$IP1" -s 65536 -n 500 \
         --timeout 600 -- ib_write_bw -d rxe0 -x 2 -s 65536 -n 500 "$IP1"
     expect_status "bench --perftest server" "$server_status" 0

@@ -103,7 +103,7 @@ final class PerftestSide {
     void run() throws VerbsException, BenchException {
         try {
             String peerVersion = exchange.versions(PerftestExchange.VERSION);
-            listener.note("the peer is perftest " + peerVersion);
+            listener.note("the peer announces perftest " + peerVersion);
             int[] system = exchange.systemData(CYCLE_BUFFER, CACHE_LINE);
             int buffer = Math.max(settings.maxSize(), system[0]);
             try (VerbsSide side = new VerbsSide(device, localAddress, settings, buffer)) {
