@@ -413,9 +413,10 @@ test_bench_vs_perftest() {
     done
 }
 
-# bench --perftest with a real perftest binary as the other side, each way round: perftest's TCP
-# exchange byte for byte (versions, system data, MTU, keys, barriers, the bandwidth report) and the
-# ib_write_lat loop's counting bytes. perftest prints the rows it gets or measures itself.
+# bench --perftest with a real perftest binary as the other side, either way round: perftest's TCP
+# exchange byte for byte (versions, system data, MTU, keys, barriers, the bandwidth report), the
+# ib_write_lat loop's counting bytes and ib_send_*'s exact counts. perftest prints the rows it gets
+# or measures itself.
 test_bench_perftest_peer() {
     local out=$LOGS/bench_perftest_peer
     PORT=18515
@@ -458,8 +459,29 @@ test_bench_perftest_peer() {
     expect_status "bench read --lat --perftest server" "$server_status" 0
     expect_status "ib_read_lat client" "$client_status" 0
     expect_row bench_perftest_peer.read_lat_lab_server.client 8 500
+    # ib_send_lat and ib_send_bw: receives posted and a barrier per size, exactly -n SENDs; both
+    # sides print a row.
+    peers bench_perftest_peer.send_lat_lab_client ib_send_lat -d rxe0 -x 1 -s 8 -n 500 \
+        -- lab bench send --lat --perftest -d rxe0 --local-ip "$IP2" -s 8 -n 500 --timeout 600 "$IP1"
+    expect_status "ib_send_lat server" "$server_status" 0
+    expect_status "bench send --lat --perftest client" "$client_status" 0
+    expect_row bench_perftest_peer.send_lat_lab_client.server 8 500
+    expect_row bench_perftest_peer.send_lat_lab_client.client 8 500
+    peers bench_perftest_peer.send_bw_lab_server lab bench send --bw --perftest -d rxe0 --local-ip "$IP1" -s 4096 \
+        -n 500 --timeout 600 -- ib_send_bw -d rxe0 -x 2 -s 4096 -n 500 "$IP1"
+    expect_status "bench send --bw --perftest server" "$server_status" 0
+    expect_status "ib_send_bw client" "$client_status" 0
+    expect_row bench_perftest_peer.send_bw_lab_server.client 4096 500
+    expect_row bench_perftest_peer.send_bw_lab_server.server 4096 500
+    peers bench_perftest_peer.send_bw_lab_client ib_send_bw -d rxe0 -x 1 -s 4096 -n 500 \
+        -- lab bench send --bw --perftest -d rxe0 --local-ip "$IP2" -s 4096 -n 500 --timeout 600 "$IP1"
+    expect_status "ib_send_bw server" "$server_status" 0
+    expect_status "bench send --bw --perftest client" "$client_status" 0
+    expect_row bench_perftest_peer.send_bw_lab_client.server 4096 500
+    expect_row bench_perftest_peer.send_bw_lab_client.client 4096 500
     local f
-    for f in bw_lab_client bw_lab_server lat_lab_client lat_lab_server read_bw_lab_client read_lat_lab_server; do
+    for f in bw_lab_client bw_lab_server lat_lab_client lat_lab_server read_bw_lab_client read_lat_lab_server \
+            send_lat_lab_client send_bw_lab_server send_bw_lab_client; do
         echo "    $f: perftest $(grep -h -A1 -E '#bytes' "$out.$f".* | grep -E '^ [0-9]' | tr -s ' ' | paste -sd'|')"
     done
 }

@@ -174,8 +174,8 @@ public final class BenchView {
             field.managedProperty().bind(field.visibleProperty());
         }
         benchPerftest.selectedProperty().bindBidirectional(viewModel.perftestProperty());
-        benchPerftest.setTooltip(new Tooltip("The other side is ib_write_bw, ib_write_lat, ib_read_bw or ib_read_lat"
-                + " (bench --perftest): perftest's TCP exchange, write and read tests, no baseline"));
+        benchPerftest.setTooltip(new Tooltip("The other side is ib_write_*, ib_read_* or ib_send_* (bench --perftest):"
+                + " perftest's TCP exchange, no atomic tests, no baseline"));
         benchServer.textProperty().bindBidirectional(viewModel.serverAddressProperty());
         benchLocal.textProperty().bindBidirectional(viewModel.localAddressProperty());
         // bench's defaults for --local-ip, as the field's hint.

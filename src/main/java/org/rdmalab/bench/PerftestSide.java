@@ -16,18 +16,20 @@ import org.rdmalab.verbs.VerbsException;
 
 /**
  * One side of a run whose peer is a real perftest binary ({@code bench --perftest}): the steps of
- * {@code ib_write_bw}, {@code ib_write_lat}, {@code ib_read_bw} or {@code ib_read_lat} over
- * perftest's TCP exchange, in that program's order.
+ * {@code ib_write_bw}, {@code ib_write_lat}, {@code ib_read_bw}, {@code ib_read_lat},
+ * {@code ib_send_bw} or {@code ib_send_lat} over perftest's TCP exchange, in that program's order.
  *
  * <ul>
- *   <li>Both: versions, cycle buffer and cache line, MTU; the keys; (latency: the keys once more);
- *       RTR and RTS; the keys twice more as barriers.</li>
+ *   <li>Both: versions, cycle buffer and cache line, MTU; the keys; (WRITE and READ latency: the
+ *       keys once more); RTR and RTS; the keys twice more as barriers.</li>
  *   <li>Bandwidth (WRITE and READ) client: every size, then a barrier, its last row to the server
  *       ({@code xchg_bw_reports}) and a closing barrier. Bandwidth server: one-sided, it waits in
  *       that barrier, prints the client's row and closes.</li>
  *   <li>WRITE latency: both sides run ib_write_lat's loop for every size, with no more TCP.</li>
  *   <li>READ latency: the client measures every size, then a closing barrier; the server waits in
  *       it and prints nothing, as ib_read_lat's server.</li>
+ *   <li>SEND: per size, receives posted and a barrier, then ib_send_lat's loop on both sides, or
+ *       ib_send_bw's client sending and server counting (both print a row); a closing barrier.</li>
  * </ul>
  * perftest has no warm-up in latency tests and no notion of RDMA Lab's baseline; the sides must be
  * started with the same test, sizes and iterations, as two perftest programs must.
@@ -69,10 +71,9 @@ final class PerftestSide {
      * and {@code --baseline}, each with a one-line reason.
      */
     static void check(BenchSettings settings) {
-        if (settings.test() != BenchTest.WRITE && settings.test() != BenchTest.READ) {
-            throw new IllegalArgumentException("--perftest speaks the exchange of ib_write_* and ib_read_*; run "
-                    + "bench write or bench read (" + settings.test().name().toLowerCase(java.util.Locale.ROOT)
-                    + " tests talk to RDMA Lab peers only)");
+        if (settings.test() == BenchTest.ATOMIC) {
+            throw new IllegalArgumentException("--perftest speaks the exchange of ib_write_*, ib_read_* and ib_send_*;"
+                    + " run bench write, read or send (atomic tests talk to RDMA Lab peers only)");
         }
         if (settings.timed()) {
             throw new IllegalArgumentException("--perftest runs -n iterations; drop -D");
@@ -83,8 +84,9 @@ final class PerftestSide {
     }
 
     /**
-     * How long a bandwidth server waits for its client's report: the client's whole run at 1 MB/s or
-     * 10 ms per message, whichever is longer, plus two minutes.
+     * How long a side may wait in a barrier while the other measures (a bandwidth server for its
+     * client's report): the whole run at 1 MB/s or 10 ms per message, whichever is longer, plus two
+     * minutes.
      */
     static Duration runTimeout(BenchSettings settings) {
         long seconds = 120;
@@ -112,7 +114,8 @@ final class PerftestSide {
                 ConnectionData local = side.local();
                 PerftestKeys mine = PerftestKeys.from(local, side.outstandingReads());
                 PerftestKeys peer = exchange.handShake(mine, withGid);
-                if (settings.mode() == BenchMode.LAT) {
+                if (settings.mode() == BenchMode.LAT && settings.test() != BenchTest.SEND) {
+                    // ib_write_lat and ib_read_lat swap the keys twice before connecting.
                     peer = exchange.handShake(mine, withGid);
                 }
                 ConnectionData remote = new ConnectionData(QpType.RC, peer.qpn(), peer.psn(), peer.lid(), peer.gid(),
@@ -126,7 +129,11 @@ final class PerftestSide {
                         remote, "Ethernet");
                 listener.started(info);
                 RdmaTraffic traffic = new RdmaTraffic(side, remote, settings, progress);
-                if (settings.mode() == BenchMode.LAT && settings.test() == BenchTest.WRITE) {
+                // From here a side may wait in a barrier while the other measures.
+                exchange.channel().setReadTimeout(runTimeout);
+                if (settings.test() == BenchTest.SEND) {
+                    send(traffic, mine, withGid);
+                } else if (settings.mode() == BenchMode.LAT && settings.test() == BenchTest.WRITE) {
                     writeLatency(traffic);
                 } else if (settings.mode() == BenchMode.LAT) {
                     readLatency(traffic, mine, withGid);
@@ -153,6 +160,37 @@ final class PerftestSide {
     }
 
     /**
+     * ib_send_lat and ib_send_bw: for every size, this side's receives, then a barrier (so no SEND
+     * finds the peer without a receive), then the size (latency: ib_send_lat's loop on both sides;
+     * bandwidth: the client sends, the server counts and measures too); with {@code -a},
+     * ib_send_bw meets again after each size. A closing barrier ends the run. Both sides print
+     * their rows.
+     */
+    private void send(RdmaTraffic traffic, PerftestKeys mine, boolean withGid)
+            throws VerbsException, BenchException, ControlException {
+        List<Integer> sizes = settings.sizes();
+        boolean sweep = sizes.size() > 1;
+        int iterations = settings.iterations();
+        for (int index = 0; index < sizes.size(); index++) {
+            int size = sizes.get(index);
+            if (settings.mode() == BenchMode.LAT || !client) {
+                traffic.perftestReceives(iterations);
+            }
+            exchange.handShake(mine, withGid);
+            if (settings.mode() == BenchMode.LAT) {
+                report(traffic.perftestSendLatency(size, index, iterations, client));
+            } else {
+                report(client ? traffic.perftestSendBandwidthClient(size, index, iterations)
+                        : traffic.perftestSendBandwidthServer(size, index, iterations));
+                if (sweep) {
+                    exchange.handShake(mine, withGid);
+                }
+            }
+        }
+        exchange.handShake(mine, withGid);
+    }
+
+    /**
      * ib_read_lat: the client measures every size as without {@code --perftest} (READs are
      * one-sided) and then meets the server in a closing barrier, where the server has waited.
      */
@@ -164,8 +202,6 @@ final class PerftestSide {
                 traffic.prepare(sizes.get(index));
                 report(traffic.measure(sizes.get(index), index));
             }
-        } else {
-            exchange.channel().setReadTimeout(runTimeout);
         }
         exchange.handShake(mine, withGid);
     }
@@ -185,7 +221,6 @@ final class PerftestSide {
     }
 
     private void bandwidthServer(PerftestKeys mine, boolean withGid) throws BenchException, ControlException {
-        exchange.channel().setReadTimeout(runTimeout);
         exchange.handShake(mine, withGid);
         BandwidthReport peer = exchange.bandwidthReports(BandwidthReport.NONE);
         exchange.handShake(mine, withGid);

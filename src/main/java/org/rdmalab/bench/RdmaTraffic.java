@@ -63,6 +63,8 @@ final class RdmaTraffic {
     private long[] postTimes = new long[0];
     private long[] completionTimes = new long[0];
     private int receivesPosted;
+    /** Receives a perftest peer's size still needs posted ({@link #perftestReceives}). */
+    private int receivesToPost;
     private int sendsOutstanding;
     private long receivesArrived;
     private boolean stopArrived;
@@ -116,17 +118,26 @@ final class RdmaTraffic {
     }
 
     private BenchRow bandwidth(int size, int sizeIndex) throws VerbsException, BenchException {
+        return bandwidth(size, sizeIndex, settings.warmupFor(size), settings.timed() ? 0 : settings.iterationsFor(size),
+                true);
+    }
+
+    /**
+     * {@code count} messages (0: for {@code -D}) after {@code warmup} unmeasured ones; a SEND test
+     * ends with the stop SEND when {@code stop} (not for a perftest server, which counts).
+     */
+    private BenchRow bandwidth(int size, int sizeIndex, int warmup, long count, boolean stop)
+            throws VerbsException, BenchException {
         SendWorkRequest signaled = request(size, 1, SIGNALED);
         SendWorkRequest unsignaled = request(size, 0, 0);
-        window(signaled, unsignaled, settings.warmupFor(size), 0, false);
-        long count = settings.timed() ? 0 : settings.iterationsFor(size);
+        window(signaled, unsignaled, warmup, 0, false);
         ensureCapacity(settings.timed() ? 1 << 16 : count);
         progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), count, false, 1);
         ResourceMeter.Snapshot before = ResourceMeter.snapshot(side.context());
         long deadline = settings.timed() ? System.nanoTime() + settings.durationSeconds() * 1_000_000_000L : 0;
         long moved = window(signaled, unsignaled, count, deadline, true);
         ResourceMeter.Usage usage = ResourceMeter.since(before, side.context(), moved);
-        if (settings.test() == BenchTest.SEND) {
+        if (settings.test() == BenchTest.SEND && stop) {
             sendStop(size);
         }
         BandwidthStats stats = BandwidthStats.of(size, postTimes, completionTimes, (int) moved,
@@ -340,6 +351,105 @@ final class RdmaTraffic {
         return new BenchRow(BenchRow.Path.RDMA, size, null, stats, usage, 0);
     }
 
+    /**
+     * Posts the receives of one size for a perftest peer, which sends exactly {@code iterations}
+     * SENDs: as many as the receive queue holds, the rest as they are used ({@link
+     * #perftestSendLatency}, {@link #perftestSendBandwidthServer}), so none is left over for the
+     * next size. A receive takes a whole slot, so it fits any size.
+     */
+    void perftestReceives(int iterations) throws VerbsException {
+        receivesToPost = iterations;
+        topUpReceives();
+    }
+
+    private void topUpReceives() throws VerbsException {
+        while (receivesToPost > 0 && receivesPosted < side.rxDepth()) {
+            repostReceive();
+            receivesToPost--;
+        }
+    }
+
+    /**
+     * ib_send_lat's loop, for a perftest peer (both sides run it; {@link #perftestReceives} first):
+     * no warm-up, the client sends first, each side waits for the peer's SEND, then sends its own
+     * and waits for its completion (ib_send_lat signals one SEND in {@code cq_mod}; this side
+     * signals each), {@code iterations} times. A sample is the time between two of this side's
+     * posts, halved.
+     */
+    BenchRow perftestSendLatency(int size, int sizeIndex, int iterations, boolean client)
+            throws VerbsException, BenchException {
+        SendWorkRequest request = request(size, 1, SIGNALED);
+        ensureCapacity(iterations);
+        progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), iterations, true, 2);
+        ResourceMeter.Snapshot before = ResourceMeter.snapshot(side.context());
+        long arrivedBefore = receivesArrived;
+        int sent = 0;
+        int seen = 0;
+        while (sent < iterations || seen < iterations) {
+            if (seen < iterations && !(client && sent == 0)) {
+                // The peer's SEND may have completed already, while this side waited for its own.
+                awaitArrivals(arrivedBefore + ++seen, "the peer's SEND");
+                topUpReceives();
+            }
+            if (sent < iterations) {
+                long now = System.nanoTime();
+                postTimes[sent++] = now;
+                postSend(request);
+                awaitSends();
+                progress.tick(sent, now);
+                progress.checkStop();
+            }
+        }
+        ResourceMeter.Usage usage = ResourceMeter.since(before, side.context(), iterations);
+        for (int k = 0; k + 1 < iterations; k++) {
+            completionTimes[k] = postTimes[k + 1] - postTimes[k];
+        }
+        LatencyStats stats = LatencyStats.of(size, iterations, completionTimes, iterations - 1, 2);
+        return new BenchRow(BenchRow.Path.RDMA, size, null, stats, usage, 0);
+    }
+
+    /** ib_send_bw's client for a perftest server: {@code iterations} SENDs, no warm-up, no stop SEND. */
+    BenchRow perftestSendBandwidthClient(int size, int sizeIndex, int iterations)
+            throws VerbsException, BenchException {
+        return bandwidth(size, sizeIndex, 0, iterations, false);
+    }
+
+    /**
+     * ib_send_bw's server for a perftest client ({@link #perftestReceives} first): takes
+     * {@code iterations} SENDs, posting receives as they are used; its row is the bandwidth from
+     * the first arrival to the last (no peak: the server sees no post times).
+     */
+    BenchRow perftestSendBandwidthServer(int size, int sizeIndex, int iterations)
+            throws VerbsException, BenchException {
+        progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), iterations, false, 1);
+        ResourceMeter.Snapshot before = ResourceMeter.snapshot(side.context());
+        long target = receivesArrived + iterations;
+        long first = 0;
+        long last = 0;
+        long lastProgress = System.nanoTime();
+        int idle = 0;
+        while (receivesArrived < target) {
+            long had = receivesArrived;
+            if (reap()) {
+                long now = System.nanoTime();
+                if (receivesArrived > had) {
+                    first = first == 0 ? now : first;
+                    last = now;
+                    topUpReceives();
+                    progress.tick(iterations - (target - receivesArrived), now);
+                }
+                idle = 0;
+                lastProgress = now;
+                progress.checkStop();
+            } else {
+                lastProgress = stallCheck(idle++, lastProgress, "the client's SENDs");
+            }
+        }
+        ResourceMeter.Usage usage = ResourceMeter.since(before, side.context(), iterations);
+        BandwidthStats stats = BandwidthStats.ofTotals(size, iterations, Math.max(1, last - first));
+        return new BenchRow(BenchRow.Path.RDMA, size, stats, null, usage, 0);
+    }
+
     // ---------------------------------------------------------------- server
 
     /** Answers one size (the server); returns when the client's end-of-size arrives, or at once for one-sided tests. */
@@ -444,7 +554,11 @@ final class RdmaTraffic {
     }
 
     private void awaitReceive(String what) throws VerbsException, BenchException {
-        long target = receivesArrived + 1;
+        awaitArrivals(receivesArrived + 1, what);
+    }
+
+    /** Waits until {@code target} receives in all have completed (some may have while waiting for sends). */
+    private void awaitArrivals(long target, String what) throws VerbsException, BenchException {
         long lastProgress = System.nanoTime();
         int idle = 0;
         while (receivesArrived < target) {
