@@ -479,9 +479,21 @@ test_bench_perftest_peer() {
     expect_status "bench send --bw --perftest client" "$client_status" 0
     expect_row bench_perftest_peer.send_bw_lab_client.server 4096 500
     expect_row bench_perftest_peer.send_bw_lab_client.client 4096 500
+    # ib_atomic_bw and ib_atomic_lat follow the READ steps (8-byte fetch-and-add).
+    peers bench_perftest_peer.atomic_bw_lab_client ib_atomic_bw -d rxe0 -x 1 -n 500 \
+        -- lab bench atomic --bw --perftest -d rxe0 --local-ip "$IP2" -n 500 --timeout 600 "$IP1"
+    expect_status "ib_atomic_bw server" "$server_status" 0
+    expect_status "bench atomic --bw --perftest client" "$client_status" 0
+    expect_row bench_perftest_peer.atomic_bw_lab_client.server 8 500
+    expect_row bench_perftest_peer.atomic_bw_lab_client.client 8 500
+    peers bench_perftest_peer.atomic_lat_lab_server lab bench atomic --lat --perftest -d rxe0 --local-ip "$IP1" \
+        -n 500 --timeout 600 -- ib_atomic_lat -d rxe0 -x 2 -n 500 "$IP1"
+    expect_status "bench atomic --lat --perftest server" "$server_status" 0
+    expect_status "ib_atomic_lat client" "$client_status" 0
+    expect_row bench_perftest_peer.atomic_lat_lab_server.client 8 500
     local f
     for f in bw_lab_client bw_lab_server lat_lab_client lat_lab_server read_bw_lab_client read_lat_lab_server \
-            send_lat_lab_client send_bw_lab_server send_bw_lab_client; do
+            send_lat_lab_client send_bw_lab_server send_bw_lab_client atomic_bw_lab_client atomic_lat_lab_server; do
         echo "    $f: perftest $(grep -h -A1 -E '#bytes' "$out.$f".* | grep -E '^ [0-9]' | tr -s ' ' | paste -sd'|')"
     done
 }

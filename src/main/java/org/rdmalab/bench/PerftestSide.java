@@ -16,18 +16,18 @@ import org.rdmalab.verbs.VerbsException;
 
 /**
  * One side of a run whose peer is a real perftest binary ({@code bench --perftest}): the steps of
- * {@code ib_write_bw}, {@code ib_write_lat}, {@code ib_read_bw}, {@code ib_read_lat},
- * {@code ib_send_bw} or {@code ib_send_lat} over perftest's TCP exchange, in that program's order.
+ * {@code ib_write_*}, {@code ib_read_*}, {@code ib_send_*} or {@code ib_atomic_*} (bw and lat) over
+ * perftest's TCP exchange, in that program's order.
  *
  * <ul>
- *   <li>Both: versions, cycle buffer and cache line, MTU; the keys; (WRITE and READ latency: the
- *       keys once more); RTR and RTS; the keys twice more as barriers.</li>
- *   <li>Bandwidth (WRITE and READ) client: every size, then a barrier, its last row to the server
+ *   <li>Both: versions, cycle buffer and cache line, MTU; the keys; (WRITE, READ and atomic
+ *       latency: the keys once more); RTR and RTS; the keys twice more as barriers.</li>
+ *   <li>Bandwidth (WRITE, READ, atomic) client: every size, then a barrier, its last row to the server
  *       ({@code xchg_bw_reports}) and a closing barrier. Bandwidth server: one-sided, it waits in
  *       that barrier, prints the client's row and closes.</li>
  *   <li>WRITE latency: both sides run ib_write_lat's loop for every size, with no more TCP.</li>
- *   <li>READ latency: the client measures every size, then a closing barrier; the server waits in
- *       it and prints nothing, as ib_read_lat's server.</li>
+ *   <li>READ and atomic latency: the client measures every size, then a closing barrier; the
+ *       server waits in it and prints nothing, as ib_read_lat's and ib_atomic_lat's servers.</li>
  *   <li>SEND: per size, receives posted and a barrier, then ib_send_lat's loop on both sides, or
  *       ib_send_bw's client sending and server counting (both print a row); a closing barrier.</li>
  * </ul>
@@ -67,14 +67,10 @@ final class PerftestSide {
     }
 
     /**
-     * Refuses what a perftest peer cannot run with this side: tests other than WRITE, {@code -D}
-     * and {@code --baseline}, each with a one-line reason.
+     * Refuses what a perftest peer cannot run with this side: {@code -D} and {@code --baseline},
+     * each with a one-line reason.
      */
     static void check(BenchSettings settings) {
-        if (settings.test() == BenchTest.ATOMIC) {
-            throw new IllegalArgumentException("--perftest speaks the exchange of ib_write_*, ib_read_* and ib_send_*;"
-                    + " run bench write, read or send (atomic tests talk to RDMA Lab peers only)");
-        }
         if (settings.timed()) {
             throw new IllegalArgumentException("--perftest runs -n iterations; drop -D");
         }
@@ -115,7 +111,7 @@ final class PerftestSide {
                 PerftestKeys mine = PerftestKeys.from(local, side.outstandingReads());
                 PerftestKeys peer = exchange.handShake(mine, withGid);
                 if (settings.mode() == BenchMode.LAT && settings.test() != BenchTest.SEND) {
-                    // ib_write_lat and ib_read_lat swap the keys twice before connecting.
+                    // ib_write_lat, ib_read_lat and ib_atomic_lat swap the keys twice before connecting.
                     peer = exchange.handShake(mine, withGid);
                 }
                 ConnectionData remote = new ConnectionData(QpType.RC, peer.qpn(), peer.psn(), peer.lid(), peer.gid(),
@@ -191,8 +187,9 @@ final class PerftestSide {
     }
 
     /**
-     * ib_read_lat: the client measures every size as without {@code --perftest} (READs are
-     * one-sided) and then meets the server in a closing barrier, where the server has waited.
+     * ib_read_lat and ib_atomic_lat: the client measures every size as without {@code --perftest}
+     * (READs and atomics are one-sided) and then meets the server in a closing barrier, where the
+     * server has waited.
      */
     private void readLatency(RdmaTraffic traffic, PerftestKeys mine, boolean withGid)
             throws VerbsException, BenchException, ControlException {

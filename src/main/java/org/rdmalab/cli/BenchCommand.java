@@ -40,7 +40,7 @@ import picocli.CommandLine.Spec;
             "Without <server_ip> this side is the server and waits on TCP port 18515; with it, the client, which"
                     + " measures and prints the table. --loopback runs both sides in this process (soft0: server on"
                     + " 127.0.0.1, client on 127.0.0.2). --baseline adds the same traffic over plain UDP datagrams in"
-                    + " the same run and a 'ratio:' line. --perftest lets ib_write_*, ib_read_* or ib_send_* be the other side.",
+                    + " the same run and a 'ratio:' line. --perftest lets perftest's ib_* programs be the other side.",
             "Exit 0 when the run finished, 1 when it failed, 2 on a usage error."
         })
 final class BenchCommand implements Callable<Integer> {
@@ -107,8 +107,8 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--baseline", description = "Also run the same pattern over plain UDP datagrams and print the ratio.")
     boolean baseline;
 
-    @Option(names = "--perftest", description = "Speak perftest's TCP exchange, so that ib_write_*, ib_read_* or"
-            + " ib_send_* (started with the same -s / -a and -n) is the other side; not for atomic tests.")
+    @Option(names = "--perftest", description = "Speak perftest's TCP exchange, so that ib_write_*, ib_read_*,"
+            + " ib_send_* or ib_atomic_* (started with the same -s / -a and -n) is the other side.")
     boolean perftest;
 
     @Option(names = {"-p", "--port"}, defaultValue = "18515", paramLabel = "PORT",

@@ -59,7 +59,6 @@ class BenchCommandTest {
         "write --bw 10.0.0.300|'10.0.0.300' is not an IPv4 address",
         "write --bw -p 70000|-p 70000 is outside 1..65535",
         "write --bw --perftest --loopback|--perftest talks to a perftest program over TCP; drop --loopback",
-        "atomic --bw --perftest 127.0.0.1|--perftest speaks the exchange of ib_write_*, ib_read_* and ib_send_*",
         "write --lat --perftest --baseline 127.0.0.1|--baseline needs RDMA Lab on both sides",
     })
     void badInputIsOneLineAndExitTwo(String args, String message) {
