@@ -174,8 +174,8 @@ public final class BenchView {
             field.managedProperty().bind(field.visibleProperty());
         }
         benchPerftest.selectedProperty().bindBidirectional(viewModel.perftestProperty());
-        benchPerftest.setTooltip(new Tooltip("The other side is ib_write_*, ib_read_* or ib_send_* (bench --perftest):"
-                + " perftest's TCP exchange, no atomic tests, no baseline"));
+        benchPerftest.setTooltip(new Tooltip("The other side is one of perftest's ib_* programs (bench --perftest):"
+                + " perftest's TCP exchange, no UDP baseline"));
         benchServer.textProperty().bindBidirectional(viewModel.serverAddressProperty());
         benchLocal.textProperty().bindBidirectional(viewModel.localAddressProperty());
         // bench's defaults for --local-ip, as the field's hint.

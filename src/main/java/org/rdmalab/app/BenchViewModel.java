@@ -1073,7 +1073,7 @@ public final class BenchViewModel {
 
     /**
      * Whether the peer is a perftest program ({@code bench --perftest}): the server or client speaks
-     * perftest's TCP exchange, for write and read tests, without the baseline.
+     * perftest's TCP exchange, without the UDP baseline.
      */
     public BooleanProperty perftestProperty() {
         return perftest;

@@ -6,7 +6,7 @@
  * <p>Start a run with {@link org.rdmalab.bench.BenchEngine#start} ({@link
  * org.rdmalab.bench.BenchSettings} says what, {@link org.rdmalab.bench.Topology} where: both sides in
  * this process, or server / client over TCP with RDMA Lab's control protocol or, with
- * {@code Topology.Exchange.PERFTEST}, perftest's, so that ib_write_*, ib_read_* or ib_send_* is the peer
+ * {@code Topology.Exchange.PERFTEST}, perftest's, so that one of perftest's ib_* programs is the peer
  * ({@code PerftestSide} follows their steps); {@code Topology.loopback},
  * {@code server} and {@code client} apply bench's rules for the addresses, for the command line and
  * the window alike). The returned {@link
