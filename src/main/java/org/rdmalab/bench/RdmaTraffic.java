@@ -333,22 +333,12 @@ final class RdmaTraffic {
                 awaitByte(slot + size - 1, (byte) seen, "the peer's WRITE");
             }
             if (sent < iterations) {
-                long now = System.nanoTime();
-                postTimes[sent] = now;
-                one[0] = (byte) ++sent;
+                one[0] = (byte) (sent + 1);
                 mr.write(size - 1, one);
-                postSend(request);
-                awaitSends();
-                progress.tick(sent, now);
-                progress.checkStop();
+                postAndAwait(request, sent++);
             }
         }
-        ResourceMeter.Usage usage = ResourceMeter.since(before, side.context(), iterations);
-        for (int k = 0; k + 1 < iterations; k++) {
-            completionTimes[k] = postTimes[k + 1] - postTimes[k];
-        }
-        LatencyStats stats = LatencyStats.of(size, iterations, completionTimes, iterations - 1, 2);
-        return new BenchRow(BenchRow.Path.RDMA, size, null, stats, usage, 0);
+        return pingPongRow(size, iterations, before);
     }
 
     /**
@@ -392,14 +382,24 @@ final class RdmaTraffic {
                 topUpReceives();
             }
             if (sent < iterations) {
-                long now = System.nanoTime();
-                postTimes[sent++] = now;
-                postSend(request);
-                awaitSends();
-                progress.tick(sent, now);
-                progress.checkStop();
+                postAndAwait(request, sent++);
             }
         }
+        return pingPongRow(size, iterations, before);
+    }
+
+    /** One post of a perftest ping-pong, its time kept as sample {@code index}, and its completion. */
+    private void postAndAwait(SendWorkRequest request, int index) throws VerbsException, BenchException {
+        long now = System.nanoTime();
+        postTimes[index] = now;
+        postSend(request);
+        awaitSends();
+        progress.tick(index + 1, now);
+        progress.checkStop();
+    }
+
+    /** A perftest ping-pong's row: the times between this side's posts, halved. */
+    private BenchRow pingPongRow(int size, int iterations, ResourceMeter.Snapshot before) {
         ResourceMeter.Usage usage = ResourceMeter.since(before, side.context(), iterations);
         for (int k = 0; k + 1 < iterations; k++) {
             completionTimes[k] = postTimes[k + 1] - postTimes[k];
