@@ -362,8 +362,8 @@ final class RdmaTraffic {
     /**
      * ib_send_lat's loop, for a perftest peer (both sides run it; {@link #perftestReceives} first):
      * no warm-up, the client sends first, each side waits for the peer's SEND, then sends its own
-     * and waits for its completion (ib_send_lat signals one SEND in {@code cq_mod}; this side
-     * signals each), {@code iterations} times. A sample is the time between two of this side's
+     * and waits for its completion (ib_send_lat's TX depth of 1 signals every SEND),
+     * {@code iterations} times. A sample is the time between two of this side's
      * posts, halved.
      */
     BenchRow perftestSendLatency(int size, int sizeIndex, int iterations, boolean client)
