@@ -14,6 +14,6 @@ package org.rdmalab.control.perftest;
  */
 public record BandwidthReport(long size, long iterations, double peak, double average, double messageRateMpps) {
 
-    /** What a side that measured nothing sends (a write server): zeros, as perftest's. */
+    /** What this side sends when it measured nothing (a one-sided server; the client ignores it): zeros. */
     public static final BandwidthReport NONE = new BandwidthReport(0, 0, 0, 0, 0);
 }
