@@ -6,6 +6,7 @@ import org.rdmalab.softroce.wire.Psn;
 import org.rdmalab.softroce.wire.RocePacket;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.RnrTimer;
+import org.rdmalab.verbs.WcOpcode;
 import org.rdmalab.verbs.WcStatus;
 import org.rdmalab.verbs.WorkCompletion;
 import org.rdmalab.verbs.WrOpcode;
@@ -464,21 +465,24 @@ final class Completer {
                 // rxe (do_complete) counts every SEND work request its completer retires.
                 config.count(Counter.RDMA_SENDS);
             }
-            // The completion is made before the slot leaves the queue: a post may fill it at once.
-            if (wqe.status == WcStatus.SUCCESS) {
-                // Field by field: a completion allocates nothing (issue 8).
-                boolean stored = !wqe.signaled || config.sendCq.push(wqe.wrId, WcStatus.SUCCESS,
-                        wqe.opcode.completionOpcode(), 0, (int) wqe.length, 0, config.qpn, 0, 0, false);
-                sendQueue.removeHead();
-                if (!stored) {
+            // The slot leaves the queue before its completion is seen, as rxe advances the send
+            // queue's consumer index before it posts the CQE (an application that posts again for
+            // each completion never finds the queue full). A post may fill the slot at once, so
+            // what the completion needs is copied first (field by field: nothing is allocated).
+            long wrId = wqe.wrId;
+            WcOpcode opcode = wqe.opcode.completionOpcode();
+            WcStatus status = wqe.status;
+            boolean signaled = wqe.signaled;
+            int length = (int) wqe.length;
+            sendQueue.removeHead();
+            if (status == WcStatus.SUCCESS) {
+                if (signaled && !config.sendCq.push(wrId, WcStatus.SUCCESS, opcode, 0, length, 0, config.qpn, 0, 0,
+                        false)) {
                     config.enterError();
                     return;
                 }
             } else {
-                WorkCompletion failure = WorkCompletion.error(wqe.wrId, wqe.status, wqe.opcode.completionOpcode(),
-                        config.qpn);
-                sendQueue.removeHead();
-                config.enterError(config.sendCq, failure);
+                config.enterError(config.sendCq, WorkCompletion.error(wrId, status, opcode, config.qpn));
                 return;
             }
         }

@@ -36,6 +36,11 @@ interface Fabric {
          */
         default void onTurn() {
         }
+
+        /** Whether replies are held back for a later turn ({@link #onTurn}); on the loop. */
+        default boolean holdsReplies() {
+            return false;
+        }
     }
 
     /** What became of a datagram handed to {@link Endpoint#send}. */

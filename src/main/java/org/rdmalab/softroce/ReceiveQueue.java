@@ -6,9 +6,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A QP's receive queue (rxe's {@code qp->rq}): a ring of receive slots, made with the QP and
  * reused, in posting order, consumed by the {@link Responder}. As with the {@link SendQueue}, a
  * post writes into the slot at the producer index ({@link #posted}); the loop takes posted slots in
- * ({@link #admit}); the responder uses the {@link #head} receive until it completes
- * ({@link #removeHead}), and only then is its slot counted free in {@link #used}, so a post never
- * overwrites a receive the loop still reads, and posting and completing allocate nothing (issue 8).
+ * ({@link #admit}); the responder uses the {@link #head} receive until it completes; then it
+ * frees the slot ({@link #removeHead}, counted free in {@link #used}) and only after that posts the
+ * completion, as rxe advances the consumer index before it posts the CQE, so an application that
+ * reposts for each completion never finds the queue full. Nothing reads a slot once it is freed,
+ * so a post never overwrites a receive the loop still reads, and posting and completing allocate
+ * nothing (issue 8).
  *
  * <p>Threads: {@link #used} (the ENOMEM check) and {@link #posted} are shared; {@link #head},
  * {@link #tail} and the slots once posted live on the transport loop. A reset ({@link #clear})

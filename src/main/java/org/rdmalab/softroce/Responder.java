@@ -134,10 +134,11 @@ final class Responder {
         stopReadReply();
     }
 
-    /** The head receive completes with a flush error, then its slot is free. */
+    /** The head receive's slot is freed, then it completes with a flush error. */
     private void flushHead() {
-        config.recvCq.pushError(receiveQueue.head().wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, config.qpn);
+        long wrId = receiveQueue.head().wrId;
         receiveQueue.removeHead();
+        config.recvCq.pushError(wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, config.qpn);
     }
 
     /**
@@ -423,11 +424,13 @@ final class Responder {
         msn = Psn.add(msn, 1);
         // rxe (do_complete) counts rdma_recvs for each receive that completes successfully.
         config.count(Counter.RDMA_RECVS);
-        boolean stored = config.recvCq.push(wrId, WcStatus.SUCCESS, opcode, 0, byteLength, immData, config.qpn,
-                config.destQpn, wcFlags, solicited);
-        // Its completion is made: the receive's slot may be posted into again.
+        // The slot is free before the completion is seen, as rxe advances the queue's consumer
+        // index before it posts the CQE: an application that reposts for each completion it polls
+        // never finds the queue full. Nothing reads the slot after this (wrId is a copy).
         currentRecv = null;
         receiveQueue.removeHead();
+        boolean stored = config.recvCq.push(wrId, WcStatus.SUCCESS, opcode, 0, byteLength, immData, config.qpn,
+                config.destQpn, wcFlags, solicited);
         if (!stored) {
             config.enterError();
         }

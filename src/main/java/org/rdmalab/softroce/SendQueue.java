@@ -10,9 +10,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * from its own index and the {@link Completer} retires from its {@link #head}.
  *
  * <p>A slot's lifetime: free, then filled by a post (caller's thread, under the QP's post lock),
- * then the loop's until the completer has made its completion (or its flush) and taken it off the
- * head; only then is it counted free in {@link #used}, so a post never overwrites a request the
- * loop still reads. Reused slots are why posting and completing allocate nothing (issue 8).
+ * then the loop's until the completer takes it off the head ({@link #removeHead}, counted free in
+ * {@link #used}) and, having copied what the completion needs, posts the completion, as rxe
+ * advances the consumer index before it posts the CQE. Nothing reads a slot once it is freed, so a
+ * post never overwrites a request the loop still reads. Reused slots are why posting and completing
+ * allocate nothing (issue 8).
  *
  * <p>Threads: {@link #used} (the ENOMEM check) and {@link #posted} are shared; the ring's
  * {@link #head}, {@link #tail} and the slots once posted live on the transport loop. A reset
@@ -69,8 +71,8 @@ final class SendQueue {
     }
 
     /**
-     * Takes the head work request off the queue: its completion must already be made, since its
-     * slot may be posted into again at once.
+     * Takes the head work request off the queue: what its completion needs must be copied first,
+     * since its slot may be posted into again at once.
      */
     void removeHead() {
         at(head).release();

@@ -232,6 +232,11 @@ final class SoftTransport implements Fabric.Receiver {
         }
     }
 
+    @Override
+    public boolean holdsReplies() {
+        return acks.held() > 0;
+    }
+
     /** What the ACK coalescer has learnt of a peer QP: "pipelines", "waits" or "unknown" (loop thread). */
     String ackPeerState(int peerIp, int peerQpn) {
         return acks.peerState(peerIp, peerQpn);

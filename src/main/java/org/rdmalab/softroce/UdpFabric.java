@@ -329,6 +329,7 @@ final class UdpFabric implements Fabric {
             }
             long earliest;
             boolean blocked;
+            boolean held;
             long start = System.nanoTime();
             try {
                 holdingReplies = callersPoll(start);
@@ -337,9 +338,10 @@ final class UdpFabric implements Fabric {
                 holdingReplies = false;
                 earliest = nextDeadline();
                 blocked = writableWanted;
+                held = receiver.holdsReplies();
                 owner.unlock();
             }
-            afterCallerTurn(start, earliest, blocked, thenReadSocket);
+            afterCallerTurn(start, earliest, blocked, held, thenReadSocket);
         }
 
         @Override
@@ -350,6 +352,7 @@ final class UdpFabric implements Fabric {
             boolean worked;
             long earliest;
             boolean blocked;
+            boolean held;
             long start = System.nanoTime();
             try {
                 holdingReplies = callersPoll(start);
@@ -358,9 +361,10 @@ final class UdpFabric implements Fabric {
                 holdingReplies = false;
                 earliest = nextDeadline();
                 blocked = writableWanted;
+                held = receiver.holdsReplies();
                 owner.unlock();
             }
-            afterCallerTurn(start, earliest, blocked, true);
+            afterCallerTurn(start, earliest, blocked, held, true);
             return worked;
         }
 
@@ -378,17 +382,23 @@ final class UdpFabric implements Fabric {
          * soon after the last such turn ended (however long it took: a post may send many packets)
          * marks callers as polling (a turn that read nothing does not: it did not take the socket
          * over); then wake the loop thread for work it left, for a full socket (only it selects for
-         * room), or for a timer due before its planned wake-up.
+         * room), for a timer due before its planned wake-up, or for replies the turn held back
+         * ({@code held}) while the loop thread sleeps longer than {@link #POLLING_WAIT_NANOS}: it
+         * went to sleep before callers polled, and only its turns release them once callers stop
+         * (without this a held ACK waited for the next datagram, and the peer, waiting for that
+         * ACK, sent none until its retransmission timer fired).
          */
-        private void afterCallerTurn(long start, long earliestTimer, boolean blocked, boolean readSocket) {
+        private void afterCallerTurn(long start, long earliestTimer, boolean blocked, boolean held,
+                                     boolean readSocket) {
+            long now = System.nanoTime();
             if (readSocket) {
-                long now = System.nanoTime();
                 if (start - callerTurnAt < BUSY_GAP_NANOS) {
                     busyTurnAt = now;
                 }
                 callerTurnAt = now;
             }
-            if (hasTasks() || blocked || earliestTimer - plannedWake < 0) {
+            if (hasTasks() || blocked || earliestTimer - plannedWake < 0
+                    || (held && plannedWake - now > POLLING_WAIT_NANOS)) {
                 wake();
             }
         }

@@ -104,12 +104,14 @@ class PerftestPeerTest {
     @Test
     void sendSidesCountEveryMessageOfEverySizeAndBothMeasure() throws Exception {
         for (BenchMode mode : BenchMode.values()) {
-            BenchRun[] runs = pair(BenchSettings.defaults(BenchTest.SEND, mode).withSizes(List.of(64, 4096))
+            // One packet per message: a retransmitted window stays small on a loaded machine (with
+            // perftest's 67 ms ACK timeout, 4 KiB messages once ran out of retry_cnt under load).
+            BenchRun[] runs = pair(BenchSettings.defaults(BenchTest.SEND, mode).withSizes(List.of(64, 1024))
                     .withIterations(700));
             BenchReport measured = runs[1].await(WAIT);
             BenchReport served = runs[0].await(WAIT);
             for (BenchReport report : List.of(measured, served)) {
-                assertEquals(List.of(64, 4096), report.rows().stream().map(BenchRow::bytes).toList(), mode.name());
+                assertEquals(List.of(64, 1024), report.rows().stream().map(BenchRow::bytes).toList(), mode.name());
                 for (BenchRow row : report.rows()) {
                     long iterations = mode == BenchMode.BW ? row.bandwidth().iterations() : row.latency().iterations();
                     assertEquals(700, iterations, mode.name());
