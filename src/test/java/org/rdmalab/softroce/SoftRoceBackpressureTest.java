@@ -166,11 +166,15 @@ class SoftRoceBackpressureTest {
         // discipline holds it, so no socket ever fills there; the simulated test above covers the
         // logic, and this one still checks every byte and that nothing was retried or lost.
         boolean kernelFills = Boolean.parseBoolean(values.get("kernel-fills-send-buffer"));
+        // A side fills its send buffer only when it sends faster than the 300 Mbit/s queue drains:
+        // b's 6 MiB of READ responses do, a's WRITEs in a JVM that has not compiled them yet
+        // sometimes do not (send_blocked 0 in about half the runs of one machine, before and after
+        // issue 8's changes). The path must be exercised somewhere; each side must not retry.
+        if (kernelFills) {
+            assertTrue(Long.parseLong(values.get("a.send_blocked")) + Long.parseLong(values.get("b.send_blocked")) > 0,
+                    "a side found its socket's send buffer full:\n" + output);
+        }
         for (String side : List.of("a.", "b.")) {
-            if (kernelFills) {
-                assertTrue(Long.parseLong(values.get(side + "send_blocked")) > 0,
-                        side + " found its socket's send buffer full:\n" + output);
-            }
             // Where the kernel never pushes back, the rate-limited queue itself overflows and drops:
             // loss on the network's side again, which RC recovers from.
             if (!receiveLoss && kernelFills) {
