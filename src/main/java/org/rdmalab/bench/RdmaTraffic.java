@@ -322,9 +322,7 @@ final class RdmaTraffic {
     BenchRow perftestWriteLatency(int size, int sizeIndex, int iterations, boolean client)
             throws VerbsException, BenchException {
         SendWorkRequest request = request(size, 1, SIGNALED);
-        ensureCapacity(iterations);
-        progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), iterations, true, 2);
-        ResourceMeter.Snapshot before = ResourceMeter.snapshot(side.context());
+        ResourceMeter.Snapshot before = beginPingPong(size, sizeIndex, iterations);
         int sent = 0;
         int seen = 0;
         while (sent < iterations || seen < iterations) {
@@ -369,9 +367,7 @@ final class RdmaTraffic {
     BenchRow perftestSendLatency(int size, int sizeIndex, int iterations, boolean client)
             throws VerbsException, BenchException {
         SendWorkRequest request = request(size, 1, SIGNALED);
-        ensureCapacity(iterations);
-        progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), iterations, true, 2);
-        ResourceMeter.Snapshot before = ResourceMeter.snapshot(side.context());
+        ResourceMeter.Snapshot before = beginPingPong(size, sizeIndex, iterations);
         long arrivedBefore = receivesArrived;
         int sent = 0;
         int seen = 0;
@@ -386,6 +382,13 @@ final class RdmaTraffic {
             }
         }
         return pingPongRow(size, iterations, before);
+    }
+
+    /** A perftest ping-pong's start: room for its post times, the progress line, the meter's first reading. */
+    private ResourceMeter.Snapshot beginPingPong(int size, int sizeIndex, int iterations) {
+        ensureCapacity(iterations);
+        progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), iterations, true, 2);
+        return ResourceMeter.snapshot(side.context());
     }
 
     /** One post of a perftest ping-pong, its time kept as sample {@code index}, and its completion. */

@@ -390,15 +390,15 @@ final class UdpFabric implements Fabric {
          */
         private void afterCallerTurn(long start, long earliestTimer, boolean blocked, boolean held,
                                      boolean readSocket) {
-            long now = System.nanoTime();
             if (readSocket) {
+                long now = System.nanoTime();
                 if (start - callerTurnAt < BUSY_GAP_NANOS) {
                     busyTurnAt = now;
                 }
                 callerTurnAt = now;
             }
             if (hasTasks() || blocked || earliestTimer - plannedWake < 0
-                    || (held && plannedWake - now > POLLING_WAIT_NANOS)) {
+                    || (held && plannedWake - System.nanoTime() > POLLING_WAIT_NANOS)) {
                 wake();
             }
         }
