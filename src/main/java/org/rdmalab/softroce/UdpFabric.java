@@ -190,7 +190,13 @@ final class UdpFabric implements Fabric {
         private final AtomicReference<LoopTask> onceTasks = new AtomicReference<>();
         private final AtomicBoolean sleeping = new AtomicBoolean();
         private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
-        private final ByteBuffer receiveBuffer = ByteBuffer.allocate(65536);
+        /**
+         * Datagrams are read into native memory and copied out once: a heap buffer would make the
+         * channel take a temporary native one from its per-thread cache and copy all the same, on
+         * every read, the empty reads of a busy poller's turns included.
+         */
+        private final ByteBuffer receiveBuffer = ByteBuffer.allocateDirect(65536);
+        private final byte[] received = new byte[65536];
         private final ByteBuffer sendBuffer = ByteBuffer.allocateDirect(65536);
         private final Map<Long, InetSocketAddress> destinations = new HashMap<>();
         /** The last destination, looked up without boxing its key. */
@@ -624,6 +630,11 @@ final class UdpFabric implements Fabric {
 
         /** Runs the tasks handed over with {@link #executeOnce}, oldest first; true when there was one. */
         private boolean runOnceTasks() {
+            // A plain read first: most turns find nothing, and an atomic swap costs a locked
+            // instruction on every one of them.
+            if (onceTasks.get() == null) {
+                return false;
+            }
             LoopTask newestFirst = onceTasks.getAndSet(null);
             if (newestFirst == null) {
                 return false;
@@ -669,7 +680,9 @@ final class UdpFabric implements Fabric {
                 if (lastSourceIp < 0) {
                     continue;
                 }
-                receiver.onDatagram((int) lastSourceIp, lastSourcePort, receiveBuffer.array(), 0, receiveBuffer.position());
+                int length = receiveBuffer.position();
+                receiveBuffer.get(0, received, 0, length);
+                receiver.onDatagram((int) lastSourceIp, lastSourcePort, received, 0, length);
             }
             return true;
         }
