@@ -1,6 +1,7 @@
 package org.rdmalab.app;
 
 import java.util.Optional;
+import javafx.beans.binding.Bindings;
 import javafx.beans.value.ObservableValue;
 import javafx.collections.ListChangeListener;
 import javafx.fxml.FXML;
@@ -78,7 +79,15 @@ public final class StepView {
             }
             return editor;
         });
-        sheetHolder.getChildren().add(sheet);
+        // A step without parameters (a sync, a read of the buffer) says so instead of leaving an
+        // empty sheet that looks as if its fields failed to load.
+        Label noParameters = new Label("This step takes no parameters. The C code below is what it runs.");
+        noParameters.setId("noParameters");
+        noParameters.getStyleClass().add("placeholder");
+        noParameters.setWrapText(true);
+        noParameters.visibleProperty().bind(Bindings.isEmpty(viewModel.items()));
+        sheet.visibleProperty().bind(noParameters.visibleProperty().not());
+        sheetHolder.getChildren().addAll(sheet, noParameters);
         stepTitle.textProperty().bind(viewModel.titleProperty());
         codeArea.textProperty().bind(viewModel.codeProperty());
         resultLabel.textProperty().bind(viewModel.resultProperty());

@@ -1,6 +1,7 @@
 package org.rdmalab.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.function.BooleanSupplier;
@@ -118,6 +119,8 @@ class LabWindowTest {
         assertEquals(13, serverSteps.getSelectionModel().getSelectedIndex());
         Label result = robot.lookup("#stepResult").queryAs(Label.class);
         assertTrue(result.getText().contains("HelloWorld"), result.getText());
+        Label noParameters = robot.lookup("#noParameters").queryAs(Label.class);
+        assertTrue(noParameters.isVisible(), "a step without parameters says so");
     }
 
     @Test
@@ -183,6 +186,7 @@ class LabWindowTest {
         assertEquals("modify-rtr", window.lab().selectedStepProperty().get().step().id());
         TextArea code = robot.lookup("#codeArea").queryAs(TextArea.class);
         assertTrue(code.getText().contains("attr.path_mtu = IBV_MTU_256;"), code.getText());
+        assertFalse(robot.lookup("#noParameters").queryAs(Label.class).isVisible(), "the step has parameters");
         javafx.scene.control.TextField minRnr = robot.lookup("#param-min_rnr_timer").queryAs(
                 javafx.scene.control.TextField.class);
         assertTrue(minRnr.getTooltip().getText().startsWith("attr.min_rnr_timer"), minRnr.getTooltip().getText());
