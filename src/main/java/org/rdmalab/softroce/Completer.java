@@ -319,12 +319,11 @@ final class Completer {
             return State.COMPST_DONE;
         }
         if (expected > 0) {
-            if (wqe.lookUp(config.context, config.pd, offset, expected, true) != null) {
+            if (wqe.sges.lookUp(config.context, config.pd, offset, expected, true) != null) {
                 errorStatus = WcStatus.LOC_PROT_ERR; // rxe (do_read): whatever copy_data refuses
                 return State.COMPST_ERROR;
             }
-            ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, wqe.sgeCount, offset, packet.buffer(),
-                    packet.payloadOffset(), expected, true);
+            wqe.sges.copy(offset, packet.buffer(), packet.payloadOffset(), expected, true);
         }
         wqe.readPsn = Psn.add(wqe.readPsn, 1);
         ackedPsn = psn;
@@ -358,11 +357,11 @@ final class Completer {
         for (int i = 0; i < 8; i++) {
             word[i] = (byte) (original >>> (8 * i)); // host (little-endian) order in memory
         }
-        if (wqe.lookUp(config.context, config.pd, 0, 8, true) != null) {
+        if (wqe.sges.lookUp(config.context, config.pd, 0, 8, true) != null) {
             errorStatus = WcStatus.LOC_PROT_ERR; // rxe (do_atomic): whatever copy_data refuses
             return State.COMPST_ERROR;
         }
-        ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, wqe.sgeCount, 0, word, 0, 8, true);
+        wqe.sges.copy(0, word, 0, 8, true);
         wqe.done = true;
         wqe.status = WcStatus.SUCCESS;
         ackedPsn = psn;

@@ -1,6 +1,5 @@
 package org.rdmalab.softroce;
 
-import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.ReceiveWorkRequest;
 
 /**
@@ -12,63 +11,36 @@ import org.rdmalab.verbs.ReceiveWorkRequest;
 final class RecvWqe {
     long wrId;
     long capacity;
-    /** The scatter list: {@link #sgeCount} entries of these arrays (sized for the QP's max_recv_sge). */
-    int sgeCount;
-    final long[] sgeAddresses;
-    final int[] sgeLkeys;
-    final int[] lengths;
-    final SoftMemoryRegion[] regions;
-    final int[] offsets;
+    /** The scatter list, sized for the QP's max_recv_sge. */
+    final ScatterGather sges;
     /** Whether {@link #resolve} ran for this receive, and what it found. */
     private boolean resolved;
     private boolean valid;
 
     RecvWqe(int maxSge) {
-        int sges = Math.max(1, maxSge);
-        sgeAddresses = new long[sges];
-        sgeLkeys = new int[sges];
-        lengths = new int[sges];
-        regions = new SoftMemoryRegion[sges];
-        offsets = new int[sges];
+        sges = new ScatterGather(maxSge);
     }
 
     /** Fills the slot with a posted receive (caller's thread, under the QP's post lock, the slot free). */
     void fill(ReceiveWorkRequest request, long capacity) {
         this.wrId = request.wrId();
         this.capacity = capacity;
-        this.sgeCount = ScatterGather.fill(request.sgList(), sgeAddresses, sgeLkeys, lengths, regions);
+        sges.fill(request.sgList());
         this.resolved = false;
         this.valid = false;
     }
 
     /** Lets go of the regions the receive pointed at (the slot is free again; loop only). */
     void release() {
-        for (int i = 0; i < sgeCount; i++) {
-            regions[i] = null;
-        }
+        sges.release();
     }
 
     /** Checks the scatter list once: lkeys of this PD with LOCAL_WRITE, ranges inside. */
     boolean resolve(SoftRoceContext context, SoftProtectionDomain pd) {
-        if (resolved) {
-            return valid;
+        if (!resolved) {
+            resolved = true;
+            valid = sges.resolveWritable(context, pd);
         }
-        resolved = true;
-        valid = true;
-        for (int i = 0; i < sgeCount; i++) {
-            int length = lengths[i];
-            if (length == 0) {
-                continue;
-            }
-            SoftMemoryRegion region = context.regionByKey(sgeLkeys[i]);
-            if (region == null || region.softPd() != pd || !region.allows(AccessFlag.LOCAL_WRITE)
-                    || !region.contains(sgeAddresses[i], Integer.toUnsignedLong(length))) {
-                valid = false;
-                return false;
-            }
-            regions[i] = region;
-            offsets[i] = region.offsetOf(sgeAddresses[i]);
-        }
-        return true;
+        return valid;
     }
 }

@@ -5,7 +5,6 @@ import org.rdmalab.softroce.wire.AtomicEth;
 import org.rdmalab.softroce.wire.Opcode;
 import org.rdmalab.softroce.wire.Psn;
 import org.rdmalab.softroce.wire.RocePacketEncoder;
-import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.QpType;
 import org.rdmalab.verbs.SendFlag;
@@ -197,19 +196,8 @@ final class Requester {
         if (wqe.inline || !wqe.readOrAtomic()) {
             return null;
         }
-        for (int i = 0; i < wqe.sgeCount; i++) {
-            int length = wqe.lengths[i];
-            if (length == 0) {
-                continue;
-            }
-            SoftMemoryRegion region = config.context.regionByKey(wqe.sgeLkeys[i]);
-            if (region == null || region.softPd() != config.pd
-                    || !region.contains(wqe.sgeAddresses[i], Integer.toUnsignedLong(length))
-                    || !region.allows(AccessFlag.LOCAL_WRITE)) {
-                return WcStatus.LOC_PROT_ERR;
-            }
-            wqe.regions[i] = region;
-            wqe.offsets[i] = region.offsetOf(wqe.sgeAddresses[i]);
+        if (!wqe.sges.resolveWritable(config.context, config.pd)) {
+            return WcStatus.LOC_PROT_ERR;
         }
         return null;
     }
@@ -305,25 +293,26 @@ final class Requester {
             gatherOffset = offset;
             return wqe.inlineData;
         }
-        gatherFailure = wqe.lookUp(config.context, config.pd, offset, length, false);
+        gatherFailure = wqe.sges.lookUp(config.context, config.pd, offset, length, false);
         if (gatherFailure != null) {
             return null;
         }
         int start = 0;
-        for (int i = 0; i < wqe.sgeCount; i++) {
-            int segment = wqe.lengths[i];
+        ScatterGather sges = wqe.sges;
+        for (int i = 0; i < sges.count; i++) {
+            int segment = sges.lengths[i];
             if (offset < start + segment) {
                 int within = offset - start;
                 if (within + length <= segment) {
-                    gatherOffset = wqe.offsets[i] + within;
-                    return wqe.regions[i].memory();
+                    gatherOffset = sges.offsets[i] + within;
+                    return sges.regions[i].memory();
                 }
                 break;
             }
             start += segment;
         }
         byte[] scratch = config.transport.scratch();
-        ScatterGather.copy(wqe.regions, wqe.offsets, wqe.lengths, wqe.sgeCount, offset, scratch, 0, length, false);
+        sges.copy(offset, scratch, 0, length, false);
         gatherOffset = 0;
         return scratch;
     }

@@ -401,8 +401,7 @@ final class Responder {
             return false;
         }
         if (payload > 0) {
-            ScatterGather.copy(recv.regions, recv.offsets, recv.lengths, recv.sgeCount, recvOffset, packet.buffer(),
-                    packet.payloadOffset(), payload, true);
+            recv.sges.copy(recvOffset, packet.buffer(), packet.payloadOffset(), payload, true);
         }
         recvOffset += payload;
         if (op.isLast() || op.isOnly()) {

@@ -1,6 +1,5 @@
 package org.rdmalab.softroce;
 
-import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.SendWorkRequest;
 import org.rdmalab.verbs.WcStatus;
 import org.rdmalab.verbs.WrOpcode;
@@ -26,14 +25,8 @@ final class SendWqe {
     int rkey;
     long compareAdd;
     long swap;
-    /** The gather list: {@link #sgeCount} entries of these arrays (sized for the QP's max_send_sge). */
-    int sgeCount;
-    final long[] sgeAddresses;
-    final int[] sgeLkeys;
-    /** Each SGE's length; with {@link #regions} and {@link #offsets} what {@link ScatterGather} copies. */
-    final int[] lengths;
-    final SoftMemoryRegion[] regions;
-    final int[] offsets;
+    /** The gather list (a READ's or atomic's scatter list), sized for the QP's max_send_sge. */
+    final ScatterGather sges;
     /** The inline data when {@link #inline} (the array is kept for the slot's next inline post). */
     byte[] inlineData;
     boolean inline;
@@ -46,12 +39,7 @@ final class SendWqe {
     int readPsn;
 
     SendWqe(int maxSge) {
-        int sges = Math.max(1, maxSge);
-        sgeAddresses = new long[sges];
-        sgeLkeys = new int[sges];
-        lengths = new int[sges];
-        regions = new SoftMemoryRegion[sges];
-        offsets = new int[sges];
+        sges = new ScatterGather(maxSge);
     }
 
     /**
@@ -68,7 +56,7 @@ final class SendWqe {
         this.rkey = request.rkey();
         this.compareAdd = request.compareAdd();
         this.swap = request.swap();
-        this.sgeCount = ScatterGather.fill(request.sgList(), sgeAddresses, sgeLkeys, lengths, regions);
+        sges.fill(request.sgList());
         this.inline = false;
         this.length = length;
         this.started = false;
@@ -90,43 +78,7 @@ final class SendWqe {
 
     /** Lets go of the regions a request pointed at (the slot is free again; loop only). */
     void release() {
-        for (int i = 0; i < sgeCount; i++) {
-            regions[i] = null;
-        }
-    }
-
-    /**
-     * Looks up, as rxe's {@code copy_data} does each time it copies, the lkey of every SGE that
-     * bytes {@code [offset, offset + length)} of the message lie in, and points {@link #regions}
-     * at what they name now. Returns null, or the status rxe's requester gives a failure:
-     * IBV_WC_LOC_QP_OP_ERR when a key names no region of {@code pd} (unknown, deregistered,
-     * another PD) or, with {@code localWrite}, one without LOCAL_WRITE ({@code lookup_mr},
-     * -EINVAL); IBV_WC_LOC_PROT_ERR when the bytes lie outside the region ({@code mr_check_range},
-     * -EFAULT). Loop only.
-     */
-    WcStatus lookUp(SoftRoceContext context, SoftProtectionDomain pd, long offset, int length, boolean localWrite) {
-        long start = 0;
-        long end = offset + length;
-        for (int i = 0; i < sgeCount && start < end; i++) {
-            int segment = lengths[i];
-            long segmentEnd = start + segment;
-            if (segment > 0 && offset < segmentEnd) {
-                SoftMemoryRegion region = context.regionByKey(sgeLkeys[i]);
-                if (region == null || region.softPd() != pd
-                        || (localWrite && !region.allows(AccessFlag.LOCAL_WRITE))) {
-                    return WcStatus.LOC_QP_OP_ERR;
-                }
-                long from = Math.max(offset, start) - start;
-                long to = Math.min(end, segmentEnd) - start;
-                if (!region.contains(sgeAddresses[i] + from, to - from)) {
-                    return WcStatus.LOC_PROT_ERR;
-                }
-                regions[i] = region;
-                offsets[i] = region.offsetOf(sgeAddresses[i]);
-            }
-            start = segmentEnd;
-        }
-        return null;
+        sges.release();
     }
 
     boolean readOrAtomic() {
