@@ -267,7 +267,7 @@ public final class BenchViewModel {
     private final BooleanProperty baseline = new SimpleBooleanProperty(true);
     private final ObjectProperty<Distribution> distribution = new SimpleObjectProperty<>(Distribution.CDF);
     private final ObjectProperty<Integer> distributionSize = new SimpleObjectProperty<>();
-    private final BooleanProperty wide = new SimpleBooleanProperty();
+    private final BooleanProperty wide = new SimpleBooleanProperty(true);
 
     private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper();
     private final ReadOnlyBooleanWrapper stopping = new ReadOnlyBooleanWrapper();
@@ -1125,7 +1125,10 @@ public final class BenchViewModel {
         return distributionSize;
     }
 
-    /** True when the view asks for the window's width (the lab's columns step aside). */
+    /**
+     * True (at first) when the view asks for the window while its tab is shown: the lab's setup bar,
+     * columns and completions / buffers band step aside; false keeps the tab between the lab's columns.
+     */
     public BooleanProperty wideProperty() {
         return wide;
     }
