@@ -17,6 +17,7 @@ import javafx.scene.control.ComboBox;
 import javafx.scene.control.ContextMenu;
 import javafx.scene.control.Label;
 import javafx.scene.control.MenuItem;
+import javafx.scene.control.ScrollPane;
 import javafx.scene.control.SelectionMode;
 import javafx.scene.control.Spinner;
 import javafx.scene.control.SpinnerValueFactory;
@@ -24,7 +25,6 @@ import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
-import javafx.scene.control.TitledPane;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.control.Tooltip;
 import javafx.scene.input.Clipboard;
@@ -44,8 +44,11 @@ import org.rdmalab.bench.BenchTest;
  * Controller of {@code BenchView.fxml}: binds the form to the {@link BenchViewModel}, draws its
  * series in the three charts (live, per size, distribution with percentile markers), shows the rows
  * in a table with perftest's columns (copied as tab-separated text with Ctrl+C, the context menu or
- * Copy rows) and the {@code --verbose} lines in a details pane, and asks for a file on Save. The charts redraw when the view model's lists change, which happens at most once a
- * frame while a run goes.
+ * Copy rows) and, while Details is pressed, the {@code --verbose} lines under it, and asks for a file
+ * on Save. The charts redraw when the view model's lists change, which happens at most once a frame
+ * while a run goes. The view scrolls where its tab is smaller than the charts' and three rows'
+ * minimum height; while Wide is pressed the lab's panes step aside ({@link MainView}) so that it
+ * need not.
  */
 public final class BenchView {
 
@@ -55,6 +58,8 @@ public final class BenchView {
 
     private final BenchViewModel viewModel;
 
+    @FXML
+    private ScrollPane benchScroll;
     @FXML
     private VBox benchPane;
     @FXML
@@ -128,6 +133,8 @@ public final class BenchView {
     @FXML
     private ChoiceBox<BenchViewModel.Distribution> distributionKind;
     @FXML
+    private Label distributionTitle;
+    @FXML
     private Label distributionOf;
     @FXML
     private ChoiceBox<Integer> distributionSize;
@@ -142,7 +149,7 @@ public final class BenchView {
     @FXML
     private TableView<BenchViewModel.ResultRow> benchTable;
     @FXML
-    private TitledPane benchDetails;
+    private ToggleButton benchDetails;
     @FXML
     private TextArea benchVerbose;
 
@@ -160,7 +167,7 @@ public final class BenchView {
     @FXML
     private void initialize() {
         // Scenarios find the view model of the shown window here.
-        benchPane.getProperties().put(BenchViewModel.class, viewModel);
+        benchScroll.getProperties().put(BenchViewModel.class, viewModel);
         benchRole.getItems().setAll(BenchViewModel.Role.values());
         benchRole.valueProperty().bindBidirectional(viewModel.roleProperty());
         var role = viewModel.roleProperty();
@@ -256,6 +263,9 @@ public final class BenchView {
         benchStop.disableProperty().bind(running.not().or(viewModel.stoppingProperty()));
         benchSave.disableProperty().bind(running.or(viewModel.reportProperty().isNull()));
         benchWide.selectedProperty().bindBidirectional(viewModel.wideProperty());
+        benchWide.setTooltip(new Tooltip("Pressed (at first): this tab has the window while it is shown; the lab's"
+                + " setup bar, columns and completions / buffers step aside. Released: the tab sits between the lab's"
+                + " columns and scrolls."));
         benchStatus.textProperty().bind(viewModel.statusProperty());
 
         // FXML builds these charts through a builder, which drops styleClass: set it here.
@@ -294,6 +304,7 @@ public final class BenchView {
         distributionKind.visibleProperty().bind(distributionChart.visibleProperty());
         distributionSize.visibleProperty().bind(distributionChart.visibleProperty());
         distributionOf.visibleProperty().bind(distributionChart.visibleProperty());
+        distributionTitle.visibleProperty().bind(distributionChart.visibleProperty());
         viewModel.distributionProperty().addListener((observable, before, kind) -> distributionAxes());
         distributionAxes();
 
@@ -324,6 +335,10 @@ public final class BenchView {
                 viewModel.verboseTextProperty().isEmpty()).then("bench --verbose's lines appear here as sizes finish:"
                         + " the bytes allocated per message and the GCs during each size's measured part, and what"
                         + " this side's device counters moved.").otherwise(viewModel.verboseTextProperty()));
+        benchVerbose.visibleProperty().bind(benchDetails.selectedProperty());
+        benchVerbose.managedProperty().bind(benchVerbose.visibleProperty());
+        benchDetails.setTooltip(new Tooltip("bench --verbose's lines under the table: allocation, GCs and device"
+                + " counters per size"));
     }
 
     /** The table's columns: the path, perftest's for the shown run's mode, then the ratio and the --verbose figures. */
@@ -389,7 +404,6 @@ public final class BenchView {
 
     private void distributionAxes() {
         boolean cdf = viewModel.distributionProperty().get() == BenchViewModel.Distribution.CDF;
-        distributionChart.setTitle(cdf ? "Latency CDF" : "Latency histogram");
         distributionChart.getYAxis().setLabel(cdf ? "fraction of samples" : "% of samples");
         NumberAxis y = (NumberAxis) distributionChart.getYAxis();
         y.setAutoRanging(!cdf);

@@ -6,9 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalDouble;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -65,7 +67,8 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * tests the distribution of one size with its percentiles marked, RDMA and baseline side by side,
  * and a table of the rows in perftest's columns ({@link BenchFormat#columns}) with the ratio and
  * {@code --verbose}'s allocation, GC and device counter figures. A finished (or stopped) run saves
- * as CSV or as {@code bench --json --verbose}'s JSON.
+ * as CSV (perftest's columns, the ratio and the {@code --verbose} figures) or as
+ * {@code bench --json --verbose}'s JSON.
  *
  * <p>Threads: called on the UI thread. The run measures on the engine's own threads; what its
  * listener hears goes through an {@link EventQueue} and is applied on the UI executor, at most once
@@ -267,7 +270,7 @@ public final class BenchViewModel {
     private final BooleanProperty baseline = new SimpleBooleanProperty(true);
     private final ObjectProperty<Distribution> distribution = new SimpleObjectProperty<>(Distribution.CDF);
     private final ObjectProperty<Integer> distributionSize = new SimpleObjectProperty<>();
-    private final BooleanProperty wide = new SimpleBooleanProperty();
+    private final BooleanProperty wide = new SimpleBooleanProperty(true);
 
     private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper();
     private final ReadOnlyBooleanWrapper stopping = new ReadOnlyBooleanWrapper();
@@ -905,7 +908,19 @@ public final class BenchViewModel {
 
     // ---- Saving ----
 
-    /** The report as CSV: one line per row (RDMA then baseline per size), perftest's columns, the ratio. */
+    /** The head of the CSV's columns from {@code bench --verbose}, after the ratio; then one per device counter. */
+    public static final List<String> CSV_VERBOSE_COLUMNS = List.of("allocated_bytes_per_message", "gc_count", "gc_ms");
+    /** A device counter's column is this prefix and the counter's name: "device_counter_sent_pkts". */
+    public static final String CSV_COUNTER_PREFIX = "device_counter_";
+
+    /**
+     * The report as CSV: one line per row (RDMA then baseline per size), perftest's columns, the
+     * ratio, then what {@code bench --json --verbose} adds per row: the bytes allocated per message
+     * and the GCs (count, ms) during the size's measured part, and one column per device counter that
+     * moved in any row, with how much it moved in this one. A cell is empty where the row has no such
+     * figure: no measurement, an allocation the JVM could not count, a counter that did not move
+     * (the JSON leaves it out too), a baseline row (no device).
+     */
     public static String csv(BenchReport report) {
         StringBuilder out = new StringBuilder();
         boolean bandwidth = report.rows().isEmpty() || report.rows().get(0).bandwidth() != null;
@@ -913,11 +928,21 @@ public final class BenchViewModel {
             bandwidth = report.info().settings().mode() == BenchMode.BW;
         }
         boolean gbits = report.info() != null && report.info().settings().reportGbits();
+        Set<String> counters = new LinkedHashSet<>();
+        for (BenchRow row : report.rows()) {
+            if (row.usage() != null) {
+                counters.addAll(row.usage().counters().keySet());
+            }
+        }
         out.append("path,bytes,iterations,").append(bandwidth
                 ? gbits ? "bw_peak_gb_per_sec,bw_average_gb_per_sec,msg_rate_mpps"
                         : "bw_peak_mb_per_sec,bw_average_mb_per_sec,msg_rate_mpps"
                 : "t_min_usec,t_max_usec,t_typical_usec,t_avg_usec,t_stdev_usec,percentile_99_usec,percentile_99_9_usec")
-                .append(",lost_messages,ratio\n");
+                .append(",lost_messages,ratio,").append(String.join(",", CSV_VERBOSE_COLUMNS));
+        for (String counter : counters) {
+            out.append(',').append(csvField(CSV_COUNTER_PREFIX + counter));
+        }
+        out.append('\n');
         for (BenchRow row : report.rows()) {
             out.append(row.path() == BenchRow.Path.RDMA ? "rdma" : "baseline").append(',').append(row.bytes());
             if (row.bandwidth() != null) {
@@ -937,9 +962,31 @@ public final class BenchViewModel {
             if (row.path() == BenchRow.Path.RDMA && ratio.isPresent()) {
                 out.append(String.format(Locale.ROOT, "%.4f", ratio.getAsDouble()));
             }
+            ResourceMeter.Usage usage = row.usage();
+            if (usage == null) {
+                out.append(",".repeat(CSV_VERBOSE_COLUMNS.size() + counters.size()));
+            } else {
+                out.append(',');
+                if (usage.bytesPerMessage() >= 0) {
+                    out.append(String.format(Locale.ROOT, "%.1f", usage.bytesPerMessage()));
+                }
+                out.append(',').append(usage.gcCount()).append(',').append(usage.gcMillis());
+                for (String counter : counters) {
+                    Long moved = usage.counters().get(counter);
+                    out.append(',').append(moved == null ? "" : moved.toString());
+                }
+            }
             out.append('\n');
         }
         return out.toString();
+    }
+
+    /** {@code text} as one CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line break. */
+    static String csvField(String text) {
+        if (text.indexOf(',') < 0 && text.indexOf('"') < 0 && text.indexOf('\n') < 0 && text.indexOf('\r') < 0) {
+            return text;
+        }
+        return '"' + text.replace("\"", "\"\"") + '"';
     }
 
     private static String number(double value, int decimals) {
@@ -1125,7 +1172,10 @@ public final class BenchViewModel {
         return distributionSize;
     }
 
-    /** True when the view asks for the window's width (the lab's columns step aside). */
+    /**
+     * True (at first) when the view asks for the window while its tab is shown: the lab's setup bar,
+     * columns and completions / buffers band step aside; false keeps the tab between the lab's columns.
+     */
     public BooleanProperty wideProperty() {
         return wide;
     }

@@ -9,6 +9,7 @@ import javafx.scene.Parent;
 import javafx.scene.control.Label;
 import javafx.scene.control.ListView;
 import javafx.scene.control.SplitPane;
+import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
 import javafx.scene.input.KeyCode;
 import javafx.scene.input.KeyCodeCombination;
@@ -16,7 +17,8 @@ import javafx.scene.input.KeyCombination;
 
 /**
  * Controller of {@code MainView.fxml}: places one column per side around the step pane (server
- * left and client right in the loopback lab), binds the status line and installs the keys: F10
+ * left and client right in the loopback lab), gives the Bench tab the window while it is shown
+ * (unless its Wide button is released), binds the status line and installs the keys: F10
  * runs the next step, F5 runs to the selected step (or the end), F8 runs every side to its end,
  * Ctrl+R resets every side.
  */
@@ -37,6 +39,10 @@ public final class MainView {
     @FXML
     private TabPane inspector;
     @FXML
+    private Tab benchTab;
+    @FXML
+    private Node setupView;
+    @FXML
     private ListView<String> controlList;
     @FXML
     private Label statusLabel;
@@ -55,7 +61,8 @@ public final class MainView {
         controlList.setPlaceholder(new Label("No control message yet."));
         lab.sides().addListener((ListChangeListener<SideViewModel>) change -> layoutSides());
         layoutSides();
-        bench.wideProperty().addListener((observable, before, wide) -> widen(wide));
+        bench.wideProperty().addListener((observable, before, wide) -> widen());
+        inspector.getSelectionModel().selectedItemProperty().addListener((observable, before, tab) -> widen());
         labBand.sceneProperty().addListener((observable, before, scene) -> {
             if (scene != null) {
                 installKeys(scene);
@@ -74,16 +81,19 @@ public final class MainView {
         labBand.getItems().add(0, column(sides.get(0)));
         labBand.getItems().add(sides.size() > 1 ? column(sides.get(1)) : peerColumn(sides.get(0)));
         labBand.setDividerPositions(0.3, 0.7);
-        if (bench.wideProperty().get()) {
-            widen(true);
-        }
+        widen();
     }
 
     /**
-     * The Bench view's Wide button: the side columns and the completions / buffers band step aside
-     * (kept, not rebuilt) so the charts get the window's width, and come back as they were.
+     * The Bench tab takes the window while it is shown and its Wide button is pressed (as it is at
+     * first): the setup bar, the side columns and the completions / buffers band step aside (kept,
+     * not rebuilt) so the charts and the table get the window, and come back as they were when
+     * another tab is chosen or Wide is released.
      */
-    private void widen(boolean wide) {
+    private void widen() {
+        boolean wide = bench.wideProperty().get() && inspector.getSelectionModel().getSelectedItem() == benchTab;
+        setupView.setVisible(!wide);
+        setupView.setManaged(!wide);
         if (wide) {
             if (hiddenColumns.isEmpty()) {
                 hiddenColumns.addAll(labBand.getItems().filtered(node -> node != inspector));

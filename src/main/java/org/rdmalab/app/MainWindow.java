@@ -30,6 +30,9 @@ public final class MainWindow {
     /** The window's size: readable on a lab projector at 1280 × 800. */
     public static final int WIDTH = 1280;
     public static final int HEIGHT = 800;
+    /** The smallest the window may be made. */
+    public static final int MIN_WIDTH = 960;
+    public static final int MIN_HEIGHT = 600;
 
     private final LabViewModel lab;
     private final Scene scene;

@@ -13,8 +13,8 @@ public final class RdmaLabApplication extends Application {
         window = MainWindow.create();
         stage.setScene(window.scene());
         stage.setTitle(MainWindow.TITLE);
-        stage.setMinWidth(960);
-        stage.setMinHeight(600);
+        stage.setMinWidth(MainWindow.MIN_WIDTH);
+        stage.setMinHeight(MainWindow.MIN_HEIGHT);
         stage.show();
     }
 

@@ -27,6 +27,7 @@ import org.rdmalab.bench.BenchMode;
 import org.rdmalab.bench.BenchReport;
 import org.rdmalab.bench.BenchRow;
 import org.rdmalab.bench.BenchTest;
+import org.rdmalab.bench.ResourceMeter;
 import org.rdmalab.bench.Topology;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.Context;
@@ -148,14 +149,34 @@ class BenchViewModelTest {
 
         Path csv = onUi(() -> bench.save(folder.resolve("lat.csv"), BenchViewModel.Format.CSV)).get(10, TimeUnit.SECONDS);
         List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
-        assertEquals("path,bytes,iterations,t_min_usec,t_max_usec,t_typical_usec,t_avg_usec,t_stdev_usec,"
-                + "percentile_99_usec,percentile_99_9_usec,lost_messages,ratio", lines.get(0));
+        assertTrue(lines.get(0).startsWith("path,bytes,iterations,t_min_usec,t_max_usec,t_typical_usec,t_avg_usec,"
+                + "t_stdev_usec,percentile_99_usec,percentile_99_9_usec,lost_messages,ratio,allocated_bytes_per_message,"
+                + "gc_count,gc_ms,device_counter_"), lines.get(0));
         assertEquals(3, lines.size(), lines::toString);
+        List<String> head = List.of(lines.get(0).split(",", -1));
+        List<String> rdmaLine = List.of(lines.get(1).split(",", -1));
+        List<String> udpLine = List.of(lines.get(2).split(",", -1));
+        assertEquals(head.size(), rdmaLine.size(), lines.get(1));
+        assertEquals(head.size(), udpLine.size(), lines.get(2));
         String ratio = String.format(Locale.ROOT, "%.4f", report.ratio(8).getAsDouble());
-        assertTrue(lines.get(1).startsWith("rdma,8,200,") && lines.get(1).endsWith(",0," + ratio), lines.get(1));
-        assertTrue(lines.get(2).startsWith("baseline,8,") && lines.get(2).endsWith(","), lines.get(2));
-        assertEquals(String.format(Locale.ROOT, "%.2f", report.rows().get(0).latency().typicalMicros()),
-                lines.get(1).split(",")[5]);
+        assertEquals(List.of("rdma", "8", "200"), rdmaLine.subList(0, 3));
+        assertEquals(List.of("0", ratio), rdmaLine.subList(head.indexOf("lost_messages"), head.indexOf("ratio") + 1));
+        assertEquals("baseline", udpLine.get(0));
+        assertEquals("", udpLine.get(head.indexOf("ratio")));
+        assertEquals(String.format(Locale.ROOT, "%.2f", rdmaRow.latency().typicalMicros()),
+                rdmaLine.get(head.indexOf("t_typical_usec")));
+        // --verbose's figures, as the table and the JSON have them; the baseline has no device counters.
+        assertEquals(table.get(0).allocation(), rdmaLine.get(head.indexOf("allocated_bytes_per_message")));
+        assertEquals(String.valueOf(rdmaRow.usage().gcCount()), rdmaLine.get(head.indexOf("gc_count")));
+        assertEquals(String.valueOf(udpRow.usage().gcMillis()), udpLine.get(head.indexOf("gc_ms")));
+        List<String> counterColumns = head.stream().filter(name -> name.startsWith("device_counter_")).toList();
+        assertEquals(rdmaRow.usage().counters().keySet().stream().map(name -> "device_counter_" + name).toList(),
+                counterColumns, "a column per counter that moved");
+        assertEquals(String.valueOf(rdmaRow.usage().counters().get("sent_pkts")),
+                rdmaLine.get(head.indexOf("device_counter_sent_pkts")));
+        for (String column : counterColumns) {
+            assertEquals("", udpLine.get(head.indexOf(column)), column);
+        }
 
         Path json = onUi(() -> bench.save(folder.resolve("lat.json"), BenchViewModel.Format.JSON)).get(10,
                 TimeUnit.SECONDS);
@@ -432,8 +453,9 @@ class BenchViewModelTest {
                 0, 0, 0, null, null, "in process");
         String csv = BenchViewModel.csv(new BenchReport(info, List.of(rdma), false));
         assertEquals("""
-                path,bytes,iterations,bw_peak_gb_per_sec,bw_average_gb_per_sec,msg_rate_mpps,lost_messages,ratio
-                rdma,65536,1000,0.00,0.52,0.001000,0,
+                path,bytes,iterations,bw_peak_gb_per_sec,bw_average_gb_per_sec,msg_rate_mpps,lost_messages,ratio,\
+                allocated_bytes_per_message,gc_count,gc_ms
+                rdma,65536,1000,0.00,0.52,0.001000,0,,,,
                 """, csv);
     }
 
@@ -445,9 +467,57 @@ class BenchViewModelTest {
                 1_000_000_000L), null, null, 3);
         String csv = BenchViewModel.csv(new BenchReport(null, List.of(rdma, udp), false));
         assertEquals("""
-                path,bytes,iterations,bw_peak_mb_per_sec,bw_average_mb_per_sec,msg_rate_mpps,lost_messages,ratio
-                rdma,65536,1000,0.00,62.50,0.001000,0,0.5000
-                baseline,65536,2000,0.00,125.00,0.002000,3,
+                path,bytes,iterations,bw_peak_mb_per_sec,bw_average_mb_per_sec,msg_rate_mpps,lost_messages,ratio,\
+                allocated_bytes_per_message,gc_count,gc_ms
+                rdma,65536,1000,0.00,62.50,0.001000,0,0.5000,,,
+                baseline,65536,2000,0.00,125.00,0.002000,3,,,,
                 """, csv);
+    }
+
+    /**
+     * Save CSV has what Save JSON (bench --json --verbose) has per row: the allocation and GC
+     * figures, and a column for each device counter that moved in some row; a cell is empty where the
+     * row has no such figure.
+     */
+    @Test
+    void csvHasTheVerboseFiguresAsColumnsEmptyWhereARowHasNone() {
+        java.util.Map<String, Long> small = new java.util.LinkedHashMap<>();
+        small.put("sent_pkts", 1000L);
+        small.put("rcvd_pkts", 12L);
+        java.util.Map<String, Long> large = new java.util.LinkedHashMap<>();
+        large.put("sent_pkts", 16_000L);
+        large.put("retry_exceeded_err", 1L);
+        BenchRow rdmaSmall = new BenchRow(BenchRow.Path.RDMA, 4096, BandwidthStats.ofTotals(4096, 1000,
+                1_000_000_000L), null, new ResourceMeter.Usage(25_600, 1000, 2, 7, small), 0);
+        BenchRow udpSmall = new BenchRow(BenchRow.Path.BASELINE, 4096, BandwidthStats.ofTotals(4096, 1000,
+                1_000_000_000L), null, new ResourceMeter.Usage(-1, 1000, 0, 0), 0);
+        BenchRow rdmaLarge = new BenchRow(BenchRow.Path.RDMA, 65536, BandwidthStats.ofTotals(65536, 1000,
+                1_000_000_000L), null, new ResourceMeter.Usage(0, 1000, 0, 0, large), 0);
+        BenchRow unmeasured = new BenchRow(BenchRow.Path.BASELINE, 65536, BandwidthStats.ofTotals(65536, 1000,
+                1_000_000_000L), null, null, 0);
+        BenchReport report = new BenchReport(null, List.of(rdmaSmall, udpSmall, rdmaLarge, unmeasured), false);
+        String[] lines = BenchViewModel.csv(report).split("\n");
+        assertEquals(5, lines.length, () -> String.join("\n", lines));
+        List<String> head = List.of(lines[0].split(",", -1));
+        assertEquals(List.of("lost_messages", "ratio", "allocated_bytes_per_message", "gc_count", "gc_ms",
+                "device_counter_sent_pkts", "device_counter_rcvd_pkts", "device_counter_retry_exceeded_err"),
+                head.subList(head.indexOf("lost_messages"), head.size()), "the counters in the order they first moved");
+        List<List<String>> verbose = new java.util.ArrayList<>();
+        for (int i = 1; i < lines.length; i++) {
+            List<String> cells = List.of(lines[i].split(",", -1));
+            assertEquals(head.size(), cells.size(), lines[i]);
+            verbose.add(cells.subList(head.indexOf("allocated_bytes_per_message"), head.size()));
+        }
+        assertEquals(List.of("25.6", "2", "7", "1000", "12", ""), verbose.get(0), "4 KiB RDMA: 25600 B over 1000");
+        assertEquals(List.of("", "0", "0", "", "", ""), verbose.get(1), "the baseline: allocation unknown, no device");
+        assertEquals(List.of("0.0", "0", "0", "16000", "", "1"), verbose.get(2), "64 KiB RDMA: a retry");
+        assertEquals(List.of("", "", "", "", "", ""), verbose.get(3), "a row without --verbose's figures");
+    }
+
+    @Test
+    void aCsvHeadWithACommaOrQuoteIsQuoted() {
+        assertEquals("sent_pkts", BenchViewModel.csvField("sent_pkts"));
+        assertEquals("\"a,b\"", BenchViewModel.csvField("a,b"));
+        assertEquals("\"say \"\"hi\"\"\"", BenchViewModel.csvField("say \"hi\""));
     }
 }

@@ -8,8 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
+import javafx.geometry.Bounds;
+import javafx.geometry.Orientation;
 import javafx.scene.Node;
+import javafx.scene.chart.Axis;
 import javafx.scene.chart.BarChart;
 import javafx.scene.chart.LineChart;
 import javafx.scene.chart.NumberAxis;
@@ -17,14 +21,19 @@ import javafx.scene.chart.XYChart;
 import javafx.scene.control.CheckBox;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
+import javafx.scene.control.ScrollBar;
+import javafx.scene.control.ScrollPane;
 import javafx.scene.control.Spinner;
 import javafx.scene.control.TableCell;
 import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableRow;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
+import javafx.scene.control.ToggleButton;
 import javafx.scene.input.Clipboard;
 import javafx.scene.input.KeyCode;
+import javafx.scene.text.Text;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -51,16 +60,19 @@ import org.testfx.framework.junit5.Start;
  * The lab window's Bench tab on soft0: opened, run from its button, drawn live, stopped; its rows in
  * the table with perftest's columns, copied, and the --verbose figures; the device, port and GID
  * index of the form reaching the run, bad ones explained; as the server of a client over TCP,
- * stopped while it waits or giving up after its timeout, and refusing a bad server address
- * (TestFX, headless).
+ * stopped while it waits or giving up after its timeout, and refusing a bad server address; the
+ * window it takes while shown, and its rows and charts readable at the window's default and
+ * smallest sizes (TestFX, headless; the pictures go to {@link ControlSnapshots#FOLDER}).
  */
 @ExtendWith(ApplicationExtension.class)
 class BenchWindowTest {
 
     private MainWindow window;
+    private Stage stage;
 
     @Start
     void start(Stage stage) throws Exception {
+        this.stage = stage;
         window = MainWindow.create(Backends.installed(), DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort()));
         stage.setScene(window.scene());
         stage.setTitle(MainWindow.TITLE);
@@ -254,8 +266,8 @@ class BenchWindowTest {
         });
         TableView<?> table = robot.lookup("#benchTable").queryAs(TableView.class);
         assertTrue(table.getItems().isEmpty());
-        // The charts and the table get the window's width (and the table some height).
-        robot.clickOn("#benchWide");
+        assertTrue(robot.lookup("#benchWide").queryAs(ToggleButton.class).isSelected(),
+                "the tab has the window at first");
         type(robot, "#benchGid", "3");
         typeInto(robot, "#benchIbPort", "1");
         robot.clickOn("#benchRun");
@@ -303,12 +315,137 @@ class BenchWindowTest {
         assertTrue(lines[1].startsWith("RDMA\t" + String.join("\t", rdmaCells) + "\t\t"), lines[1]);
 
         // --verbose's lines, as bench prints them, in the details pane.
-        robot.clickOn(robot.lookup("#benchDetails .title").queryAs(Node.class));
         TextArea verbose = robot.lookup("#benchVerbose").queryAs(TextArea.class);
+        assertFalse(verbose.isVisible(), "the lines wait for Details");
+        robot.clickOn("#benchDetails");
         assertTrue(verbose.isVisible());
         assertTrue(verbose.getText().contains(BenchFormat.usage(rdma)), verbose.getText());
         assertTrue(verbose.getText().contains(BenchFormat.counters(rdma)), verbose.getText());
         assertTrue(verbose.getText().contains(BenchFormat.usage(udp)), verbose.getText());
+    }
+
+    @Test
+    void theBenchTabHasTheWindowWhileShownAndTheLabComesBackOnAnotherTabOrWhenWideIsReleased(FxRobot robot) {
+        assertLabShown(robot, true, "the Step tab");
+        openBenchTab(robot);
+        assertTrue(robot.lookup("#benchWide").queryAs(ToggleButton.class).isSelected(), "Wide is pressed at first");
+        assertLabShown(robot, false, "the Bench tab");
+        robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
+                && "Step".equals(label.getText())).queryAs(Node.class));
+        assertLabShown(robot, true, "back on the Step tab");
+        openBenchTab(robot);
+        assertLabShown(robot, false, "the Bench tab again");
+        robot.clickOn("#benchWide");
+        assertLabShown(robot, true, "Wide released");
+        // Between the columns the tab is too small for its charts and table: it scrolls, nothing overlaps.
+        robot.interact(() -> ControlSnapshots.write(window.scene().getRoot(), "bench-wide-released"));
+        ScrollPane scroll = robot.lookup("#benchScroll").queryAs(ScrollPane.class);
+        assertTrue(scroll.getContent().getLayoutBounds().getHeight() > scroll.getViewportBounds().getHeight(),
+                () -> "the content " + scroll.getContent().getLayoutBounds() + " is taller than the tab "
+                        + scroll.getViewportBounds());
+        assertTrue(scroll.getChildrenUnmodifiable().stream().anyMatch(node -> node instanceof ScrollBar bar
+                && bar.getOrientation() == Orientation.VERTICAL && bar.isVisible()),
+                "a scroll bar reaches the table");
+        robot.clickOn("#benchWide");
+        assertLabShown(robot, false, "Wide pressed again");
+    }
+
+    /** Whether the lab's setup bar, server column and completions are in the window. */
+    private static void assertLabShown(FxRobot robot, boolean shown, String when) {
+        for (String lab : List.of(".setup-view", "#serverColumn", ".completions-view")) {
+            boolean there = robot.lookup(lab).tryQuery().map(node -> node.isVisible() && node.getScene() != null)
+                    .orElse(false);
+            assertEquals(shown, there, when + ": " + lab + (shown ? " is shown" : " steps aside"));
+        }
+    }
+
+    /** What the readable-layout test wants of the Bench tab at a window size. */
+    private static final int SHOWN_ROWS = 3;
+    private static final double PLOT_WIDTH = 150;
+    private static final double PLOT_HEIGHT = 100;
+
+    @Test
+    void atTheDefaultAndTheSmallestWindowSizeTheTableShowsItsRowsUnderReadableCharts(FxRobot robot) {
+        openBenchTab(robot);
+        robot.interact(() -> {
+            BenchViewModel bench = window.bench();
+            bench.modeProperty().set(BenchMode.LAT);
+            bench.sizeProperty().set(8);
+            bench.iterationsProperty().set(200);
+            bench.baselineProperty().set(true);
+        });
+        robot.clickOn("#benchRun");
+        FxWait.waitFor("the run to end", 120, () -> !window.bench().runningProperty().get());
+        assertEquals(2, robot.lookup("#benchTable").queryAs(TableView.class).getItems().size(), status(robot));
+        try {
+            robot.interact(() -> ControlSnapshots.write(window.scene().getRoot(), "bench-default-size"));
+            assertTheRowsAndChartsAreShown(robot, "at the default size");
+            robot.interact(() -> {
+                stage.setWidth(MainWindow.MIN_WIDTH);
+                stage.setHeight(MainWindow.MIN_HEIGHT);
+            });
+            FxWait.waitFor("the smaller window", 10, () -> window.scene().getHeight() == MainWindow.MIN_HEIGHT);
+            robot.interact(() -> ControlSnapshots.write(window.scene().getRoot(), "bench-smallest-size"));
+            assertTheRowsAndChartsAreShown(robot, "at the smallest size");
+        } finally {
+            robot.interact(() -> {
+                stage.setWidth(MainWindow.WIDTH);
+                stage.setHeight(MainWindow.HEIGHT);
+            });
+        }
+    }
+
+    /**
+     * The table's rows area holds {@link #SHOWN_ROWS} rows, both rows of the run are under the mouse
+     * where they are drawn (nothing covers them, nothing clips them), and each chart, apart from the
+     * table, keeps a plot of at least {@link #PLOT_WIDTH} × {@link #PLOT_HEIGHT} with three y tick
+     * labels, its title and its axis labels drawn whole.
+     */
+    private void assertTheRowsAndChartsAreShown(FxRobot robot, String where) {
+        TableView<?> table = robot.lookup("#benchTable").queryAs(TableView.class);
+        Node rowsArea = table.lookup(".clipped-container");
+        List<TableRow<?>> rows = robot.lookup("#benchTable .table-row-cell")
+                .match((TableRow<?> row) -> row.isVisible() && !row.isEmpty())
+                .queryAllAs(TableRow.class).stream()
+                .<TableRow<?>>map(row -> row).sorted(Comparator.comparingInt(TableRow::getIndex)).toList();
+        assertEquals(2, rows.size(), where + ": the run's two rows have cells");
+        double rowHeight = rows.get(0).getHeight();
+        assertTrue(rowHeight > 10, () -> where + ": row height " + rowHeight);
+        assertTrue(rowsArea.getLayoutBounds().getHeight() >= SHOWN_ROWS * rowHeight, () -> where
+                + ": the table shows " + rowsArea.getLayoutBounds().getHeight() / rowHeight + " rows' height");
+        Bounds visibleRows = rowsArea.localToScene(rowsArea.getLayoutBounds());
+        for (TableRow<?> row : rows) {
+            Node first = row.lookup(".table-cell");
+            Bounds cell = first.localToScene(first.getLayoutBounds());
+            assertTrue(visibleRows.contains(cell), () -> where + ": row " + row.getIndex() + " at " + cell
+                    + " is inside the rows area " + visibleRows);
+            robot.moveTo(first);
+            assertTrue(first.isHover(), () -> where + ": row " + row.getIndex() + "'s first cell is under the mouse,"
+                    + " not covered");
+        }
+        Bounds tableBounds = table.localToScene(table.getLayoutBounds());
+        for (String id : List.of("#liveChart", "#sizeChart", "#distributionChart")) {
+            XYChart<?, ?> chart = robot.lookup(id).queryAs(XYChart.class);
+            Node plot = chart.lookup(".chart-plot-background");
+            assertTrue(plot.getLayoutBounds().getWidth() >= PLOT_WIDTH && plot.getLayoutBounds().getHeight()
+                    >= PLOT_HEIGHT, () -> where + ": " + id + "'s plot is " + plot.getLayoutBounds());
+            Bounds chartBounds = chart.localToScene(chart.getLayoutBounds());
+            assertFalse(chartBounds.intersects(tableBounds), () -> where + ": " + id + " " + chartBounds
+                    + " overlaps the table " + tableBounds);
+            long ticks = chart.getYAxis().getTickMarks().stream().filter(Axis.TickMark::isTextVisible).count();
+            assertTrue(ticks >= 3, () -> where + ": " + id + " has " + ticks + " y tick labels");
+            List<Label> texts = new java.util.ArrayList<>();
+            for (Node label : chart.lookupAll(".axis-label")) {
+                texts.add((Label) label);
+            }
+            texts.add(id.equals("#distributionChart") ? robot.lookup("#distributionTitle").queryAs(Label.class)
+                    : (Label) chart.lookup(".chart-title"));
+            for (Label text : texts) {
+                assertTrue(text.isVisible(), () -> where + ": " + id + " shows " + text.getText());
+                assertEquals(text.getText(), ((Text) text.lookup(".text")).getText(), where + ": " + id
+                        + "'s label is drawn whole");
+            }
+        }
     }
 
     private static String clipboard(FxRobot robot) {
