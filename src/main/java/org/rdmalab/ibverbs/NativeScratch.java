@@ -7,11 +7,13 @@ import java.util.logging.Logger;
 /**
  * A block of native memory a hot verb reuses for the structs it passes (a QP's chain of work
  * requests, the {@code ibv_wc} array a CQ's poll fills), so that posting and polling allocate no
- * native memory per call. It is not cleared between holders: each writes what it passes. One caller holds it at a time: a second caller on another thread, or a
- * request larger than the block, gets 0 from {@link #acquire} and allocates its own memory as
- * before. Taking the block is one compare-and-set, giving it back a plain release store.
- * {@link #close()} frees it once no caller holds it (it waits up to {@link #CLOSE_WAIT_NANOS} for
- * a verb in progress, then leaves the block unfreed rather than free memory in use).
+ * native memory per call. It starts zeroed and is not cleared between holders: what it holds is
+ * its users' rule (a QP's posts write every byte they pass, a CQ's polls leave it zeroed). One
+ * caller holds it at a time: a second caller on another thread, or a request larger than the
+ * block, gets 0 from {@link #acquire} and allocates its own memory as before. Taking the block is
+ * one compare-and-set, giving it back a plain release store. {@link #close()} frees it once no
+ * caller holds it (it waits up to {@link #CLOSE_WAIT_NANOS} for a verb in progress, then leaves
+ * the block unfreed rather than free memory in use).
  */
 final class NativeScratch implements AutoCloseable {
 

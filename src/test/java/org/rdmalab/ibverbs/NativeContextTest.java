@@ -420,6 +420,44 @@ class NativeContextTest {
     }
 
     @Test
+    void aFieldTheProviderLeavesUnwrittenReadsZeroAfterAFullerCompletionInTheSameEntry() throws Exception {
+        // A provider may write only wr_id, status, vendor_err and qp_num of an error completion:
+        // the rest of the entry must read 0, not what an earlier poll of the CQ left there.
+        standIn.standin_sparse_errors(1);
+        try {
+            Pair pair = new Pair(context);
+            CompletionBuffer buffer = new CompletionBuffer(2);
+            for (int round = 0; round < 4; round++) {
+                pair.connect();
+                SendWorkRequest good = SendWorkRequest.write(20 + round, pair.mrA.sge(0, 12), pair.mrB.address(),
+                        pair.mrB.rkey(), SIGNALED);
+                SendWorkRequest bad = SendWorkRequest.write(30 + round, pair.mrA.sge(0, 12), pair.mrB.address(),
+                        pair.mrB.rkey() + 99, SIGNALED);
+                pair.a.postSend(good);
+                // The list poll and the buffer poll share the CQ's array: each round fills it with
+                // one and reads the error completion with the other, or with the same.
+                WorkCompletion fuller = round % 2 == 0 ? pollOneIntoBuffer(pair.cqA, buffer) : pair.cqA.poll(2).get(0);
+                assertEquals(new WorkCompletion(20 + round, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, 0, 12, 0,
+                        pair.a.qpNum(), 0, 0), fuller);
+                pair.a.postSend(bad);
+                WorkCompletion sparse = round < 2 ? pollOneIntoBuffer(pair.cqA, buffer) : pair.cqA.poll(2).get(0);
+                assertEquals(WorkCompletion.error(30 + round, WcStatus.REM_ACCESS_ERR, WcOpcode.SEND, pair.a.qpNum()),
+                        sparse, "opcode, byte_len and the rest read 0");
+                assertEquals(0, pair.cqA.poll(buffer), "an empty poll");
+                pair.a.modify(new QpAttributes().state(QpState.RESET), QpAttrMask.of(QpAttrMask.STATE));
+                pair.b.modify(new QpAttributes().state(QpState.RESET), QpAttrMask.of(QpAttrMask.STATE));
+            }
+        } finally {
+            standIn.standin_sparse_errors(0);
+        }
+    }
+
+    private static WorkCompletion pollOneIntoBuffer(CompletionQueue cq, CompletionBuffer buffer) throws Exception {
+        assertEquals(1, cq.poll(buffer));
+        return buffer.get(0);
+    }
+
+    @Test
     void theOneRequestCallsAndThePollIntoABufferFailAsTheListCallsDo() throws Exception {
         Pair pair = new Pair(context);
         SendWorkRequest early = SendWorkRequest.send(5, pair.mrA.sge(0, 1), SIGNALED);
