@@ -187,13 +187,13 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
     private int pollZeroed(long wc, int maxEntries) throws VerbsException {
         int polled = ops.pollCq(address, maxEntries, wc);
         if (polled < 0 || polled > maxEntries) {
+            VerbsException failure = polled < 0
+                    ? new VerbsException("ibv_poll_cq", Native.errnoOf(polled, OpsTable.savedErrno()),
+                            "the provider could not poll the CQ", null)
+                    : new VerbsException("ibv_poll_cq", Errno.EPROTO.value(), "the provider returned " + polled
+                            + " completions for " + maxEntries + " entries", null);
             NativeScratch.clear(wc, (long) maxEntries * WC_SIZE);
-            if (polled > maxEntries) {
-                throw new VerbsException("ibv_poll_cq", Errno.EPROTO.value(), "the provider returned " + polled
-                        + " completions for " + maxEntries + " entries", null);
-            }
-            throw new VerbsException("ibv_poll_cq", Native.errnoOf(polled, OpsTable.savedErrno()),
-                    "the provider could not poll the CQ", null);
+            throw failure;
         }
         return polled;
     }
