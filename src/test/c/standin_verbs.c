@@ -7,7 +7,8 @@
  * registered buffers (rkey and range checked), SEND consumes a posted receive, and completions are
  * pushed to the CQs. Every created object is counted; standin_live_objects() tells how many live.
  * One lock serializes every entry point (two peers in one process call it from two threads).
- * RDMALAB_STANDIN_ERRNO makes ibv_get_device_list fail with that errno.
+ * RDMALAB_STANDIN_ERRNO makes ibv_get_device_list fail with that errno. standin_sparse_errors(1)
+ * makes poll_cq write only the fields verbs.h defines for an error completion.
  */
 #include <endian.h>
 #include <errno.h>
@@ -119,13 +120,36 @@ static int push(struct ibv_cq *cq, const struct ibv_wc *wc)
     return 0;
 }
 
+/* Set by standin_sparse_errors: error completions are written field by field. */
+static int sparse_errors;
+
+/*
+ * With on set, poll_cq writes an error completion's wr_id, status, vendor_err and qp_num only
+ * (what verbs.h defines for one) and leaves the rest of the caller's ibv_wc as it was, as a
+ * provider may; a successful completion is still written whole.
+ */
+void standin_sparse_errors(int on)
+{
+    LOCKED;
+    sparse_errors = on;
+}
+
 static int standin_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 {
     LOCKED;
     struct standin_cq *s = (struct standin_cq *) cq;
     int n = 0;
     while (n < num_entries && s->count > 0) {
-        wc[n++] = s->entries[s->head];
+        const struct ibv_wc *next = &s->entries[s->head];
+        if (sparse_errors && next->status != IBV_WC_SUCCESS) {
+            wc[n].wr_id = next->wr_id;
+            wc[n].status = next->status;
+            wc[n].vendor_err = next->vendor_err;
+            wc[n].qp_num = next->qp_num;
+        } else {
+            wc[n] = *next;
+        }
+        n++;
         s->head = (s->head + 1) % cq->cqe;
         s->count--;
     }

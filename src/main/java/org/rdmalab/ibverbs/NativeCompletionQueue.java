@@ -20,7 +20,11 @@ import org.rdmalab.verbs.spi.ResourceNode;
 /**
  * {@code struct ibv_cq *}. Polling and arming go through the context's ops table
  * ({@code ibv_poll_cq}, {@code ibv_req_notify_cq} are inline in C); a poll allocates no native
- * memory (see {@link NativeScratch}). Events taken from the channel and not yet acknowledged are acknowledged before {@code ibv_destroy_cq}, which would otherwise wait.
+ * memory (see {@link NativeScratch}): it hands the provider the CQ's own {@code ibv_wc} array,
+ * kept all zeros between polls, so that a field the provider leaves unwritten (in an error
+ * completion, verbs.h defines only wr_id, status, vendor_err and qp_num) reads 0. Events taken
+ * from the channel and not yet acknowledged are acknowledged before {@code ibv_destroy_cq}, which
+ * would otherwise wait.
  */
 final class NativeCompletionQueue extends ResourceNode implements CompletionQueue {
 
@@ -35,6 +39,7 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
     private static final int QP_NUM = offset(WC_QP_NUM, 4);
     private static final int SRC_QP = offset(WC_SRC_QP, 4);
     private static final int FLAGS = offset(WC_WC_FLAGS, 4);
+    private static final int WC_SIZE = StructSize.WC.size;
 
     /** Entries of the {@code ibv_wc} array each CQ keeps for its polls. */
     static final int SCRATCH_ENTRIES = 32;
@@ -86,12 +91,24 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
         if (maxEntries < 1) {
             throw new IllegalArgumentException("poll at least one entry, not " + maxEntries);
         }
-        long bytes = (long) maxEntries * StructSize.WC.size;
+        long bytes = (long) maxEntries * WC_SIZE;
         long block = scratch.acquire(bytes);
-        NativeMemory own = block == 0 ? NativeMemory.allocate(context.library().runtime, bytes) : null;
-        long wc = own == null ? block : own.address();
+        if (block == 0) {
+            try (NativeMemory own = NativeMemory.allocate(context.library().runtime, bytes)) {
+                return pollList(own.address(), maxEntries);
+            }
+        }
         try {
-            int polled = pollInto(wc, bytes, maxEntries);
+            return pollList(block, maxEntries);
+        } finally {
+            scratch.release();
+        }
+    }
+
+    /** {@link #poll(int)} into the zeroed array at {@code wc}, which it leaves zeroed. */
+    private List<WorkCompletion> pollList(long wc, int maxEntries) throws VerbsException {
+        int polled = pollZeroed(wc, maxEntries);
+        try {
             if (polled == 0) {
                 return List.of();
             }
@@ -100,15 +117,11 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
             }
             List<WorkCompletion> completions = new ArrayList<>(polled);
             for (int i = 0; i < polled; i++) {
-                completions.add(completion(wc + (long) i * StructSize.WC.size));
+                completions.add(completion(wc + (long) i * WC_SIZE));
             }
             return completions;
         } finally {
-            if (own != null) {
-                own.close();
-            } else {
-                scratch.release();
-            }
+            NativeScratch.clear(wc, (long) polled * WC_SIZE);
         }
     }
 
@@ -123,41 +136,64 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
         ensureOpen();
         into.clear();
         int maxEntries = into.capacity();
-        long bytes = (long) maxEntries * StructSize.WC.size;
+        long bytes = (long) maxEntries * WC_SIZE;
         long block = scratch.acquire(bytes);
-        NativeMemory own = block == 0 ? NativeMemory.allocate(context.library().runtime, bytes) : null;
-        long wc = own == null ? block : own.address();
+        if (block == 0) {
+            try (NativeMemory own = NativeMemory.allocate(context.library().runtime, bytes)) {
+                return pollBuffer(own.address(), maxEntries, into);
+            }
+        }
         try {
-            int polled = pollInto(wc, bytes, maxEntries);
+            return pollBuffer(block, maxEntries, into);
+        } finally {
+            scratch.release();
+        }
+    }
+
+    /** {@link #poll(CompletionBuffer)} into the zeroed array at {@code wc}, which it leaves zeroed. */
+    private int pollBuffer(long wc, int maxEntries, CompletionBuffer into) throws VerbsException {
+        int polled = pollZeroed(wc, maxEntries);
+        try {
             for (int i = 0; i < polled; i++) {
-                long entry = wc + (long) i * StructSize.WC.size;
+                long entry = wc + (long) i * WC_SIZE;
                 WcStatus status = status(entry);
+                WcOpcode opcode = opcode(entry, status);
                 int flags = MEMORY.getInt(entry + FLAGS);
-                into.add(MEMORY.getLong(entry + WC_ID), status, opcode(entry, status), MEMORY.getInt(entry + VENDOR_ERR),
-                        MEMORY.getInt(entry + BYTE_LEN), immData(entry, flags), MEMORY.getInt(entry + QP_NUM),
-                        MEMORY.getInt(entry + SRC_QP), flags);
+                long wrId = MEMORY.getLong(entry + WC_ID);
+                int vendorError = MEMORY.getInt(entry + VENDOR_ERR);
+                int byteLength = MEMORY.getInt(entry + BYTE_LEN);
+                int immData = immData(entry, flags);
+                int qpNum = MEMORY.getInt(entry + QP_NUM);
+                int srcQp = MEMORY.getInt(entry + SRC_QP);
+                NativeScratch.clear(entry, WC_SIZE);
+                into.add(wrId, status, opcode, vendorError, byteLength, immData, qpNum, srcQp, flags);
             }
             return polled;
         } catch (VerbsException | RuntimeException e) {
             into.clear();
+            NativeScratch.clear(wc, (long) polled * WC_SIZE);
             throw e;
-        } finally {
-            if (own != null) {
-                own.close();
-            } else {
-                scratch.release();
-            }
         }
     }
 
-    /** Polls up to {@code maxEntries} into the {@code bytes} at {@code wc}; the count polled. */
-    private int pollInto(long wc, long bytes, int maxEntries) throws VerbsException {
-        // Zeroed, so that a field the provider leaves unwritten (error completions) reads 0.
-        NativeScratch.clear(wc, bytes);
+    /**
+     * Polls up to {@code maxEntries} into the array at {@code wc}, all zeros; the count polled. The
+     * provider writes only the entries it returns, and the caller zeroes those once it has read
+     * them, so the array is all zeros again for the next poll without clearing entries no one
+     * wrote: an empty poll writes nothing, where clearing the whole array first cost a store per 8
+     * bytes asked for. After a failed poll, or more completions than asked, this zeroes the whole
+     * array itself.
+     */
+    private int pollZeroed(long wc, int maxEntries) throws VerbsException {
         int polled = ops.pollCq(address, maxEntries, wc);
-        if (polled < 0) {
-            throw new VerbsException("ibv_poll_cq", Native.errnoOf(polled, OpsTable.savedErrno()),
-                    "the provider could not poll the CQ", null);
+        if (polled < 0 || polled > maxEntries) {
+            VerbsException failure = polled < 0
+                    ? new VerbsException("ibv_poll_cq", Native.errnoOf(polled, OpsTable.savedErrno()),
+                            "the provider could not poll the CQ", null)
+                    : new VerbsException("ibv_poll_cq", Errno.EPROTO.value(), "the provider returned " + polled
+                            + " completions for " + maxEntries + " entries", null);
+            NativeScratch.clear(wc, (long) maxEntries * WC_SIZE);
+            throw failure;
         }
         return polled;
     }

@@ -33,7 +33,9 @@ import org.rdmalab.verbs.spi.ResourceNode;
  * {@code struct ibv_qp *}. Modify and query marshal {@code struct ibv_qp_attr}; posting builds a
  * chain of work requests and SGEs in native memory the QP keeps for its posts (the provider
  * copies them into its queue before returning, as verbs requires), so a post allocates nothing
- * native (see {@link NativeScratch}).
+ * native (see {@link NativeScratch}). A request posted alone again, the same object, is handed
+ * over as the block still holds it, unwritten: the provider only reads a work request, as
+ * perftest relies on when it reposts its own.
  */
 final class NativeQueuePair extends ResourceNode implements QueuePair {
 
@@ -342,7 +344,11 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
     /**
      * Builds the chain of {@code count} requests (the one {@code single}, or those of
      * {@code list}) in the queue's block, or in memory of its own when the block is too small or
-     * busy, and hands it to the provider.
+     * busy, and hands it to the provider. The block remembers a request posted alone: posted
+     * alone again (the same object: a record, so nothing in it can have changed) while the block
+     * still holds it, its work request and SGEs are handed over as they are, as a C program
+     * reposts the {@code ibv_send_wr} it keeps. Any other post through the block writes over it
+     * and forgets it first.
      */
     private <R> void post(Chain<R> kind, R single, List<R> list, int count) throws VerbsException {
         ensureOpen();
@@ -354,36 +360,61 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
         for (int i = 0; i < count; i++) {
             sges += kind.sgList(single != null ? single : list.get(i)).size();
         }
-        int requestSize = kind.requestSize;
-        long bytes = chainBytes(count, requestSize, sges);
+        long bytes = chainBytes(count, kind.requestSize, sges);
         NativeScratch scratch = kind == SEND ? sendScratch : recvScratch;
         long block = scratch.acquire(bytes);
-        NativeMemory own = block == 0 ? NativeMemory.allocate(library().runtime, bytes) : null;
-        long chain = own == null ? block : own.address();
+        if (block == 0) {
+            try (NativeMemory own = NativeMemory.allocate(library().runtime, bytes)) {
+                build(kind, single, list, count, own.address());
+                hand(kind, single, list, count, own.address(), bytes);
+            }
+            return;
+        }
         try {
-            long sge = chain + (long) count * requestSize;
-            for (int i = 0; i < count; i++) {
-                R request = single != null ? single : list.get(i);
-                long wr = chain + (long) i * requestSize;
-                // Every byte handed to the provider is written here, so the block is never cleared first.
-                MEMORY.putLong(wr + WR_ID, kind.wrId(request));
-                MEMORY.putLong(wr + WR_NEXT, i + 1 < count ? wr + requestSize : 0L);
-                sge = putSges(sge, kind.sgList(request), wr);
-                kind.putFields(wr, request);
+            R alone = count == 1 ? (single != null ? single : list.get(0)) : null;
+            if (!scratch.holds(alone)) {
+                scratch.holding(null);
+                build(kind, single, list, count, block);
+                scratch.holding(alone);
             }
-            long badSlot = chain + bytes - 8;
-            MEMORY.putLong(badSlot, 0L);
-            int rc = kind.call(ops, address, chain, badSlot);
-            if (rc != 0) {
-                throw postFailure(kind.verb, rc, OpsTable.savedErrno(), chain, badSlot, requestSize, count,
-                        index -> kind.wrId(single != null ? single : list.get(index)));
-            }
+            hand(kind, single, list, count, block, bytes);
+        } catch (VerbsException | RuntimeException e) {
+            // A refused post forgets the request: the next post writes the block again rather
+            // than rely on what a failing provider left in it.
+            scratch.holding(null);
+            throw e;
         } finally {
-            if (own != null) {
-                own.close();
-            } else {
-                scratch.release();
-            }
+            scratch.release();
+        }
+    }
+
+    /** Writes the chain of {@code count} requests, then their SGEs, at {@code chain}. */
+    private static <R> void build(Chain<R> kind, R single, List<R> list, int count, long chain) {
+        int requestSize = kind.requestSize;
+        long sge = chain + (long) count * requestSize;
+        for (int i = 0; i < count; i++) {
+            R request = single != null ? single : list.get(i);
+            long wr = chain + (long) i * requestSize;
+            // Every byte handed to the provider is written here, so the block is never cleared first.
+            MEMORY.putLong(wr + WR_ID, kind.wrId(request));
+            MEMORY.putLong(wr + WR_NEXT, i + 1 < count ? wr + requestSize : 0L);
+            sge = putSges(sge, kind.sgList(request), wr);
+            kind.putFields(wr, request);
+        }
+    }
+
+    /**
+     * Hands the chain of {@code bytes} at {@code chain} to the provider, with {@code bad_wr} in its
+     * last 8 bytes; a refusal becomes a VerbsException naming the first request not posted.
+     */
+    private <R> void hand(Chain<R> kind, R single, List<R> list, int count, long chain, long bytes)
+            throws VerbsException {
+        long badSlot = chain + bytes - 8;
+        MEMORY.putLong(badSlot, 0L);
+        int rc = kind.call(ops, address, chain, badSlot);
+        if (rc != 0) {
+            throw postFailure(kind.verb, rc, OpsTable.savedErrno(), chain, badSlot, kind.requestSize, count,
+                    index -> kind.wrId(single != null ? single : list.get(index)));
         }
     }
 

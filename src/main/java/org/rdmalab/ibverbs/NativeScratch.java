@@ -7,11 +7,15 @@ import java.util.logging.Logger;
 /**
  * A block of native memory a hot verb reuses for the structs it passes (a QP's chain of work
  * requests, the {@code ibv_wc} array a CQ's poll fills), so that posting and polling allocate no
- * native memory per call. It is not cleared between holders: each writes what it passes. One caller holds it at a time: a second caller on another thread, or a
- * request larger than the block, gets 0 from {@link #acquire} and allocates its own memory as
- * before. Taking the block is one compare-and-set, giving it back a plain release store.
- * {@link #close()} frees it once no caller holds it (it waits up to {@link #CLOSE_WAIT_NANOS} for
- * a verb in progress, then leaves the block unfreed rather than free memory in use).
+ * native memory per call. It starts zeroed and is not cleared between holders: what it holds is
+ * its users' rule (a QP's posts write every byte they pass, a CQ's polls leave it zeroed). A
+ * holder may record what it left there ({@link #holding}), so that the next one can hand it over
+ * again without writing it ({@link #holds}). One caller holds it at a time: a second caller on
+ * another thread, or a request larger than the block, gets 0 from {@link #acquire} and allocates
+ * its own memory as before. Taking the block is one compare-and-set, giving it back a plain
+ * release store. {@link #close()} frees it once no caller holds it (it waits up to
+ * {@link #CLOSE_WAIT_NANOS} for a verb in progress, then leaves the block unfreed rather than free
+ * memory in use).
  */
 final class NativeScratch implements AutoCloseable {
 
@@ -26,6 +30,8 @@ final class NativeScratch implements AutoCloseable {
     private final AtomicInteger state = new AtomicInteger(FREE);
     private final long address;
     private final long size;
+    /** See {@link #holds}: read and written by the holder only, so taking and giving back the block order it. */
+    private Object content;
 
     /** {@code size} bytes, allocated now. */
     NativeScratch(long size) {
@@ -68,6 +74,24 @@ final class NativeScratch implements AutoCloseable {
         }
     }
 
+    /**
+     * True when the block holds what the holder's caller wrote for {@code content} (a work request
+     * posted alone, say) as {@link #holding} recorded it, so it may be handed over again without
+     * being written; false for null. Only the holder calls it.
+     */
+    boolean holds(Object content) {
+        return content != null && this.content == content;
+    }
+
+    /**
+     * Records what the block now holds for the next holder's {@link #holds}: an object that
+     * cannot change, written whole by this holder; null before writing anything else into it.
+     * Only the holder calls it.
+     */
+    void holding(Object content) {
+        this.content = content;
+    }
+
     /** Gives the block back. */
     void release() {
         state.setRelease(FREE);
@@ -86,6 +110,7 @@ final class NativeScratch implements AutoCloseable {
             }
             if (now == FREE && state.compareAndSet(FREE, FREED)) {
                 IO.freeMemory(address);
+                content = null;
                 return true;
             }
             if (System.nanoTime() - deadline > 0) {

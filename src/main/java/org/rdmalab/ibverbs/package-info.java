@@ -6,8 +6,10 @@
  * (post_send, post_recv, poll_cq, req_notify_cq) are called through the context's ops table with
  * jffi; a post builds its work requests, and a poll receives its {@code ibv_wc} entries, in a
  * native block the QP or CQ keeps ({@code NativeScratch}), so posting one request and polling
- * into a {@link org.rdmalab.verbs.CompletionBuffer} allocate nothing, Java or native. Struct offsets live in {@code StructField} and are checked against the
- * installed header by the tests. Errors (no library, ENOSYS on a kernel without RDMA, a failed
+ * into a {@link org.rdmalab.verbs.CompletionBuffer} allocate nothing, Java or native. A request
+ * posted alone again (the same object) is handed over as the QP's block still holds it, and a
+ * CQ's block is kept zeroed between polls. Struct offsets live in {@code StructField} and are
+ * checked against the installed header by the tests. Errors (no library, ENOSYS on a kernel without RDMA, a failed
  * verb) are {@link org.rdmalab.verbs.VerbsException}s with the errno read right after the call.
  *
  * <p>Threads: verbs run on the caller's thread; libibverbs and its providers are thread-safe, so

@@ -18,19 +18,17 @@ import java.util.Objects;
  */
 public final class CompletionBuffer {
 
-    private final long[] wrIds;
     /*
-     * Statuses and opcodes are kept as their verbs.h numbers: a reference stored into an array
-     * costs the garbage collector's write barrier (G1's includes a fence), an int store nothing.
+     * One array, STRIDE longs per entry: wr_id; status and opcode; vendor_err and byte_len;
+     * imm_data and qp_num; src_qp and wc_flags (the first of each pair in the low 32 bits). A
+     * poll's stores then go to one array with one bounds check, where an array per field cost a
+     * load and a check per field (and registers to hold them) on every poll. Statuses and opcodes
+     * are kept as their verbs.h numbers: a reference stored into an array costs the garbage
+     * collector's write barrier, a long store nothing.
      */
-    private final int[] statuses;
-    private final int[] opcodes;
-    private final int[] vendorErrors;
-    private final int[] byteLengths;
-    private final int[] immData;
-    private final int[] qpNums;
-    private final int[] srcQps;
-    private final int[] wcFlags;
+    private static final int STRIDE = 5;
+    private final long[] entries;
+    private final int capacity;
     private int size;
 
     /**
@@ -42,20 +40,13 @@ public final class CompletionBuffer {
         if (capacity < 1) {
             throw new IllegalArgumentException("a completion buffer holds at least one entry, not " + capacity);
         }
-        wrIds = new long[capacity];
-        statuses = new int[capacity];
-        opcodes = new int[capacity];
-        vendorErrors = new int[capacity];
-        byteLengths = new int[capacity];
-        immData = new int[capacity];
-        qpNums = new int[capacity];
-        srcQps = new int[capacity];
-        wcFlags = new int[capacity];
+        this.capacity = capacity;
+        entries = new long[Math.multiplyExact(capacity, STRIDE)];
     }
 
     /** The most completions one poll takes into this buffer. */
     public int capacity() {
-        return wrIds.length;
+        return capacity;
     }
 
     /** How many entries the last poll filled (0 when it found none). */
@@ -70,59 +61,58 @@ public final class CompletionBuffer {
 
     /** Entry {@code i}'s {@code wr_id}. */
     public long wrId(int i) {
-        return wrIds[Objects.checkIndex(i, size)];
+        return entries[at(i)];
     }
 
     /** Entry {@code i}'s status. */
     public WcStatus status(int i) {
-        return WcStatus.of(statuses[Objects.checkIndex(i, size)]);
+        return WcStatus.of(low(entries[at(i) + 1]));
     }
 
     /** True when entry {@code i}'s status is {@link WcStatus#SUCCESS}. */
     public boolean isSuccess(int i) {
-        return statuses[Objects.checkIndex(i, size)] == WcStatus.SUCCESS.value();
+        return low(entries[at(i) + 1]) == WcStatus.SUCCESS.value();
     }
 
     /** Entry {@code i}'s opcode (undefined in an error completion, as in verbs). */
     public WcOpcode opcode(int i) {
-        return WcOpcode.of(opcodes[Objects.checkIndex(i, size)]);
+        return WcOpcode.of(high(entries[at(i) + 1]));
     }
 
     /** Entry {@code i}'s {@code vendor_err}. */
     public int vendorError(int i) {
-        return vendorErrors[Objects.checkIndex(i, size)];
+        return low(entries[at(i) + 2]);
     }
 
     /** Entry {@code i}'s {@code byte_len}. */
     public int byteLength(int i) {
-        return byteLengths[Objects.checkIndex(i, size)];
+        return high(entries[at(i) + 2]);
     }
 
     /** Entry {@code i}'s immediate data, host order, when {@link WcFlag#WITH_IMM} is set. */
     public int immData(int i) {
-        return immData[Objects.checkIndex(i, size)];
+        return low(entries[at(i) + 3]);
     }
 
     /** Entry {@code i}'s local QP number. */
     public int qpNum(int i) {
-        return qpNums[Objects.checkIndex(i, size)];
+        return high(entries[at(i) + 3]);
     }
 
     /** Entry {@code i}'s remote QP number (UD). */
     public int srcQp(int i) {
-        return srcQps[Objects.checkIndex(i, size)];
+        return low(entries[at(i) + 4]);
     }
 
     /** Entry {@code i}'s {@link WcFlag} bits. */
     public int wcFlags(int i) {
-        return wcFlags[Objects.checkIndex(i, size)];
+        return high(entries[at(i) + 4]);
     }
 
     /** Entry {@code i} as a record (allocates one). */
     public WorkCompletion get(int i) {
-        Objects.checkIndex(i, size);
-        return new WorkCompletion(wrIds[i], WcStatus.of(statuses[i]), WcOpcode.of(opcodes[i]), vendorErrors[i], byteLengths[i], immData[i],
-                qpNums[i], srcQps[i], wcFlags[i]);
+        return new WorkCompletion(wrId(i), status(i), opcode(i), vendorError(i), byteLength(i), immData(i), qpNum(i),
+                srcQp(i), wcFlags(i));
     }
 
     /** The entries of the last poll as records, oldest first. */
@@ -147,18 +137,16 @@ public final class CompletionBuffer {
     public void add(long wrId, WcStatus status, WcOpcode opcode, int vendorError, int byteLength, int immData,
                     int qpNum, int srcQp, int wcFlags) {
         int i = size;
-        if (i == wrIds.length) {
-            throw new IllegalStateException("the completion buffer is full (" + wrIds.length + " entries)");
+        long[] entries = this.entries;
+        if (i == capacity) {
+            throw new IllegalStateException("the completion buffer is full (" + capacity + " entries)");
         }
-        wrIds[i] = wrId;
-        statuses[i] = status.value();
-        opcodes[i] = opcode.value();
-        vendorErrors[i] = vendorError;
-        byteLengths[i] = byteLength;
-        this.immData[i] = immData;
-        qpNums[i] = qpNum;
-        srcQps[i] = srcQp;
-        this.wcFlags[i] = wcFlags;
+        int at = i * STRIDE;
+        entries[at] = wrId;
+        entries[at + 1] = pair(status.value(), opcode.value());
+        entries[at + 2] = pair(vendorError, byteLength);
+        entries[at + 3] = pair(immData, qpNum);
+        entries[at + 4] = pair(srcQp, wcFlags);
         size = i + 1;
     }
 
@@ -167,6 +155,23 @@ public final class CompletionBuffer {
         add(completion.wrId(), completion.status(), completion.opcode(), completion.vendorError(),
                 completion.byteLength(), completion.immData(), completion.qpNum(), completion.srcQp(),
                 completion.wcFlags());
+    }
+
+    /** Where entry {@code i} starts in {@link #entries}, after checking that the last poll filled it. */
+    private int at(int i) {
+        return Objects.checkIndex(i, size) * STRIDE;
+    }
+
+    private static long pair(int low, int high) {
+        return Integer.toUnsignedLong(low) | (long) high << 32;
+    }
+
+    private static int low(long pair) {
+        return (int) pair;
+    }
+
+    private static int high(long pair) {
+        return (int) (pair >>> 32);
     }
 
     /** "2 of 16: [wr_id 1 IBV_WC_SUCCESS ..., ...]". */

@@ -420,6 +420,133 @@ class NativeContextTest {
     }
 
     @Test
+    void aRequestPostedAgainCarriesItsOwnFieldsWhateverWasPostedInBetween() throws Exception {
+        // The QP's block keeps the last request posted alone and hands it over again unwritten
+        // when the same object comes back: every post below must reach the stand-in with its own
+        // wr_id, SGE, opcode, flags, immediate data and remote address, and each landing shows it.
+        Pair pair = new Pair(context);
+        pair.connect();
+        SendWorkRequest write = SendWorkRequest.write(1, pair.mrA.sge(0, 4), pair.mrB.address() + 40,
+                pair.mrB.rkey(), SIGNALED);
+        SendWorkRequest send = SendWorkRequest.sendWithImm(2, pair.mrA.sge(8, 6), 0x0badcafe, SIGNALED);
+        ReceiveWorkRequest low = ReceiveWorkRequest.of(10, pair.mrB.sge(0, 8));
+        ReceiveWorkRequest high = ReceiveWorkRequest.of(11, pair.mrB.sge(16, 8));
+        pair.mrA.write(8, ascii("ijklmn"));
+
+        writeLands(pair, write, "abcd");
+        sendLands(pair, send, low, 0);
+        writeLands(pair, write, "wxyz");
+        writeLands(pair, write, "0123");
+
+        pair.b.postRecv(List.of(high));
+        pair.a.postSend(List.of(send));
+        assertCompletion(pair.cqB, 11, WcOpcode.RECV, 6, 0x0badcafe);
+        assertCompletion(pair.cqA, 2, WcOpcode.SEND, 6, 0);
+        assertEquals("ijklmn", new String(pair.mrB.read(16, 6), StandardCharsets.US_ASCII));
+        writeLands(pair, write, "4567");
+
+        // A chain of two (the same object twice), then the request alone again.
+        pair.mrA.write(0, ascii("89AB"));
+        pair.a.postSend(List.of(write, write));
+        assertCompletion(pair.cqA, 1, WcOpcode.RDMA_WRITE, 4, 0);
+        assertCompletion(pair.cqA, 1, WcOpcode.RDMA_WRITE, 4, 0);
+        writeLands(pair, write, "CDEF");
+
+        // Receives: the one posted alone again after another, then again after itself.
+        sendLands(pair, send, low, 0);
+        sendLands(pair, send, high, 16);
+        sendLands(pair, send, low, 0);
+        sendLands(pair, send, low, 0);
+
+        // A chain too long for the block goes through memory of its own and leaves the block's
+        // request alone; a refused post (two SGEs where the QP takes one) forgets it.
+        int count = NativeQueuePair.SCRATCH_BYTES / (StructSize.SEND_WR.size + StructSize.SGE.size) + 4;
+        List<SendWorkRequest> chain = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            chain.add(SendWorkRequest.write(100 + i, pair.mrA.sge(20 + i % 8, 1), pair.mrB.address() + 48 + i % 8,
+                    pair.mrB.rkey(), 0));
+        }
+        pair.a.postSend(chain);
+        writeLands(pair, write, "GHIJ");
+        SendWorkRequest twoSges = new SendWorkRequest(3, List.of(pair.mrA.sge(0, 1), pair.mrA.sge(1, 1)),
+                WrOpcode.RDMA_WRITE, SIGNALED, 0, pair.mrB.address(), pair.mrB.rkey(), 0, 0);
+        assertThrows(VerbsException.class, () -> pair.a.postSend(twoSges));
+        writeLands(pair, write, "KLMN");
+        assertThrows(VerbsException.class, () -> pair.a.postSend(twoSges));
+        assertThrows(VerbsException.class, () -> pair.a.postSend(twoSges));
+        writeLands(pair, write, "OPQR");
+    }
+
+    /** Posts {@code write} (4 bytes from mrA's start to mrB + 40) after putting {@code text} there. */
+    private static void writeLands(Pair pair, SendWorkRequest write, String text) throws Exception {
+        pair.mrA.write(0, ascii(text));
+        pair.a.postSend(write);
+        assertCompletion(pair.cqA, 1, WcOpcode.RDMA_WRITE, 4, 0);
+        assertEquals(text, new String(pair.mrB.read(40, 4), StandardCharsets.US_ASCII));
+    }
+
+    /** Posts {@code receive} on b, then {@code send} (mrA's "ijklmn") from a: it lands at {@code at}. */
+    private static void sendLands(Pair pair, SendWorkRequest send, ReceiveWorkRequest receive, int at)
+            throws Exception {
+        pair.mrB.write(at, new byte[8]);
+        pair.b.postRecv(receive);
+        pair.a.postSend(send);
+        assertCompletion(pair.cqB, receive.wrId(), WcOpcode.RECV, 6, 0x0badcafe);
+        assertCompletion(pair.cqA, 2, WcOpcode.SEND, 6, 0);
+        assertEquals("ijklmn", new String(pair.mrB.read(at, 6), StandardCharsets.US_ASCII));
+    }
+
+    /** The next completion on {@code cq} is a success with these fields (immediate data when not 0). */
+    private static void assertCompletion(CompletionQueue cq, long wrId, WcOpcode opcode, int byteLength, int imm)
+            throws Exception {
+        WorkCompletion wc = cq.pollOne(Duration.ofSeconds(2)).orElseThrow();
+        assertEquals(new WorkCompletion(wrId, WcStatus.SUCCESS, opcode, 0, byteLength, imm, wc.qpNum(), 0,
+                imm != 0 ? WcFlag.WITH_IMM.value() : 0), wc);
+    }
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void aFieldTheProviderLeavesUnwrittenReadsZeroAfterAFullerCompletionInTheSameEntry() throws Exception {
+        // A provider may write only wr_id, status, vendor_err and qp_num of an error completion:
+        // the rest of the entry must read 0, not what an earlier poll of the CQ left there.
+        standIn.standin_sparse_errors(1);
+        try {
+            Pair pair = new Pair(context);
+            CompletionBuffer buffer = new CompletionBuffer(2);
+            for (int round = 0; round < 4; round++) {
+                pair.connect();
+                SendWorkRequest good = SendWorkRequest.write(20 + round, pair.mrA.sge(0, 12), pair.mrB.address(),
+                        pair.mrB.rkey(), SIGNALED);
+                SendWorkRequest bad = SendWorkRequest.write(30 + round, pair.mrA.sge(0, 12), pair.mrB.address(),
+                        pair.mrB.rkey() + 99, SIGNALED);
+                pair.a.postSend(good);
+                // The list poll and the buffer poll share the CQ's array: each round fills it with
+                // one and reads the error completion with the other, or with the same.
+                WorkCompletion fuller = round % 2 == 0 ? pollOneIntoBuffer(pair.cqA, buffer) : pair.cqA.poll(2).get(0);
+                assertEquals(new WorkCompletion(20 + round, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, 0, 12, 0,
+                        pair.a.qpNum(), 0, 0), fuller);
+                pair.a.postSend(bad);
+                WorkCompletion sparse = round < 2 ? pollOneIntoBuffer(pair.cqA, buffer) : pair.cqA.poll(2).get(0);
+                assertEquals(WorkCompletion.error(30 + round, WcStatus.REM_ACCESS_ERR, WcOpcode.SEND, pair.a.qpNum()),
+                        sparse, "opcode, byte_len and the rest read 0");
+                assertEquals(0, pair.cqA.poll(buffer), "an empty poll");
+                pair.a.modify(new QpAttributes().state(QpState.RESET), QpAttrMask.of(QpAttrMask.STATE));
+                pair.b.modify(new QpAttributes().state(QpState.RESET), QpAttrMask.of(QpAttrMask.STATE));
+            }
+        } finally {
+            standIn.standin_sparse_errors(0);
+        }
+    }
+
+    private static WorkCompletion pollOneIntoBuffer(CompletionQueue cq, CompletionBuffer buffer) throws Exception {
+        assertEquals(1, cq.poll(buffer));
+        return buffer.get(0);
+    }
+
+    @Test
     void theOneRequestCallsAndThePollIntoABufferFailAsTheListCallsDo() throws Exception {
         Pair pair = new Pair(context);
         SendWorkRequest early = SendWorkRequest.send(5, pair.mrA.sge(0, 1), SIGNALED);

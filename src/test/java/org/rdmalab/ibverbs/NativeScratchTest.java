@@ -1,13 +1,18 @@
 package org.rdmalab.ibverbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.kenai.jffi.MemoryIO;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The block a queue reuses for its posts and polls: one holder at a time, freed once. */
+/**
+ * The block a queue reuses for its posts and polls: one holder at a time, what it holds remembered
+ * across holders, freed once.
+ */
 class NativeScratchTest {
 
     private static final MemoryIO IO = MemoryIO.getInstance();
@@ -27,6 +32,25 @@ class NativeScratchTest {
             scratch.release();
             assertEquals(0L, scratch.acquire(65), "larger than the block");
             assertEquals(block, scratch.acquire(64));
+            scratch.release();
+        }
+    }
+
+    @Test
+    void theBlockRemembersWhatAHolderSaidItHoldsUntilAHolderForgetsIt() {
+        try (NativeScratch scratch = new NativeScratch(64)) {
+            List<Integer> request = List.of(7);
+            assertNotEquals(0L, scratch.acquire(64));
+            assertFalse(scratch.holds(request), "a new block holds nothing");
+            assertFalse(scratch.holds(null), "null is never held");
+            scratch.holding(request);
+            scratch.release();
+
+            assertNotEquals(0L, scratch.acquire(64));
+            assertTrue(scratch.holds(request), "the next holder sees it");
+            assertFalse(scratch.holds(List.of(7)), "an equal object is not the one written");
+            scratch.holding(null);
+            assertFalse(scratch.holds(request), "forgotten");
             scratch.release();
         }
     }

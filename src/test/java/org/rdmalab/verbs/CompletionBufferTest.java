@@ -46,6 +46,27 @@ class CompletionBufferTest {
     }
 
     @Test
+    void everyFieldKeepsAll32BitsWhateverItsNeighbours() {
+        // Fields share storage two by two: the sign of one must not leak into the other.
+        WorkCompletion allOnes = new WorkCompletion(-1L, WcStatus.GENERAL_ERR, WcOpcode.RECV_RDMA_WITH_IMM, -1, -1, -1,
+                -1, -1, -1);
+        WorkCompletion highBits = new WorkCompletion(Long.MIN_VALUE, WcStatus.SUCCESS, WcOpcode.SEND, 0x80000000,
+                0x80000001, Integer.MIN_VALUE, 0xffffff, 0x80000000, 0);
+        WorkCompletion zeros = new WorkCompletion(0, WcStatus.SUCCESS, WcOpcode.SEND, 0, 0, 0, 0, 0, 0);
+        CompletionBuffer buffer = new CompletionBuffer(3);
+        buffer.add(allOnes);
+        buffer.add(highBits);
+        buffer.add(zeros);
+        assertEquals(List.of(allOnes, highBits, zeros), buffer.toList());
+        assertEquals(-1, buffer.qpNum(0));
+        assertEquals(Integer.MIN_VALUE, buffer.immData(1));
+        assertEquals(0x80000001, buffer.byteLength(1));
+        assertEquals(0, buffer.wcFlags(1));
+        assertFalse(buffer.isSuccess(0));
+        assertTrue(buffer.isSuccess(1));
+    }
+
+    @Test
     void onlyTheEntriesOfTheLastFillAreThere() {
         CompletionBuffer buffer = new CompletionBuffer(2);
         buffer.add(WRITE);
