@@ -192,13 +192,7 @@ class BenchWindowTest {
         CheckBox perftest = robot.lookup("#benchPerftest").queryAs(CheckBox.class);
         assertTrue(perftest.isVisible(), "a server can say its peer is perftest");
         robot.clickOn(perftest);
-        robot.interact(() -> {
-            BenchViewModel bench = window.bench();
-            bench.modeProperty().set(BenchMode.LAT);
-            bench.sizeProperty().set(64);
-            bench.iterationsProperty().set(400);
-            bench.baselineProperty().set(false);
-        });
+        latencyRun(robot, 64, 400, false);
         robot.clickOn("#benchRun");
         FxWait.waitFor("the server to wait", 60, () -> status(robot).contains("(TCP, perftest's exchange)"));
 
@@ -257,13 +251,7 @@ class BenchWindowTest {
         // Every backend's answer is there: libibverbs' devices, or why it has none (ENOSYS here).
         assertTrue(device.getTooltip().getText().contains("libibverbs"), device.getTooltip().getText());
         robot.interact(() -> device.getSelectionModel().select("soft0"));
-        robot.interact(() -> {
-            BenchViewModel bench = window.bench();
-            bench.modeProperty().set(BenchMode.LAT);
-            bench.sizeProperty().set(8);
-            bench.iterationsProperty().set(200);
-            bench.baselineProperty().set(true);
-        });
+        latencyRun(robot, 8, 200, true);
         TableView<?> table = robot.lookup("#benchTable").queryAs(TableView.class);
         assertTrue(table.getItems().isEmpty());
         assertTrue(robot.lookup("#benchWide").queryAs(ToggleButton.class).isSelected(),
@@ -367,13 +355,7 @@ class BenchWindowTest {
     @Test
     void atTheDefaultAndTheSmallestWindowSizeTheTableShowsItsRowsUnderReadableCharts(FxRobot robot) {
         openBenchTab(robot);
-        robot.interact(() -> {
-            BenchViewModel bench = window.bench();
-            bench.modeProperty().set(BenchMode.LAT);
-            bench.sizeProperty().set(8);
-            bench.iterationsProperty().set(200);
-            bench.baselineProperty().set(true);
-        });
+        latencyRun(robot, 8, 200, true);
         robot.clickOn("#benchRun");
         FxWait.waitFor("the run to end", 120, () -> !window.bench().runningProperty().get());
         assertEquals(2, robot.lookup("#benchTable").queryAs(TableView.class).getItems().size(), status(robot));
@@ -523,4 +505,16 @@ class BenchWindowTest {
         assertFalse(window.bench().runningProperty().get(), "nothing started");
         assertFalse(robot.lookup("#benchRun").queryButton().isDisabled());
     }
+
+    /** Sets the form for a latency run of {@code iterations} messages of {@code size} bytes. */
+    private void latencyRun(FxRobot robot, int size, int iterations, boolean baseline) {
+        robot.interact(() -> {
+            BenchViewModel bench = window.bench();
+            bench.modeProperty().set(BenchMode.LAT);
+            bench.sizeProperty().set(size);
+            bench.iterationsProperty().set(iterations);
+            bench.baselineProperty().set(baseline);
+        });
+    }
+
 }
