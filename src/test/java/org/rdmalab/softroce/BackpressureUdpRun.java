@@ -15,7 +15,9 @@ import org.rdmalab.verbs.WorkCompletion;
  * send buffer really fills. Two devices with a small {@code SO_SNDBUF} move 4 MiB of WRITEs and a
  * 6 MiB READ; it prints {@code key=value} lines (the outcome, both sides' counters, and the order
  * in which each side's data packets left and arrived, from the devices' packet events) for the test
- * to check, and exits 0 when it could run.
+ * to check, and exits 0 when it could run. With a listener subscribed every datagram takes the
+ * transport's copying path, the one a capture takes; the direct path's handling of a full socket is
+ * the simulated tests'.
  */
 public final class BackpressureUdpRun {
 
