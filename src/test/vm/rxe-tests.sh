@@ -413,87 +413,59 @@ test_bench_vs_perftest() {
     done
 }
 
+# perftest_pair CASE BYTES "SIDES" SERVER... -- CLIENT...: one bench_perftest_peer case (-n 500):
+# both sides exit 0, and each of SIDES (server, client) printed a row of BYTES bytes.
+perftest_pair() {
+    local name=$1 bytes=$2 sides=$3 side
+    shift 3
+    perftest_cases+=("$name")
+    peers "bench_perftest_peer.$name" "$@"
+    expect_status "bench_perftest_peer.$name server" "$server_status" 0
+    expect_status "bench_perftest_peer.$name client" "$client_status" 0
+    for side in $sides; do
+        expect_row "bench_perftest_peer.$name.$side" "$bytes" 500
+    done
+}
+
 # bench --perftest with a real perftest binary as the other side, either way round: perftest's TCP
 # exchange byte for byte (versions, system data, MTU, keys, barriers, the bandwidth report), the
 # ib_write_lat loop's counting bytes and ib_send_*'s exact counts. perftest prints the rows it gets
 # or measures itself.
 test_bench_perftest_peer() {
     local out=$LOGS/bench_perftest_peer
+    local perftest_cases=()
     PORT=18515
-    peers bench_perftest_peer.bw_lab_client ib_write_bw -d rxe0 -x 1 -s 65536 -n 500 \
+    perftest_pair bw_lab_client 65536 "server client" ib_write_bw -d rxe0 -x 1 -s 65536 -n 500 \
         -- lab bench write --bw --perftest -d rxe0 --local-ip "$IP2" -s 65536 -n 500 --timeout 600 "$IP1"
-    expect_status "ib_write_bw server" "$server_status" 0
-    expect_status "bench --perftest client" "$client_status" 0
-    expect_row bench_perftest_peer.bw_lab_client.server 65536 500
-    expect_row bench_perftest_peer.bw_lab_client.client 65536 500
     expect bench_perftest_peer.bw_lab_client.client "the peer announces perftest 6.06"
-    peers bench_perftest_peer.bw_lab_server lab bench write --bw --perftest -d rxe0 --local-ip "$IP1" -s 65536 -n 500 \
-        --timeout 600 -- ib_write_bw -d rxe0 -x 2 -s 65536 -n 500 "$IP1"
-    expect_status "bench --perftest server" "$server_status" 0
-    expect_status "ib_write_bw client" "$client_status" 0
-    expect_row bench_perftest_peer.bw_lab_server.client 65536 500
-    # The server prints the client's row, from the report perftest sent.
-    expect_row bench_perftest_peer.bw_lab_server.server 65536 500
-    peers bench_perftest_peer.lat_lab_client ib_write_lat -d rxe0 -x 1 -s 8 -n 500 \
+    # bw_lab_server: the server's row is its client's, from the report perftest sent.
+    perftest_pair bw_lab_server 65536 "client server" lab bench write --bw --perftest -d rxe0 --local-ip "$IP1" \
+        -s 65536 -n 500 --timeout 600 -- ib_write_bw -d rxe0 -x 2 -s 65536 -n 500 "$IP1"
+    perftest_pair lat_lab_client 8 "server client" ib_write_lat -d rxe0 -x 1 -s 8 -n 500 \
         -- lab bench write --lat --perftest -d rxe0 --local-ip "$IP2" -s 8 -n 500 --timeout 600 "$IP1"
-    expect_status "ib_write_lat server" "$server_status" 0
-    expect_status "bench --perftest lat client" "$client_status" 0
-    expect_row bench_perftest_peer.lat_lab_client.server 8 500
-    expect_row bench_perftest_peer.lat_lab_client.client 8 500
-    peers bench_perftest_peer.lat_lab_server lab bench write --lat --perftest -d rxe0 --local-ip "$IP1" -s 8 -n 500 \
-        --timeout 600 -- ib_write_lat -d rxe0 -x 2 -s 8 -n 500 "$IP1"
-    expect_status "bench --perftest lat server" "$server_status" 0
-    expect_status "ib_write_lat client" "$client_status" 0
-    expect_row bench_perftest_peer.lat_lab_server.client 8 500
-    expect_row bench_perftest_peer.lat_lab_server.server 8 500
+    perftest_pair lat_lab_server 8 "client server" lab bench write --lat --perftest -d rxe0 --local-ip "$IP1" \
+        -s 8 -n 500 --timeout 600 -- ib_write_lat -d rxe0 -x 2 -s 8 -n 500 "$IP1"
     # ib_read_bw and ib_read_lat: one-sided, so each server waits in perftest's barriers while its
     # client measures; a read_bw server prints its client's row.
-    peers bench_perftest_peer.read_bw_lab_client ib_read_bw -d rxe0 -x 1 -s 4096 -n 500 \
+    perftest_pair read_bw_lab_client 4096 "server client" ib_read_bw -d rxe0 -x 1 -s 4096 -n 500 \
         -- lab bench read --bw --perftest -d rxe0 --local-ip "$IP2" -s 4096 -n 500 --timeout 600 "$IP1"
-    expect_status "ib_read_bw server" "$server_status" 0
-    expect_status "bench read --perftest client" "$client_status" 0
-    expect_row bench_perftest_peer.read_bw_lab_client.server 4096 500
-    expect_row bench_perftest_peer.read_bw_lab_client.client 4096 500
-    peers bench_perftest_peer.read_lat_lab_server lab bench read --lat --perftest -d rxe0 --local-ip "$IP1" -s 8 \
+    perftest_pair read_lat_lab_server 8 "client" lab bench read --lat --perftest -d rxe0 --local-ip "$IP1" -s 8 \
         -n 500 --timeout 600 -- ib_read_lat -d rxe0 -x 2 -s 8 -n 500 "$IP1"
-    expect_status "bench read --lat --perftest server" "$server_status" 0
-    expect_status "ib_read_lat client" "$client_status" 0
-    expect_row bench_perftest_peer.read_lat_lab_server.client 8 500
     # ib_send_lat and ib_send_bw: receives posted and a barrier per size, exactly -n SENDs; both
     # sides print a row.
-    peers bench_perftest_peer.send_lat_lab_client ib_send_lat -d rxe0 -x 1 -s 8 -n 500 \
+    perftest_pair send_lat_lab_client 8 "server client" ib_send_lat -d rxe0 -x 1 -s 8 -n 500 \
         -- lab bench send --lat --perftest -d rxe0 --local-ip "$IP2" -s 8 -n 500 --timeout 600 "$IP1"
-    expect_status "ib_send_lat server" "$server_status" 0
-    expect_status "bench send --lat --perftest client" "$client_status" 0
-    expect_row bench_perftest_peer.send_lat_lab_client.server 8 500
-    expect_row bench_perftest_peer.send_lat_lab_client.client 8 500
-    peers bench_perftest_peer.send_bw_lab_server lab bench send --bw --perftest -d rxe0 --local-ip "$IP1" -s 4096 \
-        -n 500 --timeout 600 -- ib_send_bw -d rxe0 -x 2 -s 4096 -n 500 "$IP1"
-    expect_status "bench send --bw --perftest server" "$server_status" 0
-    expect_status "ib_send_bw client" "$client_status" 0
-    expect_row bench_perftest_peer.send_bw_lab_server.client 4096 500
-    expect_row bench_perftest_peer.send_bw_lab_server.server 4096 500
-    peers bench_perftest_peer.send_bw_lab_client ib_send_bw -d rxe0 -x 1 -s 4096 -n 500 \
+    perftest_pair send_bw_lab_server 4096 "client server" lab bench send --bw --perftest -d rxe0 --local-ip "$IP1" \
+        -s 4096 -n 500 --timeout 600 -- ib_send_bw -d rxe0 -x 2 -s 4096 -n 500 "$IP1"
+    perftest_pair send_bw_lab_client 4096 "server client" ib_send_bw -d rxe0 -x 1 -s 4096 -n 500 \
         -- lab bench send --bw --perftest -d rxe0 --local-ip "$IP2" -s 4096 -n 500 --timeout 600 "$IP1"
-    expect_status "ib_send_bw server" "$server_status" 0
-    expect_status "bench send --bw --perftest client" "$client_status" 0
-    expect_row bench_perftest_peer.send_bw_lab_client.server 4096 500
-    expect_row bench_perftest_peer.send_bw_lab_client.client 4096 500
     # ib_atomic_bw and ib_atomic_lat follow the READ steps (8-byte fetch-and-add).
-    peers bench_perftest_peer.atomic_bw_lab_client ib_atomic_bw -d rxe0 -x 1 -n 500 \
+    perftest_pair atomic_bw_lab_client 8 "server client" ib_atomic_bw -d rxe0 -x 1 -n 500 \
         -- lab bench atomic --bw --perftest -d rxe0 --local-ip "$IP2" -n 500 --timeout 600 "$IP1"
-    expect_status "ib_atomic_bw server" "$server_status" 0
-    expect_status "bench atomic --bw --perftest client" "$client_status" 0
-    expect_row bench_perftest_peer.atomic_bw_lab_client.server 8 500
-    expect_row bench_perftest_peer.atomic_bw_lab_client.client 8 500
-    peers bench_perftest_peer.atomic_lat_lab_server lab bench atomic --lat --perftest -d rxe0 --local-ip "$IP1" \
+    perftest_pair atomic_lat_lab_server 8 "client" lab bench atomic --lat --perftest -d rxe0 --local-ip "$IP1" \
         -n 500 --timeout 600 -- ib_atomic_lat -d rxe0 -x 2 -n 500 "$IP1"
-    expect_status "bench atomic --lat --perftest server" "$server_status" 0
-    expect_status "ib_atomic_lat client" "$client_status" 0
-    expect_row bench_perftest_peer.atomic_lat_lab_server.client 8 500
     local f
-    for f in bw_lab_client bw_lab_server lat_lab_client lat_lab_server read_bw_lab_client read_lat_lab_server \
-            send_lat_lab_client send_bw_lab_server send_bw_lab_client atomic_bw_lab_client atomic_lat_lab_server; do
+    for f in "${perftest_cases[@]}"; do
         echo "    $f: perftest $(grep -h -A1 -E '#bytes' "$out.$f".* | grep -E '^ [0-9]' | tr -s ' ' | paste -sd'|')"
     done
 }
