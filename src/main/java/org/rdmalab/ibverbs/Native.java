@@ -60,7 +60,8 @@ final class Native {
 
     /**
      * The errno of a failed verb: verbs that return an int return the errno itself (positive),
-     * older ones return -1 and set errno ({@code savedErrno}, read right after the call).
+     * older ones return -1 and set errno ({@code savedErrno}, read right after the call; 0 for a
+     * call that did not save it, where -1 then reads as EIO).
      */
     static int errnoOf(int returned, int savedErrno) {
         if (returned > 0) {

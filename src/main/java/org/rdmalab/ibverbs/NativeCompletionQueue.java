@@ -82,8 +82,8 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
 
     /**
      * {@code ibv_poll_cq} through {@code context->ops.poll_cq}, into the CQ's own {@code ibv_wc}
-     * array (up to {@value #SCRATCH_ENTRIES} entries; a larger poll, or a second thread polling at
-     * the same time, allocates its own).
+     * array (up to {@value #SCRATCH_ENTRIES} entries; it belongs to the first thread that polls, and a
+     * larger poll, or a poll from another thread, allocates its own).
      */
     @Override
     public List<WorkCompletion> poll(int maxEntries) throws VerbsException {
@@ -188,7 +188,7 @@ final class NativeCompletionQueue extends ResourceNode implements CompletionQueu
         int polled = ops.pollCq(address, maxEntries, wc);
         if (polled < 0 || polled > maxEntries) {
             VerbsException failure = polled < 0
-                    ? new VerbsException("ibv_poll_cq", Native.errnoOf(polled, OpsTable.savedErrno()),
+                    ? new VerbsException("ibv_poll_cq", Native.errnoOf(polled, 0),
                             "the provider could not poll the CQ", null)
                     : new VerbsException("ibv_poll_cq", Errno.EPROTO.value(), "the provider returned " + polled
                             + " completions for " + maxEntries + " entries", null);

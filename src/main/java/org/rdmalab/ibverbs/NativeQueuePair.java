@@ -41,8 +41,8 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
 
     /**
      * Bytes of the chain each QP keeps for its posts, one block for the send queue and one for the
-     * receive queue: 16 single-SGE send requests, more receives. A longer chain, or a second
-     * thread posting to the same queue at the same time, allocates its own.
+     * receive queue: 16 single-SGE send requests, more receives. Each block belongs to the first
+     * thread that posts to its queue; a longer chain, or a post from another thread, allocates its own.
      */
     static final int SCRATCH_BYTES = 16 * (StructSize.SEND_WR.size + StructSize.SGE.size) + 8;
     private static final MemoryIO MEMORY = MemoryIO.getInstance();
@@ -413,7 +413,7 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
         MEMORY.putLong(badSlot, 0L);
         int rc = kind.call(ops, address, chain, badSlot);
         if (rc != 0) {
-            throw postFailure(kind.verb, rc, OpsTable.savedErrno(), chain, badSlot, kind.requestSize, count,
+            throw postFailure(kind.verb, rc, chain, badSlot, kind.requestSize, count,
                     index -> kind.wrId(single != null ? single : list.get(index)));
         }
     }
@@ -535,9 +535,9 @@ final class NativeQueuePair extends ResourceNode implements QueuePair {
         return sge;
     }
 
-    private VerbsException postFailure(String verb, int rc, int savedErrno, long chain, long badSlot,
+    private VerbsException postFailure(String verb, int rc, long chain, long badSlot,
                                        int requestSize, int count, IntToLongFunction wrId) {
-        int errno = Native.errnoOf(rc, savedErrno);
+        int errno = Native.errnoOf(rc, 0);
         long bad = MEMORY.getLong(badSlot);
         long index = bad == 0 ? -1 : (bad - chain) / requestSize;
         String detail;

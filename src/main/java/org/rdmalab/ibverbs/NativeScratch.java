@@ -1,45 +1,67 @@
 package org.rdmalab.ibverbs;
 
 import com.kenai.jffi.MemoryIO;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 
 /**
  * A block of native memory a hot verb reuses for the structs it passes (a QP's chain of work
  * requests, the {@code ibv_wc} array a CQ's poll fills), so that posting and polling allocate no
- * native memory per call. It starts zeroed and is not cleared between holders: what it holds is
- * its users' rule (a QP's posts write every byte they pass, a CQ's polls leave it zeroed). A
- * holder may record what it left there ({@link #holding}), so that the next one can hand it over
- * again without writing it ({@link #holds}). One caller holds it at a time: a second caller on
- * another thread, or a request larger than the block, gets 0 from {@link #acquire} and allocates
- * its own memory as before. Taking the block is one compare-and-set, giving it back a plain
- * release store. {@link #close()} frees it once no caller holds it (it waits up to
- * {@link #CLOSE_WAIT_NANOS} for a verb in progress, then leaves the block unfreed rather than free
- * memory in use).
+ * native memory per call. It starts zeroed and is not cleared between uses: what it holds is its
+ * users' rule (a QP's posts write every byte they pass, a CQ's polls leave it zeroed). Its owner
+ * may record what it left there ({@link #holding}), so that a later call can hand it over again
+ * without writing it ({@link #holds}).
+ *
+ * <p>The block belongs to one thread, the first to {@link #acquire} it, and only that thread gets
+ * it; so a post or poll takes it with a field read and no atomic instruction (a compare-and-set
+ * on every call was a tenth of a post + poll pair through the stand-in). Another thread, a
+ * request larger than the block, or a call after {@link #close()} gets 0 and allocates its own
+ * memory. When the owner has ended, the next thread to ask takes the block over (an ended thread
+ * holds nothing, and its writes are visible to whoever sees it ended). Not re-entrant: the owner
+ * gives the block back ({@link #release()}) before it asks again.
+ *
+ * <p>{@link #close()} frees the block at once when called by its owner or when no thread ever
+ * owned it; closed by another thread, which cannot know whether the owner is still inside a call,
+ * it stops handing the block out and leaves freeing it to the garbage collector, once nothing
+ * reaches this object (the owner's call in progress does, up to its {@link #release()}).
  */
 final class NativeScratch implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(NativeScratch.class.getName());
     private static final MemoryIO IO = MemoryIO.getInstance();
-    private static final int FREE = 0;
-    private static final int HELD = 1;
-    private static final int FREED = 2;
-    /** How long {@link #close()} waits for a holder: far more than any post or poll takes. */
-    static final long CLOSE_WAIT_NANOS = 1_000_000_000L;
+    /** One daemon thread frees the blocks closed from a thread other than their owner's. */
+    private static final Cleaner CLEANER = Cleaner.create();
+    /** The owner of a closed block: never a running thread. */
+    private static final Thread CLOSED = new Thread(() -> { }, "rdmalab-scratch-closed");
+    private static final VarHandle OWNER;
 
-    private final AtomicInteger state = new AtomicInteger(FREE);
+    static {
+        try {
+            OWNER = MethodHandles.lookup().findVarHandle(NativeScratch.class, "owner", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final long address;
     private final long size;
-    /** See {@link #holds}: read and written by the holder only, so taking and giving back the block order it. */
+    /** Frees the block once, at an owner's close or when this object becomes unreachable. */
+    private final Cleaner.Cleanable freeing;
+    /** The thread that uses the block, null before the first, {@link #CLOSED} after close. */
+    private volatile Thread owner;
+    /** See {@link #holds}: read and written by the owner only. */
     private Object content;
 
     /** {@code size} bytes, allocated now. */
     NativeScratch(long size) {
-        this.address = IO.allocateMemory(size, true);
-        if (address == 0) {
+        long block = IO.allocateMemory(size, true);
+        if (block == 0) {
             throw new OutOfMemoryError("could not allocate " + size + " bytes of native memory");
         }
+        this.address = block;
         this.size = size;
+        this.freeing = CLEANER.register(this, () -> IO.freeMemory(block));
     }
 
     /** Bytes in the block. */
@@ -48,15 +70,26 @@ final class NativeScratch implements AutoCloseable {
     }
 
     /**
-     * The block's address, now held by the caller until {@link #release()}; or 0 when it is smaller
-     * than {@code bytes}, held by another caller, or closed. The block holds what its last holder
-     * left: a caller writes every byte it passes to the provider, or {@link #clear}s them.
+     * The block's address, for the calling thread to use until {@link #release()}; or 0 when it is
+     * smaller than {@code bytes}, belongs to another thread, or is closed. The block holds what the
+     * owner last left there: a caller writes every byte it passes to the provider, or
+     * {@link #clear}s them.
      */
     long acquire(long bytes) {
-        if (bytes > size || !state.compareAndSet(FREE, HELD)) {
+        Thread caller = Thread.currentThread();
+        Thread holder = owner;
+        if (holder != caller && !takeOver(holder, caller)) {
             return 0;
         }
-        return address;
+        return bytes > size ? 0 : address;
+    }
+
+    /** The block for {@code caller}, whose first call this is: free, or left by an ended thread. */
+    private boolean takeOver(Thread holder, Thread caller) {
+        if (holder == CLOSED || holder != null && holder.isAlive()) {
+            return false;
+        }
+        return OWNER.compareAndSet(this, holder, caller);
     }
 
     /**
@@ -75,56 +108,61 @@ final class NativeScratch implements AutoCloseable {
     }
 
     /**
-     * True when the block holds what the holder's caller wrote for {@code content} (a work request
-     * posted alone, say) as {@link #holding} recorded it, so it may be handed over again without
-     * being written; false for null. Only the holder calls it.
+     * True when the block holds what the owner wrote for {@code content} (a work request posted
+     * alone, say) as {@link #holding} recorded it, so it may be handed over again without being
+     * written; false for null. Only the owner calls it, between {@link #acquire} and
+     * {@link #release}.
      */
     boolean holds(Object content) {
         return content != null && this.content == content;
     }
 
     /**
-     * Records what the block now holds for the next holder's {@link #holds}: an object that
-     * cannot change, written whole by this holder; null before writing anything else into it.
-     * Only the holder calls it.
+     * Records what the block now holds for the owner's next {@link #holds}: an object that cannot
+     * change, written whole by the owner; null before writing anything else into it.
      */
     void holding(Object content) {
         this.content = content;
     }
 
-    /** Gives the block back. */
+    /**
+     * Gives the block back after {@link #acquire}: it keeps this object reachable up to here, so
+     * that a close from another thread cannot let the block be freed while the call uses it.
+     */
     void release() {
-        state.setRelease(FREE);
+        Reference.reachabilityFence(this);
+    }
+
+    /** True when {@link #acquire} hands the block to no one any more. */
+    boolean closed() {
+        return owner == CLOSED;
     }
 
     /**
-     * Frees the block, waiting for a holder to give it back; idempotent. False when a holder kept
-     * it past {@link #CLOSE_WAIT_NANOS} and it was left allocated.
+     * Stops handing the block out; idempotent. Called by the owner, or with no owner yet, it frees
+     * the block now. From another thread it leaves that to the garbage collector (class comment).
+     * True when this call freed the block.
      */
-    boolean closeWaiting() {
-        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+    boolean closeNow() {
+        Thread caller = Thread.currentThread();
         while (true) {
-            int now = state.get();
-            if (now == FREED) {
-                return true;
-            }
-            if (now == FREE && state.compareAndSet(FREE, FREED)) {
-                IO.freeMemory(address);
-                content = null;
-                return true;
-            }
-            if (System.nanoTime() - deadline > 0) {
+            Thread holder = owner;
+            if (holder == CLOSED) {
                 return false;
             }
-            Thread.onSpinWait();
+            if (OWNER.compareAndSet(this, holder, CLOSED)) {
+                if (holder == null || holder == caller || !holder.isAlive()) {
+                    content = null;
+                    freeing.clean();
+                    return true;
+                }
+                return false;
+            }
         }
     }
 
     @Override
     public void close() {
-        if (!closeWaiting()) {
-            LOG.warning("a post or poll held its " + size + "-byte native block for over "
-                    + CLOSE_WAIT_NANOS / 1_000_000 + " ms while its queue was destroyed; the block is left allocated");
-        }
+        closeNow();
     }
 }

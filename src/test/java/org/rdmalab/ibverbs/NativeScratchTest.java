@@ -7,28 +7,32 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.kenai.jffi.MemoryIO;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * The block a queue reuses for its posts and polls: one holder at a time, what it holds remembered
- * across holders, freed once.
+ * The block a queue reuses for its posts and polls: it belongs to the first thread that asks, keeps
+ * what it holds across that thread's calls, passes to another thread once its owner has ended, and
+ * is freed once.
  */
 class NativeScratchTest {
 
     private static final MemoryIO IO = MemoryIO.getInstance();
 
     @Test
-    void oneHolderAtATimeGetsTheBlockAsItsLastHolderLeftIt() {
+    void theOwnerGetsTheBlockAsItLeftItAndNoOtherThreadGetsIt() throws Exception {
         try (NativeScratch scratch = new NativeScratch(64)) {
             long block = scratch.acquire(64);
             assertNotEquals(0L, block);
             IO.putLong(block, -1L);
             IO.putLong(block + 56, -1L);
-            assertEquals(0L, scratch.acquire(8), "held: a second caller allocates its own");
             scratch.release();
+            assertEquals(0L, onAnotherThread(() -> scratch.acquire(8)), "another thread allocates its own");
 
-            assertEquals(block, scratch.acquire(16), "released: the same block again");
-            assertEquals(-1L, IO.getLong(block), "not cleared: each holder writes what it passes");
+            assertEquals(block, scratch.acquire(16), "the owner's again");
+            assertEquals(-1L, IO.getLong(block), "not cleared: each call writes what it passes");
             scratch.release();
             assertEquals(0L, scratch.acquire(65), "larger than the block");
             assertEquals(block, scratch.acquire(64));
@@ -37,7 +41,26 @@ class NativeScratchTest {
     }
 
     @Test
-    void theBlockRemembersWhatAHolderSaidItHoldsUntilAHolderForgetsIt() {
+    void aBlockWhoseOwnerEndedPassesToTheNextThreadWithWhatItHolds() throws Exception {
+        try (NativeScratch scratch = new NativeScratch(64)) {
+            List<Integer> request = List.of(7);
+            long block = onAnotherThread(() -> {
+                long at = scratch.acquire(64);
+                IO.putLong(at, 42L);
+                scratch.holding(request);
+                scratch.release();
+                return at;
+            });
+            assertNotEquals(0L, block);
+            assertEquals(block, scratch.acquire(64), "the first owner has ended: this thread takes the block");
+            assertEquals(42L, IO.getLong(block), "with what the ended owner wrote");
+            assertTrue(scratch.holds(request), "and what it said it holds");
+            scratch.release();
+        }
+    }
+
+    @Test
+    void theBlockRemembersWhatItsOwnerSaidItHoldsUntilTheOwnerForgetsIt() {
         try (NativeScratch scratch = new NativeScratch(64)) {
             List<Integer> request = List.of(7);
             assertNotEquals(0L, scratch.acquire(64));
@@ -47,7 +70,7 @@ class NativeScratchTest {
             scratch.release();
 
             assertNotEquals(0L, scratch.acquire(64));
-            assertTrue(scratch.holds(request), "the next holder sees it");
+            assertTrue(scratch.holds(request), "the next call sees it");
             assertFalse(scratch.holds(List.of(7)), "an equal object is not the one written");
             scratch.holding(null);
             assertFalse(scratch.holds(request), "forgotten");
@@ -73,28 +96,59 @@ class NativeScratchTest {
     }
 
     @Test
-    void closeWaitsForTheHolderAndAClosedBlockIsNeverHandedOutAgain() throws Exception {
+    void theOwnerOrNoOwnerFreesAtCloseAndAClosedBlockIsNeverHandedOutAgain() throws Exception {
+        NativeScratch owned = new NativeScratch(32);
+        assertNotEquals(0L, owned.acquire(32));
+        owned.release();
+        assertTrue(owned.closeNow(), "closed by its owner: freed now");
+        assertEquals(0L, owned.acquire(8));
+        assertFalse(owned.closeNow(), "a second close is a no-op");
+
+        NativeScratch idle = new NativeScratch(32);
+        assertTrue(onAnotherThread(() -> idle.closeNow() ? 1L : 0L) == 1L, "never used: freed now, by any thread");
+        assertEquals(0L, idle.acquire(8));
+    }
+
+    @Test
+    void closedFromAnotherThreadWhileTheOwnerRunsTheBlockIsNotFreedButNeverHandedOutAgain() throws Exception {
         NativeScratch scratch = new NativeScratch(32);
-        assertNotEquals(0L, scratch.acquire(32));
-        Thread holder = new Thread(() -> {
+        CountDownLatch acquired = new CountDownLatch(1);
+        CountDownLatch closed = new CountDownLatch(1);
+        AtomicLong seen = new AtomicLong(-1);
+        Thread owner = new Thread(() -> {
+            long block = scratch.acquire(32);
+            IO.putLong(block, 5L);
+            acquired.countDown();
             try {
-                Thread.sleep(50);
+                closed.await(5, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            // The call in progress still uses its block: it must not have been freed under it.
+            seen.set(IO.getLong(block));
             scratch.release();
+            seen.compareAndSet(5L, scratch.acquire(8) == 0 ? 5L : -2L);
         });
-        holder.start();
-        long start = System.nanoTime();
-        assertTrue(scratch.closeWaiting(), "freed once the holder gave it back");
-        assertTrue(System.nanoTime() - start >= 40_000_000L, "close waited for the holder");
-        holder.join(5000);
+        owner.start();
+        assertTrue(acquired.await(5, TimeUnit.SECONDS));
+        assertFalse(scratch.closeNow(), "the owner may be inside a call: left to the garbage collector");
+        assertTrue(scratch.closed());
+        closed.countDown();
+        owner.join(5000);
+        assertEquals(5L, seen.get(), "the owner's block was intact and is not handed out after close");
         assertEquals(0L, scratch.acquire(8));
-        assertTrue(scratch.closeWaiting(), "a second close is a no-op");
+    }
 
-        NativeScratch idle = new NativeScratch(32);
-        idle.close();
-        idle.close();
-        assertEquals(0L, idle.acquire(8));
+    private interface LongCall {
+        long call();
+    }
+
+    private static long onAnotherThread(LongCall call) throws InterruptedException {
+        AtomicLong result = new AtomicLong(Long.MIN_VALUE);
+        Thread thread = new Thread(() -> result.set(call.call()));
+        thread.start();
+        thread.join(5000);
+        assertFalse(thread.isAlive(), "the other thread finished");
+        return result.get();
     }
 }
