@@ -620,11 +620,17 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             return new VerbsException(verb, Errno.EINVAL, "the scatter list holds " + capacity
                     + " bytes; a message is at most 2^31 - 1 bytes");
         }
-        int used = receiveQueue.used.get();
-        if (used >= capabilities.maxRecvWr() || !receiveQueue.used.compareAndSet(used, used + 1)) {
-            return new VerbsException(verb, Errno.ENOMEM, "the receive queue is full: max_recv_wr "
-                    + capabilities.maxRecvWr() + " work requests are posted");
-        }
+        // The loop frees slots as receives complete, concurrently: a compare-and-set that lost to
+        // that is retried, never taken for a full queue (it was, and a receiver reposting for each
+        // completion got ENOMEM with half of its queue free).
+        int used;
+        do {
+            used = receiveQueue.used.get();
+            if (used >= capabilities.maxRecvWr()) {
+                return new VerbsException(verb, Errno.ENOMEM, "the receive queue is full: max_recv_wr "
+                        + capabilities.maxRecvWr() + " work requests are posted");
+            }
+        } while (!receiveQueue.used.compareAndSet(used, used + 1));
         // The slot is free now (a slot is counted in used until its receive completed).
         receiveQueue.nextToPost().fill(request, capacity);
         receiveQueue.publish();
