@@ -23,10 +23,13 @@ import org.rdmalab.verbs.Mtu;
  * @param reportGbits bandwidth in Gb/sec instead of MB/sec ({@code --report_gbits})
  * @param baseline also run the same pattern over plain UDP datagrams ({@code --baseline})
  * @param sweepByteBudget with {@code -a}, the most bytes one size moves (iterations are cut to fit)
+ * @param runInfinitely a bandwidth test that runs until stopped and reports a row every
+ *     {@code durationSeconds} ({@code --run_infinitely}; perftest reports every 5 seconds unless
+ *     {@code -D} says otherwise)
  */
 public record BenchSettings(BenchTest test, BenchMode mode, String device, int ibPort, int gidIndex,
                             List<Integer> sizes, int iterations, int durationSeconds, Mtu mtu, int txDepth,
-                            boolean reportGbits, boolean baseline, long sweepByteBudget) {
+                            boolean reportGbits, boolean baseline, long sweepByteBudget, boolean runInfinitely) {
 
     /** perftest's largest message (MAX_SIZE, 8 MiB); also the end of the {@code -a} sweep. */
     public static final int MAX_SIZE = 1 << 23;
@@ -48,6 +51,8 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
     public static final int DEFAULT_CQ_MOD = 100;
     /** With -a, each size moves at most this many bytes (256 MiB), so the sweep ends in minutes, not hours. */
     public static final long DEFAULT_SWEEP_BUDGET = 256L << 20;
+    /** perftest's report interval with {@code --run_infinitely} and no {@code -D} (DEF_DURATION). */
+    public static final int DEFAULT_REPORT_INTERVAL = 5;
 
     public BenchSettings {
         Objects.requireNonNull(test, "test");
@@ -79,6 +84,22 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
         if (sweepByteBudget < 1) {
             throw new IllegalArgumentException("the sweep budget must be positive");
         }
+        if (runInfinitely) {
+            if (mode != BenchMode.BW) {
+                throw new IllegalArgumentException("--run_infinitely is for bandwidth tests (--bw), as perftest's is");
+            }
+            if (sizes.size() != 1) {
+                throw new IllegalArgumentException("--run_infinitely runs one size until stopped; give -s N, not -a");
+            }
+            if (baseline) {
+                throw new IllegalArgumentException("--run_infinitely never ends a size, so the baseline would never run;"
+                        + " drop --baseline");
+            }
+            if (durationSeconds < 1) {
+                throw new IllegalArgumentException("--run_infinitely needs its report interval (-D SECONDS, default "
+                        + DEFAULT_REPORT_INTERVAL + ")");
+            }
+        }
     }
 
     private static void checkSize(BenchTest test, int size) {
@@ -102,7 +123,7 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
                 : mode == BenchMode.BW ? DEFAULT_SIZE_BW : DEFAULT_SIZE_LAT;
         return new BenchSettings(test, mode, "soft0", 1, -1, List.of(size),
                 mode == BenchMode.BW ? DEFAULT_ITERATIONS_BW : DEFAULT_ITERATIONS_LAT, 0, null,
-                mode == BenchMode.BW ? DEFAULT_TX_DEPTH_BW : 1, false, false, DEFAULT_SWEEP_BUDGET);
+                mode == BenchMode.BW ? DEFAULT_TX_DEPTH_BW : 1, false, false, DEFAULT_SWEEP_BUDGET, false);
     }
 
     /** perftest's {@code -a}: 2, 4, ... 2^23 bytes (atomics: 8 only). */
@@ -119,57 +140,66 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
 
     public BenchSettings withDevice(String value) {
         return new BenchSettings(test, mode, value, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely);
     }
 
     public BenchSettings withPort(int value) {
         return new BenchSettings(test, mode, device, value, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely);
     }
 
     public BenchSettings withGidIndex(int value) {
         return new BenchSettings(test, mode, device, ibPort, value, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely);
     }
 
     public BenchSettings withSizes(List<Integer> value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, value, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely);
     }
 
     public BenchSettings withIterations(int value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, value, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely);
     }
 
     public BenchSettings withDuration(int seconds) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, seconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely);
     }
 
     public BenchSettings withMtu(Mtu value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, value,
-                txDepth, reportGbits, baseline, sweepByteBudget);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely);
     }
 
     public BenchSettings withTxDepth(int value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                value, reportGbits, baseline, sweepByteBudget);
+                value, reportGbits, baseline, sweepByteBudget, runInfinitely);
     }
 
     public BenchSettings withReportGbits(boolean value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, value, baseline, sweepByteBudget);
+                txDepth, value, baseline, sweepByteBudget, runInfinitely);
     }
 
     public BenchSettings withBaseline(boolean value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, value, sweepByteBudget);
+                txDepth, reportGbits, value, sweepByteBudget, runInfinitely);
     }
 
     public BenchSettings withSweepByteBudget(long value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, value);
+                txDepth, reportGbits, baseline, value, runInfinitely);
+    }
+
+    /**
+     * The same settings running until stopped ({@code --run_infinitely}), a row every {@code seconds};
+     * or, with false, back to a run of {@link #iterations} (the interval dropped).
+     */
+    public BenchSettings withRunInfinitely(boolean value, int seconds) {
+        return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, value ? seconds : 0, mtu,
+                txDepth, reportGbits, baseline, sweepByteBudget, value);
     }
 
     /** True when each size runs for {@link #durationSeconds} rather than a number of iterations. */
@@ -229,6 +259,6 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
         return test.cliName() + " " + mode.name().toLowerCase(java.util.Locale.ROOT) + " sizes " + sizes.get(0) + ".."
                 + maxSize()
                 + " (" + sizes.size() + ") " + (timed() ? "D" + durationSeconds : "n" + iterations) + " t" + txDepth
-                + " baseline " + baseline;
+                + " baseline " + baseline + (runInfinitely ? " until stopped" : "");
     }
 }

@@ -43,6 +43,9 @@ final class LabRendezvous implements Rendezvous {
             if (e.reason() == ControlException.Reason.INTERRUPTED) {
                 throw new BenchStopped();
             }
+            if (e.reason() == ControlException.Reason.PEER_CLOSED) {
+                throw new PeerGone(e.getMessage(), e);
+            }
             throw new BenchException(e.getMessage()
                     + (e.reason() == ControlException.Reason.PROTOCOL ? " (start both sides with the same options)" : ""),
                     e);
@@ -57,6 +60,9 @@ final class LabRendezvous implements Rendezvous {
         } catch (ControlException e) {
             if (e.reason() == ControlException.Reason.INTERRUPTED) {
                 throw new BenchStopped();
+            }
+            if (e.reason() == ControlException.Reason.PEER_CLOSED) {
+                throw new PeerGone(e.getMessage(), e);
             }
             throw new BenchException(e.getMessage(), e);
         }

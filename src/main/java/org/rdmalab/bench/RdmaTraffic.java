@@ -105,6 +105,14 @@ final class RdmaTraffic {
         return settings.mode() == BenchMode.BW ? bandwidth(size, sizeIndex) : latency(size, sizeIndex);
     }
 
+    /**
+     * Measures one report interval of {@code --run_infinitely} (the client): {@code -D} seconds of
+     * bandwidth, after the size's warm-up when {@code first}.
+     */
+    BenchRow measureInterval(int size, boolean first) throws VerbsException, BenchException {
+        return bandwidth(size, 0, first ? settings.warmupFor(size) : 0, 0, true);
+    }
+
     private SendWorkRequest request(int size, long wrId, int flags) {
         ScatterGatherElement source = mr.sge(0, size);
         ScatterGatherElement landing = mr.sge(slot, size);
@@ -617,7 +625,7 @@ final class RdmaTraffic {
         if ((idle & 0xff) == 0xff) {
             progress.checkStop();
             if (System.nanoTime() - lastProgress > STALL_NANOS) {
-                throw new BenchException("nothing arrived for " + STALL_NANOS / 1_000_000_000L + " s while waiting for "
+                throw new PeerGone("nothing arrived for " + STALL_NANOS / 1_000_000_000L + " s while waiting for "
                         + what + "; the other side stopped, or its packets do not reach this side");
             }
         }

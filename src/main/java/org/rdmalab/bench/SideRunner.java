@@ -64,24 +64,12 @@ final class SideRunner {
             List<Integer> sizes = settings.sizes();
             for (int index = 0; index < sizes.size(); index++) {
                 int size = sizes.get(index);
-                traffic.prepare(size);
-                rendezvous.sync("size " + size, HANDSHAKE);
-                BenchRow measured = null;
-                if (client) {
-                    measured = traffic.measure(size, index);
-                    report(measured);
-                } else {
-                    traffic.serve(size);
+                if (settings.runInfinitely()) {
+                    intervals(traffic, size);
+                    return;
                 }
-                rendezvous.sync("size " + size + " done", timeoutFor(size));
-                if (settings.mode() == BenchMode.BW) {
-                    // perftest's xchg_bw_reports: a bandwidth server prints the client's row too.
-                    Map<String, String> peer = rendezvous.swap(client ? bandwidthFacts(measured.bandwidth())
-                            : Map.of(), HANDSHAKE);
-                    if (!client) {
-                        report(new BenchRow(BenchRow.Path.RDMA, size, bandwidthOf(size, peer), null, null, 0));
-                    }
-                }
+                int sizeIndex = index;
+                measureSize(traffic, size, "size " + size, () -> traffic.measure(size, sizeIndex));
                 if (settings.baseline()) {
                     try (UdpBaseline udp = UdpBaseline.open(localIp, peerIp, baselinePort, settings, side.mtu().bytes(),
                             progress)) {
@@ -94,6 +82,60 @@ final class SideRunner {
                         rendezvous.sync("baseline " + size + " done", timeoutFor(size));
                     }
                 }
+            }
+        }
+    }
+
+    /** How the client measures one size or interval. */
+    private interface Measurement {
+        BenchRow run() throws VerbsException, BenchException;
+    }
+
+    /**
+     * One size (or one interval of {@code --run_infinitely}, {@code point} naming it): the sides
+     * meet, the client measures and the server answers, they meet again, and a bandwidth server
+     * gets the client's row to print, as perftest's {@code xchg_bw_reports}.
+     */
+    private void measureSize(RdmaTraffic traffic, int size, String point, Measurement measurement)
+            throws VerbsException, BenchException {
+        traffic.prepare(size);
+        rendezvous.sync(point, HANDSHAKE);
+        BenchRow measured = null;
+        if (client) {
+            measured = measurement.run();
+            report(measured);
+        } else {
+            traffic.serve(size);
+        }
+        rendezvous.sync(point + " done", timeoutFor(size));
+        if (settings.mode() == BenchMode.BW) {
+            Map<String, String> peer = rendezvous.swap(client ? bandwidthFacts(measured.bandwidth()) : Map.of(),
+                    HANDSHAKE);
+            if (!client) {
+                report(new BenchRow(BenchRow.Path.RDMA, size, bandwidthOf(size, peer), null, null, 0));
+            }
+        }
+    }
+
+    /**
+     * {@code --run_infinitely}: one interval after another, each a row on both sides, until this
+     * side is stopped or the peer goes (it was stopped: its connection closes, which ends the run
+     * here as stopped too, not as a failure).
+     */
+    private void intervals(RdmaTraffic traffic, int size) throws VerbsException, BenchException {
+        for (long interval = 0; ; interval++) {
+            boolean first = interval == 0;
+            try {
+                measureSize(traffic, size, "size " + size + " interval " + interval,
+                        () -> traffic.measureInterval(size, first));
+            } catch (PeerGone e) {
+                // A stop here closes this side's own connection first: that is not the peer leaving.
+                progress.checkStop();
+                if (first) {
+                    throw e;
+                }
+                listener.note("the other side ended the run after " + interval + " intervals (" + e.getMessage() + ")");
+                throw new BenchStopped();
             }
         }
     }

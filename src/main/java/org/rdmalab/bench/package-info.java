@@ -13,7 +13,8 @@
  * org.rdmalab.bench.BenchRun} can be stopped from any thread and completes with a {@link
  * org.rdmalab.bench.BenchReport}. While it runs, a {@link org.rdmalab.bench.BenchListener} hears the
  * header facts, {@link org.rdmalab.bench.LiveSample}s a few times a second and one {@link
- * org.rdmalab.bench.BenchRow} per size and path. {@link org.rdmalab.bench.LatencyStats} and {@link
+ * org.rdmalab.bench.BenchRow} per size and path (with {@code --run_infinitely}, one per interval
+ * until the run is stopped). {@link org.rdmalab.bench.LatencyStats} and {@link
  * org.rdmalab.bench.BandwidthStats} compute perftest's figures; {@link org.rdmalab.bench.BenchFormat}
  * prints its tables and {@link org.rdmalab.bench.BenchJson} its JSON keys.
  *

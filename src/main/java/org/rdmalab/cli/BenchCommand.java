@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.rdmalab.bench.BenchEngine;
 import org.rdmalab.bench.BenchException;
@@ -87,6 +89,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", description = "Run each size this long instead of -n.")
     Integer duration;
 
+    @Option(names = "--run_infinitely", description = "Run a bandwidth test until stopped (Ctrl-C), printing a row"
+            + " every -D seconds (default 5), as perftest's --run_infinitely.")
+    boolean runInfinitely;
+
     @Option(names = {"-m", "--mtu"}, paramLabel = "N",
             description = "Path MTU: 256, 512, 1024, 2048 or 4096 (default: the port's active MTU).")
     Integer mtu;
@@ -142,8 +148,33 @@ final class BenchCommand implements Callable<Integer> {
         boolean verbose = verbose();
         Printer printer = new Printer(out, err, settings, json, System.console() != null);
         BenchRun run = new BenchEngine(Backends.installed()).start(settings, topology, printer);
-        Thread hook = new Thread(run::stop, "rdmalab-bench-stop");
+        // Ctrl-C stops the run, and the JVM waits a moment for this thread to print what it has (a
+        // --run_infinitely run ends this way), rather than exit with the run's last lines unprinted.
+        CountDownLatch printed = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            run.stop();
+            try {
+                printed.await(STOP_PRINT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "rdmalab-bench-stop");
         Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return finish(run, settings, printer, out, verbose);
+        } finally {
+            printed.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // The JVM is shutting down already (Ctrl-C): the hook stopped the run.
+            }
+        }
+    }
+
+    /** Waits for the report and prints its end; the exit status. */
+    private int finish(BenchRun run, BenchSettings settings, Printer printer, PrintWriter out, boolean verbose)
+            throws BenchException, InterruptedException {
         BenchReport report;
         try {
             report = awaitReport(run);
@@ -154,11 +185,6 @@ final class BenchCommand implements Callable<Integer> {
             }
             throw e;
         } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                // The JVM is shutting down already (Ctrl-C): the hook stopped the run.
-            }
             printer.endProgress();
         }
         if (json) {
@@ -167,7 +193,8 @@ final class BenchCommand implements Callable<Integer> {
             printer.finish(report, verbose);
         }
         out.flush();
-        return report.stopped() ? 1 : 0;
+        // A --run_infinitely run ends when it is stopped: that is its normal end.
+        return report.stopped() && !settings.runInfinitely() ? 1 : 0;
     }
 
     private static BenchReport awaitReport(BenchRun run) throws BenchException, InterruptedException {
@@ -201,6 +228,10 @@ final class BenchCommand implements Callable<Integer> {
         if (duration != null && iterations != null) {
             throw new IllegalArgumentException("-D runs for a time and -n for a count; give one of them");
         }
+        if (runInfinitely && iterations != null) {
+            throw new IllegalArgumentException("--run_infinitely runs until stopped, so -n has nothing to count;"
+                    + " drop -n (-D sets how often a row is printed)");
+        }
         if (all) {
             settings = settings.withSizes(BenchSettings.sweep(benchTest));
         } else if (size != null) {
@@ -231,7 +262,12 @@ final class BenchCommand implements Callable<Integer> {
         if (txDepth != null) {
             settings = settings.withTxDepth(txDepth);
         }
-        return settings.withReportGbits(reportGbits).withBaseline(baseline);
+        settings = settings.withReportGbits(reportGbits).withBaseline(baseline);
+        if (runInfinitely) {
+            settings = settings.withRunInfinitely(true, duration != null ? duration
+                    : BenchSettings.DEFAULT_REPORT_INTERVAL);
+        }
+        return settings;
     }
 
     /** "65536", "64K", "8M" → bytes. */
@@ -285,6 +321,9 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
+    /** How long Ctrl-C waits for the stopped run's last lines. */
+    static final Duration STOP_PRINT_WAIT = Duration.ofSeconds(5);
+
     /** Prints as the run goes: the header, each RDMA row, a progress line on stderr; the rest at the end. */
     static final class Printer implements BenchListener {
 
@@ -328,7 +367,8 @@ final class BenchCommand implements Callable<Integer> {
 
         @Override
         public synchronized void sample(LiveSample sample) {
-            if (sample.elapsedNanos() < PROGRESS_AFTER_NANOS) {
+            // (A --run_infinitely run prints a row every interval: that is its progress.)
+            if (sample.elapsedNanos() < PROGRESS_AFTER_NANOS || settings.runInfinitely()) {
                 return;
             }
             String amount = sample.total() > 0 ? sample.done() + "/" + sample.total() : String.valueOf(sample.done());
@@ -393,7 +433,10 @@ final class BenchCommand implements Callable<Integer> {
                     }
                 }
             }
-            if (report.stopped()) {
+            if (report.stopped() && settings.runInfinitely()) {
+                out.println("stopped after " + report.rows(BenchRow.Path.RDMA).size() + " intervals of "
+                        + settings.durationSeconds() + " s");
+            } else if (report.stopped()) {
                 out.println("stopped: the rows above are the sizes that finished");
             }
         }

@@ -139,6 +139,81 @@ class BenchEngineTest {
         assertEquals(1, recorder.started.get());
     }
 
+    /**
+     * {@code --run_infinitely} in one process: a SEND stream reports a row per interval until it
+     * is stopped, and ends as stopped with those rows.
+     */
+    @Test
+    void runningUntilStoppedReportsARowEveryIntervalUntilTheStop() throws Exception {
+        BenchSettings settings = BenchSettings.defaults(BenchTest.SEND, BenchMode.BW).withSizes(List.of(1024))
+                .withRunInfinitely(true, 1);
+        Recorder recorder = new Recorder();
+        BenchRun run = new BenchEngine(Backends.installed()).start(settings, loopback(), recorder);
+        awaitRows(recorder, 2);
+        run.stop();
+        BenchReport report = run.await(WAIT);
+        assertTrue(report.stopped());
+        assertTrue(report.rows().size() >= 2, report.rows().toString());
+        for (BenchRow row : report.rows()) {
+            assertEquals(1024, row.bytes());
+            assertTrue(row.bandwidth().iterations() > 0 && row.bandwidth().averageBytesPerSecond() > 0, row.toString());
+            // One interval of about a second each (its end waits for the last signaled completion).
+            assertTrue(row.bandwidth().elapsedNanos() > 900_000_000L && row.bandwidth().elapsedNanos() < 5_000_000_000L,
+                    row.toString());
+        }
+    }
+
+    /**
+     * {@code --run_infinitely} between two processes' worth of sides: the server prints each of the
+     * client's rows, and when the client is stopped (its connection closes) the server ends as
+     * stopped too, with the rows it had, not as a failure.
+     */
+    @Test
+    void aServerRunningUntilStoppedEndsWhenItsClientIsStopped() throws Exception {
+        int tcp = Ports.freeTcpPort();
+        int udp = Ports.freeUdpPort();
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
+                .withRunInfinitely(true, 1);
+        BenchEngine engine = new BenchEngine(Backends.installed());
+        Recorder served = new Recorder();
+        List<String> notes = new CopyOnWriteArrayList<>();
+        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), new BenchListener() {
+                    @Override
+                    public void row(BenchRow row) {
+                        served.row(row);
+                    }
+
+                    @Override
+                    public void note(String text) {
+                        notes.add(text);
+                    }
+                });
+        Recorder measured = new Recorder();
+        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), measured);
+        awaitRows(served, 2);
+        client.stop();
+        BenchReport clientReport = client.await(WAIT);
+        BenchReport serverReport = server.await(WAIT);
+        assertTrue(clientReport.stopped());
+        assertTrue(serverReport.stopped(), "the client's stop ends the server as stopped");
+        assertTrue(serverReport.rows().size() >= 2);
+        for (int i = 0; i < serverReport.rows().size(); i++) {
+            assertEquals(clientReport.rows().get(i).bandwidth(), serverReport.rows().get(i).bandwidth(),
+                    "the server shows the client's interval " + i);
+        }
+        assertTrue(notes.stream().anyMatch(note -> note.startsWith("the other side ended the run after")), notes.toString());
+    }
+
+    private static void awaitRows(Recorder recorder, int rows) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (recorder.rows.size() < rows && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertTrue(recorder.rows.size() >= rows, "rows so far: " + recorder.rows);
+    }
+
     /** perftest's bandwidth server prints the client's row (xchg_bw_reports); so does this one. */
     @Test
     void aBandwidthServerReportsTheClientsRow() throws Exception {

@@ -1,6 +1,7 @@
 package org.rdmalab.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -47,6 +48,24 @@ class BenchSettingsTest {
         assertMessage("-D 4000", () -> base.withDuration(4000));
         assertMessage("atomic operations move 8 bytes",
                 () -> BenchSettings.defaults(BenchTest.ATOMIC, BenchMode.BW).withSizes(List.of(16)));
+    }
+
+    @Test
+    void runningUntilStoppedReportsEveryIntervalOfOneBandwidthSize() {
+        BenchSettings forever = BenchSettings.defaults(BenchTest.SEND, BenchMode.BW).withSizes(List.of(4096))
+                .withRunInfinitely(true, BenchSettings.DEFAULT_REPORT_INTERVAL);
+        assertTrue(forever.runInfinitely());
+        assertTrue(forever.timed(), "each interval runs for a time");
+        assertEquals(5, forever.durationSeconds(), "perftest's default interval");
+        assertTrue(forever.agreement().endsWith(" until stopped"), "both sides must agree on it");
+        BenchSettings counted = forever.withRunInfinitely(false, 0);
+        assertFalse(counted.runInfinitely());
+        assertFalse(counted.timed());
+        assertMessage("for bandwidth tests", () -> BenchSettings.defaults(BenchTest.WRITE, BenchMode.LAT)
+                .withRunInfinitely(true, 5));
+        assertMessage("give -s N, not -a", () -> forever.withSizes(List.of(2, 4)));
+        assertMessage("drop --baseline", () -> forever.withBaseline(true));
+        assertMessage("needs its report interval", () -> forever.withDuration(0));
     }
 
     @Test

@@ -60,6 +60,11 @@ class BenchCommandTest {
         "write --bw -p 70000|-p 70000 is outside 1..65535",
         "write --bw --perftest --loopback|--perftest talks to a perftest program over TCP; drop --loopback",
         "write --lat --perftest --baseline 127.0.0.1|--baseline needs RDMA Lab on both sides",
+        "write --lat --run_infinitely|--run_infinitely is for bandwidth tests (--bw)",
+        "write --bw --run_infinitely -a|--run_infinitely runs one size until stopped; give -s N, not -a",
+        "write --bw --run_infinitely -n 100|drop -n (-D sets how often a row is printed)",
+        "write --bw --run_infinitely --baseline|drop --baseline",
+        "send --bw --run_infinitely --perftest 127.0.0.1|--run_infinitely runs between two RDMA Lab sides only",
     })
     void badInputIsOneLineAndExitTwo(String args, String message) {
         Result result = execute(("bench " + args).split(" "));
