@@ -75,6 +75,16 @@ public record BandwidthStats(int bytes, long iterations, double peakBytesPerSeco
                 elapsedNanos);
     }
 
+    /**
+     * Both directions of a {@code -b} run, as perftest's duplex report sums them: the peaks, averages
+     * and message rates added; this side's iterations and elapsed time.
+     */
+    public BandwidthStats plus(BandwidthStats peer) {
+        return new BandwidthStats(bytes, iterations, peakBytesPerSecond + peer.peakBytesPerSecond,
+                averageBytesPerSecond + peer.averageBytesPerSecond, messagesPerSecond + peer.messagesPerSecond,
+                elapsedNanos);
+    }
+
     /** {@code BW average} in the table's unit. */
     public double average(boolean gbits) {
         return averageBytesPerSecond / (gbits ? GIGABIT_BYTES : MEBIBYTE);

@@ -29,7 +29,8 @@ public final class BenchFormat {
 
     /** "RDMA_Write BW Test". */
     public static String title(BenchSettings settings) {
-        return settings.test().perftestName() + " " + settings.mode().title() + " Test";
+        return settings.test().perftestName() + " " + (settings.bidirectional() ? "Bidirectional " : "")
+                + settings.mode().title() + " Test";
     }
 
     /** The block above the table: the test's facts and both sides' connection data. */

@@ -26,10 +26,13 @@ import org.rdmalab.verbs.Mtu;
  * @param runInfinitely a bandwidth test that runs until stopped and reports a row every
  *     {@code durationSeconds} ({@code --run_infinitely}; perftest reports every 5 seconds unless
  *     {@code -D} says otherwise)
+ * @param bidirectional both sides send at once and each row is the sum of both directions
+ *     ({@code -b}, perftest's duplex bandwidth)
  */
 public record BenchSettings(BenchTest test, BenchMode mode, String device, int ibPort, int gidIndex,
                             List<Integer> sizes, int iterations, int durationSeconds, Mtu mtu, int txDepth,
-                            boolean reportGbits, boolean baseline, long sweepByteBudget, boolean runInfinitely) {
+                            boolean reportGbits, boolean baseline, long sweepByteBudget, boolean runInfinitely,
+                            boolean bidirectional) {
 
     /** perftest's largest message (MAX_SIZE, 8 MiB); also the end of the {@code -a} sweep. */
     public static final int MAX_SIZE = 1 << 23;
@@ -100,6 +103,15 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
                         + DEFAULT_REPORT_INTERVAL + ")");
             }
         }
+        if (bidirectional) {
+            if (mode != BenchMode.BW) {
+                throw new IllegalArgumentException("-b is for bandwidth tests (--bw), as perftest's is; a latency"
+                        + " test is a ping-pong both ways already");
+            }
+            if (baseline) {
+                throw new IllegalArgumentException("-b has no UDP baseline yet; drop --baseline");
+            }
+        }
     }
 
     private static void checkSize(BenchTest test, int size) {
@@ -123,7 +135,7 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
                 : mode == BenchMode.BW ? DEFAULT_SIZE_BW : DEFAULT_SIZE_LAT;
         return new BenchSettings(test, mode, "soft0", 1, -1, List.of(size),
                 mode == BenchMode.BW ? DEFAULT_ITERATIONS_BW : DEFAULT_ITERATIONS_LAT, 0, null,
-                mode == BenchMode.BW ? DEFAULT_TX_DEPTH_BW : 1, false, false, DEFAULT_SWEEP_BUDGET, false);
+                mode == BenchMode.BW ? DEFAULT_TX_DEPTH_BW : 1, false, false, DEFAULT_SWEEP_BUDGET, false, false);
     }
 
     /** perftest's {@code -a}: 2, 4, ... 2^23 bytes (atomics: 8 only). */
@@ -140,57 +152,57 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
 
     public BenchSettings withDevice(String value) {
         return new BenchSettings(test, mode, value, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
     }
 
     public BenchSettings withPort(int value) {
         return new BenchSettings(test, mode, device, value, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
     }
 
     public BenchSettings withGidIndex(int value) {
         return new BenchSettings(test, mode, device, ibPort, value, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
     }
 
     public BenchSettings withSizes(List<Integer> value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, value, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
     }
 
     public BenchSettings withIterations(int value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, value, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
     }
 
     public BenchSettings withDuration(int seconds) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, seconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
     }
 
     public BenchSettings withMtu(Mtu value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, value,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
     }
 
     public BenchSettings withTxDepth(int value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                value, reportGbits, baseline, sweepByteBudget, runInfinitely);
+                value, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
     }
 
     public BenchSettings withReportGbits(boolean value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, value, baseline, sweepByteBudget, runInfinitely);
+                txDepth, value, baseline, sweepByteBudget, runInfinitely, bidirectional);
     }
 
     public BenchSettings withBaseline(boolean value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, value, sweepByteBudget, runInfinitely);
+                txDepth, reportGbits, value, sweepByteBudget, runInfinitely, bidirectional);
     }
 
     public BenchSettings withSweepByteBudget(long value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, value, runInfinitely);
+                txDepth, reportGbits, baseline, value, runInfinitely, bidirectional);
     }
 
     /**
@@ -199,7 +211,13 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
      */
     public BenchSettings withRunInfinitely(boolean value, int seconds) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, value ? seconds : 0, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, value);
+                txDepth, reportGbits, baseline, sweepByteBudget, value, bidirectional);
+    }
+
+    /** The same settings with both sides sending at once ({@code -b}), or not. */
+    public BenchSettings withBidirectional(boolean value) {
+        return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, value);
     }
 
     /** True when each size runs for {@link #durationSeconds} rather than a number of iterations. */
@@ -259,6 +277,6 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
         return test.cliName() + " " + mode.name().toLowerCase(java.util.Locale.ROOT) + " sizes " + sizes.get(0) + ".."
                 + maxSize()
                 + " (" + sizes.size() + ") " + (timed() ? "D" + durationSeconds : "n" + iterations) + " t" + txDepth
-                + " baseline " + baseline + (runInfinitely ? " until stopped" : "");
+                + " baseline " + baseline + (runInfinitely ? " until stopped" : "") + (bidirectional ? " both ways" : "");
     }
 }

@@ -67,10 +67,13 @@ final class PerftestSide {
     }
 
     /**
-     * Refuses what a perftest peer cannot run with this side: {@code --run_infinitely}, {@code -D}
-     * and {@code --baseline}, each with a one-line reason.
+     * Refuses what a perftest peer cannot run with this side: {@code -b}, {@code --run_infinitely},
+     * {@code -D} and {@code --baseline}, each with a one-line reason.
      */
     static void check(BenchSettings settings) {
+        if (settings.bidirectional()) {
+            throw new IllegalArgumentException("--perftest does not speak perftest's -b yet; drop -b");
+        }
         if (settings.runInfinitely()) {
             throw new IllegalArgumentException("--perftest runs -n iterations; --run_infinitely runs between two"
                     + " RDMA Lab sides only, drop one of them");

@@ -147,6 +147,9 @@ final class RdmaTraffic {
         ResourceMeter.Usage usage = ResourceMeter.since(before, side.context(), moved);
         if (settings.test() == BenchTest.SEND && stop) {
             sendStop(size);
+            if (settings.bidirectional()) {
+                takeSends("the peer's SENDs");
+            }
         }
         BandwidthStats stats = BandwidthStats.of(size, postTimes, completionTimes, (int) moved,
                 settings.cqModeration(), true);
@@ -205,6 +208,12 @@ final class RdmaTraffic {
             long now = System.nanoTime();
             for (int i = 0; i < polled; i++) {
                 check(completions, i);
+                if (isReceive(i)) {
+                    // -b with SENDs: the peer's stream arrives on the same CQ; its receives go back at once.
+                    received(i);
+                    repostReceive();
+                    continue;
+                }
                 long last = ring[head];
                 head = (head + 1) % ring.length;
                 if (record) {
@@ -467,20 +476,7 @@ final class RdmaTraffic {
     void serve(int size) throws VerbsException, BenchException {
         if (settings.test() == BenchTest.SEND) {
             if (settings.mode() == BenchMode.BW) {
-                long lastProgress = System.nanoTime();
-                int idle = 0;
-                while (!stopArrived) {
-                    if (reap()) {
-                        idle = 0;
-                        lastProgress = System.nanoTime();
-                        while (receivesPosted < side.rxDepth()) {
-                            repostReceive();
-                        }
-                        progress.checkStop();
-                    } else {
-                        lastProgress = stallCheck(idle++, lastProgress, "the client's SENDs");
-                    }
-                }
+                takeSends("the client's SENDs");
             } else {
                 SendWorkRequest answer = SendWorkRequest.send(1, mr.sge(0, size), SIGNALED);
                 while (true) {
@@ -528,6 +524,40 @@ final class RdmaTraffic {
         sendsOutstanding++;
     }
 
+    /**
+     * Takes the peer's SENDs, posting receives again as they are used, until its "STOP" SEND
+     * arrived (a SEND server; with {@code -b}, each side once its own stream ended).
+     */
+    private void takeSends(String what) throws VerbsException, BenchException {
+        long lastProgress = System.nanoTime();
+        int idle = 0;
+        while (!stopArrived) {
+            if (reap()) {
+                idle = 0;
+                lastProgress = System.nanoTime();
+                while (receivesPosted < side.rxDepth()) {
+                    repostReceive();
+                }
+                progress.checkStop();
+            } else {
+                lastProgress = stallCheck(idle++, lastProgress, what);
+            }
+        }
+    }
+
+    private boolean isReceive(int i) {
+        return completions.opcode(i).value() >= 128;
+    }
+
+    /** Counts the receive completion {@code i} and notes a "STOP" SEND. */
+    private void received(int i) {
+        receivesPosted--;
+        receivesArrived++;
+        if (WcFlag.has(completions.wcFlags(i), WcFlag.WITH_IMM) && completions.immData(i) == STOP_IMM) {
+            stopArrived = true;
+        }
+    }
+
     private void repostReceive() throws VerbsException {
         qp.postRecv(receive);
         receivesPosted++;
@@ -538,12 +568,8 @@ final class RdmaTraffic {
         int polled = cq.poll(completions);
         for (int i = 0; i < polled; i++) {
             check(completions, i);
-            if (completions.opcode(i).value() >= 128) {
-                receivesPosted--;
-                receivesArrived++;
-                if (WcFlag.has(completions.wcFlags(i), WcFlag.WITH_IMM) && completions.immData(i) == STOP_IMM) {
-                    stopArrived = true;
-                }
+            if (isReceive(i)) {
+                received(i);
             } else {
                 sendsOutstanding--;
             }

@@ -93,25 +93,35 @@ final class SideRunner {
 
     /**
      * One size (or one interval of {@code --run_infinitely}, {@code point} naming it): the sides
-     * meet, the client measures and the server answers, they meet again, and a bandwidth server
-     * gets the client's row to print, as perftest's {@code xchg_bw_reports}.
+     * meet, the client measures and the server answers (with {@code -b} both measure), they meet
+     * again, and a bandwidth server gets the client's row to print, as perftest's
+     * {@code xchg_bw_reports} (with {@code -b} each side prints its row plus the peer's).
      */
     private void measureSize(RdmaTraffic traffic, int size, String point, Measurement measurement)
             throws VerbsException, BenchException {
         traffic.prepare(size);
         rendezvous.sync(point, HANDSHAKE);
         BenchRow measured = null;
-        if (client) {
+        if (client || settings.bidirectional()) {
             measured = measurement.run();
-            report(measured);
+            if (!settings.bidirectional()) {
+                report(measured);
+            }
         } else {
             traffic.serve(size);
         }
         rendezvous.sync(point + " done", timeoutFor(size));
         if (settings.mode() == BenchMode.BW) {
-            Map<String, String> peer = rendezvous.swap(client ? bandwidthFacts(measured.bandwidth()) : Map.of(),
-                    HANDSHAKE);
-            if (!client) {
+            Map<String, String> peer = rendezvous.swap(measured != null ? bandwidthFacts(measured.bandwidth())
+                    : Map.of(), HANDSHAKE);
+            if (settings.bidirectional()) {
+                // perftest's duplex report: each side prints both directions summed, except in the
+                // runs where perftest prints its own direction only (--run_infinitely, SEND with -D).
+                boolean ownOnly = settings.runInfinitely() || settings.test() == BenchTest.SEND && settings.timed();
+                BandwidthStats stats = ownOnly ? measured.bandwidth()
+                        : measured.bandwidth().plus(bandwidthOf(size, peer));
+                report(new BenchRow(BenchRow.Path.RDMA, size, stats, null, measured.usage(), 0));
+            } else if (!client) {
                 report(new BenchRow(BenchRow.Path.RDMA, size, bandwidthOf(size, peer), null, null, 0));
             }
         }

@@ -89,6 +89,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", description = "Run each size this long instead of -n.")
     Integer duration;
 
+    @Option(names = {"-b", "--bidirectional"}, description = "Both sides send at once; each row is both directions"
+            + " summed (bandwidth tests, as perftest's -b).")
+    boolean bidirectional;
+
     @Option(names = "--run_infinitely", description = "Run a bandwidth test until stopped (Ctrl-C), printing a row"
             + " every -D seconds (default 5), as perftest's --run_infinitely.")
     boolean runInfinitely;
@@ -262,7 +266,7 @@ final class BenchCommand implements Callable<Integer> {
         if (txDepth != null) {
             settings = settings.withTxDepth(txDepth);
         }
-        settings = settings.withReportGbits(reportGbits).withBaseline(baseline);
+        settings = settings.withReportGbits(reportGbits).withBaseline(baseline).withBidirectional(bidirectional);
         if (runInfinitely) {
             settings = settings.withRunInfinitely(true, duration != null ? duration
                     : BenchSettings.DEFAULT_REPORT_INTERVAL);

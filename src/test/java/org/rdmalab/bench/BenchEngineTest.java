@@ -206,6 +206,40 @@ class BenchEngineTest {
         assertTrue(notes.stream().anyMatch(note -> note.startsWith("the other side ended the run after")), notes.toString());
     }
 
+    /**
+     * {@code -b} over TCP: both sides send SENDs at once (each side's device sends its own stream,
+     * not only ACKs), and each prints the same row, both directions summed as perftest's duplex
+     * report.
+     */
+    @Test
+    void bothSidesSendWithMinusBAndPrintBothDirectionsSummed() throws Exception {
+        int tcp = Ports.freeTcpPort();
+        int udp = Ports.freeUdpPort();
+        BenchSettings settings = BenchSettings.defaults(BenchTest.SEND, BenchMode.BW).withSizes(List.of(4096))
+                .withIterations(2000).withBidirectional(true);
+        BenchEngine engine = new BenchEngine(Backends.installed());
+        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), BenchListener.NONE);
+        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), BenchListener.NONE);
+        BenchReport measured = client.await(WAIT);
+        BenchReport answered = server.await(WAIT);
+        assertEquals(1, measured.rows().size());
+        assertEquals(1, answered.rows().size());
+        BandwidthStats clientRow = measured.rows().get(0).bandwidth();
+        BandwidthStats serverRow = answered.rows().get(0).bandwidth();
+        assertEquals(clientRow.averageBytesPerSecond(), serverRow.averageBytesPerSecond(), 1e-6,
+                "both sides print the same sum");
+        assertEquals(2000, clientRow.iterations());
+        for (BenchReport report : List.of(measured, answered)) {
+            // Over each side's measured part its device sent its 2000 SENDs (without -b the server
+            // sends none). How much of the peer's stream arrives meanwhile varies: the sides start
+            // together, but on two busy cores one may run ahead.
+            java.util.Map<String, Long> counters = report.rows().get(0).usage().counters();
+            assertTrue(counters.getOrDefault("rdma_sends", 0L) >= 2000, "each side sent its stream: " + counters);
+        }
+    }
+
     private static void awaitRows(Recorder recorder, int rows) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (recorder.rows.size() < rows && System.nanoTime() < deadline) {

@@ -69,6 +69,17 @@ class BenchSettingsTest {
     }
 
     @Test
+    void bothWaysIsForBandwidthWithoutTheBaseline() {
+        BenchSettings duplex = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withBidirectional(true);
+        assertTrue(duplex.bidirectional());
+        assertTrue(duplex.agreement().endsWith(" both ways"), "both sides must agree on it");
+        assertMessage("-b is for bandwidth tests", () -> BenchSettings.defaults(BenchTest.SEND, BenchMode.LAT)
+                .withBidirectional(true));
+        assertMessage("drop --baseline", () -> duplex.withBaseline(true));
+        assertEquals("RDMA_Write Bidirectional BW Test", BenchFormat.title(duplex));
+    }
+
+    @Test
     void aTimedRunNeedsNoIterationCount() {
         BenchSettings timed = BenchSettings.defaults(BenchTest.READ, BenchMode.LAT).withDuration(3).withIterations(0);
         assertTrue(timed.timed());

@@ -65,6 +65,9 @@ class BenchCommandTest {
         "write --bw --run_infinitely -n 100|drop -n (-D sets how often a row is printed)",
         "write --bw --run_infinitely --baseline|drop --baseline",
         "send --bw --run_infinitely --perftest 127.0.0.1|--run_infinitely runs between two RDMA Lab sides only",
+        "write --lat -b|-b is for bandwidth tests (--bw)",
+        "write --bw -b --baseline|-b has no UDP baseline yet; drop --baseline",
+        "write --bw -b --perftest 127.0.0.1|--perftest does not speak perftest's -b yet; drop -b",
     })
     void badInputIsOneLineAndExitTwo(String args, String message) {
         Result result = execute(("bench " + args).split(" "));
