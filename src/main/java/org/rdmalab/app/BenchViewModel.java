@@ -59,7 +59,8 @@ import org.rdmalab.verbs.spi.DeviceOptions;
 /**
  * The Bench view: what {@code bench} measures, chosen in the window (the device of any backend,
  * its port and GID index, the test, bandwidth or latency, one size or {@code -a}'s sweep, the
- * iterations or seconds per size, the MTU, the TX depth, MB/sec or Gb/sec, the UDP baseline), run
+ * iterations or seconds per size or a run until stopped, both ways ({@code -b}), the MTU, the TX
+ * depth, MB/sec or Gb/sec, the UDP baseline), run
  * on the loopback topology (the lab's two loopback addresses) or as one side of a run over TCP (a
  * server waiting for one client, or a client of a server: another window or {@code bench} on the
  * command line, each waiting at most {@code --timeout}), and shown as it goes: bandwidth (or
@@ -121,7 +122,9 @@ public final class BenchViewModel {
 
     /** What ends a size: a number of messages ({@code -n}) or a time ({@code -D}). */
     public enum Limit {
-        ITERATIONS("iterations (-n)"), SECONDS("seconds (-D)");
+        ITERATIONS("iterations (-n)"), SECONDS("seconds (-D)"),
+        /** Bandwidth until Stop, a row every {@link #secondsProperty()} ({@code --run_infinitely}). */
+        UNTIL_STOPPED("until stopped (--run_infinitely)");
 
         private final String text;
 
@@ -268,6 +271,7 @@ public final class BenchViewModel {
     private final IntegerProperty udpPort = new SimpleIntegerProperty(DeviceOptions.ROCE_V2_PORT);
     private final IntegerProperty baselinePort = new SimpleIntegerProperty(Topology.DEFAULT_BASELINE_PORT);
     private final BooleanProperty baseline = new SimpleBooleanProperty(true);
+    private final BooleanProperty bidirectional = new SimpleBooleanProperty(false);
     private final ObjectProperty<Distribution> distribution = new SimpleObjectProperty<>(Distribution.CDF);
     private final ObjectProperty<Integer> distributionSize = new SimpleObjectProperty<>();
     private final BooleanProperty wide = new SimpleBooleanProperty(true);
@@ -378,10 +382,12 @@ public final class BenchViewModel {
         }
         BenchSettings settings = BenchSettings.defaults(chosen, mode.get()).withSizes(sizes).withDevice(name)
                 .withPort(port).withGidIndex(gid());
-        if (limit.get() == Limit.SECONDS) {
+        boolean untilStopped = limit.get() == Limit.UNTIL_STOPPED;
+        if (limit.get() == Limit.SECONDS || untilStopped) {
             Integer time = seconds.get();
             if (time == null || time < 1) {
-                throw new IllegalArgumentException("type the seconds each size runs (-D 1..3600)");
+                throw new IllegalArgumentException(untilStopped ? "type the seconds between two rows (-D 1..3600)"
+                        : "type the seconds each size runs (-D 1..3600)");
             }
             settings = settings.withDuration(time);
         } else {
@@ -403,7 +409,16 @@ public final class BenchViewModel {
             }
             settings = settings.withTxDepth(depth);
         }
-        return settings.withReportGbits(reportGbits.get()).withBaseline(baseline.get());
+        boolean both = bidirectional.get() && mode.get() == BenchMode.BW;
+        // Neither a run until stopped nor -b has a baseline: the form's box is disabled then, not an error.
+        settings = settings.withReportGbits(reportGbits.get()).withBaseline(baseline.get() && !untilStopped && !both)
+                .withBidirectional(both);
+        return untilStopped ? settings.withRunInfinitely(true, settings.durationSeconds()) : settings;
+    }
+
+    /** True when the form's settings leave no room for the baseline (until stopped, or -b). */
+    public javafx.beans.binding.BooleanBinding baselineUnavailable() {
+        return limit.isEqualTo(Limit.UNTIL_STOPPED).or(bidirectional.and(mode.isEqualTo(BenchMode.BW)));
     }
 
     /** -x as typed: blank for bench's choice (-1), else 0..255 as {@link BenchSettings} checks. */
@@ -883,8 +898,10 @@ public final class BenchViewModel {
     static String describe(BenchSettings settings) {
         String sizes = settings.sizes().size() == 1 ? bytes(settings.sizes().get(0))
                 : "sizes " + bytes(settings.sizes().get(0)) + " to " + bytes(settings.maxSize());
-        return settings.test().perftestProgram(settings.mode()) + ", " + sizes + ", " + (settings.timed()
-                ? settings.durationSeconds() + " s per size" : settings.iterations() + " iterations")
+        String amount = settings.runInfinitely() ? "until stopped, a row every " + settings.durationSeconds() + " s"
+                : settings.timed() ? settings.durationSeconds() + " s per size" : settings.iterations() + " iterations";
+        return settings.test().perftestProgram(settings.mode()) + (settings.bidirectional() ? " -b" : "") + ", "
+                + sizes + ", " + amount
                 + (settings.mtu() != null ? ", MTU " + settings.mtu().bytes() : "")
                 + (settings.mode() == BenchMode.BW && settings.txDepth() != BenchSettings.DEFAULT_TX_DEPTH_BW
                         ? ", TX depth " + settings.txDepth() : "")
@@ -1060,7 +1077,7 @@ public final class BenchViewModel {
         return limit;
     }
 
-    /** Seconds per size ({@code -D}) when {@link #limitProperty()} says so. */
+    /** Seconds per size ({@code -D}), or between two rows of a run until stopped, when {@link #limitProperty()} says so. */
     public ObjectProperty<Integer> secondsProperty() {
         return seconds;
     }
@@ -1160,6 +1177,11 @@ public final class BenchViewModel {
     /** Also run the same pattern over plain UDP datagrams ({@code --baseline}). */
     public BooleanProperty baselineProperty() {
         return baseline;
+    }
+
+    /** Both sides send at once ({@code -b}; bandwidth tests only). */
+    public BooleanProperty bidirectionalProperty() {
+        return bidirectional;
     }
 
     /** CDF or histogram. */

@@ -302,6 +302,35 @@ class BenchViewModelTest {
     }
 
     @Test
+    void untilStoppedAndBothWaysReachTheSettingsWithoutTheBaseline() {
+        BenchSettings forever = onUi(() -> {
+            bench.modeProperty().set(BenchMode.BW);
+            bench.baselineProperty().set(true);
+            bench.limitProperty().set(BenchViewModel.Limit.UNTIL_STOPPED);
+            bench.secondsProperty().set(2);
+            return bench.settings();
+        });
+        assertTrue(forever.runInfinitely());
+        assertEquals(2, forever.durationSeconds(), "a row every 2 s");
+        assertFalse(forever.baseline(), "a run until stopped has no baseline");
+        assertTrue(onUi(() -> bench.baselineUnavailable().get()));
+        BenchSettings duplex = onUi(() -> {
+            bench.limitProperty().set(BenchViewModel.Limit.ITERATIONS);
+            bench.bidirectionalProperty().set(true);
+            return bench.settings();
+        });
+        assertTrue(duplex.bidirectional());
+        assertFalse(duplex.runInfinitely());
+        assertFalse(duplex.baseline(), "-b has no baseline");
+        BenchSettings latency = onUi(() -> {
+            bench.modeProperty().set(BenchMode.LAT);
+            return bench.settings();
+        });
+        assertFalse(latency.bidirectional(), "-b is for bandwidth; a latency run ignores the box");
+        assertTrue(latency.baseline(), "and keeps its baseline");
+    }
+
+    @Test
     void theTableGrowsAsEachSizeFinishesWhileTheRunGoesOn() {
         List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
         onUi(() -> {
