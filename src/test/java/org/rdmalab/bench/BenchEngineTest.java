@@ -32,6 +32,7 @@ class BenchEngineTest {
         final AtomicInteger started = new AtomicInteger();
         final List<LiveSample> samples = new CopyOnWriteArrayList<>();
         final List<BenchRow> rows = new CopyOnWriteArrayList<>();
+        final List<String> notes = new CopyOnWriteArrayList<>();
         final CountDownLatch firstSample = new CountDownLatch(1);
 
         @Override
@@ -48,6 +49,11 @@ class BenchEngineTest {
         @Override
         public void row(BenchRow row) {
             rows.add(row);
+        }
+
+        @Override
+        public void note(String text) {
+            notes.add(text);
         }
     }
 
@@ -176,19 +182,8 @@ class BenchEngineTest {
                 .withRunInfinitely(true, 1);
         BenchEngine engine = new BenchEngine(Backends.installed());
         Recorder served = new Recorder();
-        List<String> notes = new CopyOnWriteArrayList<>();
         BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
-                Duration.ofSeconds(60)), new BenchListener() {
-                    @Override
-                    public void row(BenchRow row) {
-                        served.row(row);
-                    }
-
-                    @Override
-                    public void note(String text) {
-                        notes.add(text);
-                    }
-                });
+                Duration.ofSeconds(60)), served);
         Recorder measured = new Recorder();
         BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
                 Duration.ofSeconds(60)), measured);
@@ -203,7 +198,8 @@ class BenchEngineTest {
             assertEquals(clientReport.rows().get(i).bandwidth(), serverReport.rows().get(i).bandwidth(),
                     "the server shows the client's interval " + i);
         }
-        assertTrue(notes.stream().anyMatch(note -> note.startsWith("the other side ended the run after")), notes.toString());
+        assertTrue(served.notes.stream().anyMatch(note -> note.startsWith("the other side ended the run after")),
+                served.notes.toString());
     }
 
     /**
