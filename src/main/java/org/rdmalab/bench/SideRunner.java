@@ -86,7 +86,7 @@ final class SideRunner {
         }
     }
 
-    /** How the client measures one size or interval. */
+    /** How a side measures one size or interval (the client; with {@code -b} both sides). */
     private interface Measurement {
         BenchRow run() throws VerbsException, BenchException;
     }
