@@ -5,8 +5,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import javafx.beans.InvalidationListener;
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.css.PseudoClass;
 import javafx.fxml.FXML;
 import javafx.scene.chart.BarChart;
+import javafx.scene.chart.CategoryAxis;
 import javafx.scene.chart.LineChart;
 import javafx.scene.chart.NumberAxis;
 import javafx.scene.chart.XYChart;
@@ -32,7 +36,9 @@ import javafx.scene.input.ClipboardContent;
 import javafx.scene.input.KeyCode;
 import javafx.scene.input.KeyCodeCombination;
 import javafx.scene.input.KeyCombination;
+import javafx.scene.layout.FlowPane;
 import javafx.scene.layout.HBox;
+import javafx.scene.layout.StackPane;
 import javafx.scene.layout.VBox;
 import javafx.stage.FileChooser;
 import javafx.util.StringConverter;
@@ -65,7 +71,7 @@ public final class BenchView {
     static final double CHARTS_MIN_HEIGHT = 200;
     static final double COMPACT_CHARTS_MIN_HEIGHT = 110;
     /** Set on the view while it is compact. */
-    static final javafx.css.PseudoClass COMPACT = javafx.css.PseudoClass.getPseudoClass("compact");
+    static final PseudoClass COMPACT = PseudoClass.getPseudoClass("compact");
 
     private final BenchViewModel viewModel;
 
@@ -74,7 +80,7 @@ public final class BenchView {
     @FXML
     private VBox benchPane;
     @FXML
-    private javafx.scene.layout.FlowPane benchForm;
+    private FlowPane benchForm;
     @FXML
     private HBox benchButtons;
     @FXML
@@ -144,7 +150,7 @@ public final class BenchView {
     @FXML
     private HBox benchCharts;
     @FXML
-    private javafx.scene.layout.StackPane benchDistributionPane;
+    private StackPane benchDistributionPane;
     @FXML
     private HBox distributionBar;
     @FXML
@@ -162,7 +168,7 @@ public final class BenchView {
     @FXML
     private NumberAxis liveValue;
     @FXML
-    private javafx.scene.chart.CategoryAxis sizeAxis;
+    private CategoryAxis sizeAxis;
     @FXML
     private BarChart<String, Number> sizeChart;
     @FXML
@@ -198,7 +204,7 @@ public final class BenchView {
     private final XYChart.Series<Number, Number> distributionBaseline = new XYChart.Series<>();
 
     /** True while the tab is narrower than {@link #COMPACT_WIDTH}. */
-    private final javafx.beans.property.BooleanProperty compact = new javafx.beans.property.SimpleBooleanProperty();
+    private final BooleanProperty compact = new SimpleBooleanProperty();
 
     BenchView(BenchViewModel viewModel) {
         this.viewModel = viewModel;

@@ -1,6 +1,7 @@
 package org.rdmalab.app;
 
 import java.util.Optional;
+import javafx.beans.InvalidationListener;
 import javafx.beans.binding.Bindings;
 import javafx.beans.value.ObservableValue;
 import javafx.collections.ListChangeListener;
@@ -9,10 +10,12 @@ import javafx.scene.Node;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Control;
 import javafx.scene.control.Label;
+import javafx.scene.control.ScrollPane;
 import javafx.scene.control.SplitPane;
 import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
 import javafx.scene.control.Tooltip;
+import javafx.scene.layout.Region;
 import javafx.scene.layout.StackPane;
 import javafx.scene.layout.VBox;
 import org.controlsfx.control.PropertySheet;
@@ -49,9 +52,9 @@ public final class StepView {
     private StackPane sheetHolder;
 
     /** The sheet's scroll pane (made with its skin) and the rows it shows, watched to fit the split. */
-    private javafx.scene.control.ScrollPane sheetScroll;
-    private javafx.scene.layout.Region sheetRows;
-    private final javafx.beans.InvalidationListener fitOnChange = observable -> fitSheet();
+    private ScrollPane sheetScroll;
+    private Region sheetRows;
+    private final InvalidationListener fitOnChange = observable -> fitSheet();
 
     @FXML
     private TextArea codeArea;
@@ -142,7 +145,7 @@ public final class StepView {
      * pane for each step, whose height changes when a line under a field appears or goes.
      */
     private void watchSheet() {
-        if (sheet.lookup(".scroll-pane") instanceof javafx.scene.control.ScrollPane scroll && scroll != sheetScroll) {
+        if (sheet.lookup(".scroll-pane") instanceof ScrollPane scroll && scroll != sheetScroll) {
             sheetScroll = scroll;
             scroll.contentProperty().addListener((observable, before, rows) -> watchRows(rows));
             scroll.viewportBoundsProperty().addListener((observable, before, bounds) -> {
@@ -158,7 +161,7 @@ public final class StepView {
         if (sheetRows != null) {
             sheetRows.heightProperty().removeListener(fitOnChange);
         }
-        sheetRows = rows instanceof javafx.scene.layout.Region region ? region : null;
+        sheetRows = rows instanceof Region region ? region : null;
         if (sheetRows != null) {
             sheetRows.heightProperty().addListener(fitOnChange);
         }
