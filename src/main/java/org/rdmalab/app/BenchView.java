@@ -5,8 +5,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import javafx.beans.InvalidationListener;
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.css.PseudoClass;
 import javafx.fxml.FXML;
 import javafx.scene.chart.BarChart;
+import javafx.scene.chart.CategoryAxis;
 import javafx.scene.chart.LineChart;
 import javafx.scene.chart.NumberAxis;
 import javafx.scene.chart.XYChart;
@@ -32,7 +36,9 @@ import javafx.scene.input.ClipboardContent;
 import javafx.scene.input.KeyCode;
 import javafx.scene.input.KeyCodeCombination;
 import javafx.scene.input.KeyCombination;
+import javafx.scene.layout.FlowPane;
 import javafx.scene.layout.HBox;
+import javafx.scene.layout.StackPane;
 import javafx.scene.layout.VBox;
 import javafx.stage.FileChooser;
 import javafx.util.StringConverter;
@@ -46,9 +52,12 @@ import org.rdmalab.bench.BenchTest;
  * in a table with perftest's columns (copied as tab-separated text with Ctrl+C, the context menu or
  * Copy rows) and, while Details is pressed, the {@code --verbose} lines under it, and asks for a file
  * on Save. The charts redraw when the view model's lists change, which happens at most once a frame
- * while a run goes. The view scrolls where its tab is smaller than the charts' and three rows'
- * minimum height; while Wide is pressed the lab's panes step aside ({@link MainView}) so that it
- * need not.
+ * while a run goes. While Wide is pressed the lab's panes step aside ({@link MainView}) and the tab
+ * shows the whole form and the three charts side by side. Narrower than {@link #COMPACT_WIDTH} (Wide
+ * released: the tab between the lab's columns) it is compact: the form shows its buttons, the rest
+ * while Settings is pressed, and one chart at a time, chosen beside the buttons, takes the charts'
+ * width with the legend in a column beside it, so that the chart and three rows of the table fit the
+ * tab at the window's default size. Where even that does not fit, the view scrolls.
  */
 public final class BenchView {
 
@@ -56,12 +65,26 @@ public final class BenchView {
     static final String RDMA = "RDMA";
     static final String BASELINE = "UDP baseline";
 
+    /** Below this width (px) the tab is compact: the form folds under Settings and the charts show one at a time. */
+    static final double COMPACT_WIDTH = 720;
+    /** The charts' minimum height (px) side by side, and one at a time in the compact tab. */
+    static final double CHARTS_MIN_HEIGHT = 200;
+    static final double COMPACT_CHARTS_MIN_HEIGHT = 110;
+    /** Set on the view while it is compact. */
+    static final PseudoClass COMPACT = PseudoClass.getPseudoClass("compact");
+
     private final BenchViewModel viewModel;
 
     @FXML
     private ScrollPane benchScroll;
     @FXML
     private VBox benchPane;
+    @FXML
+    private FlowPane benchForm;
+    @FXML
+    private HBox benchButtons;
+    @FXML
+    private ToggleButton benchSettings;
     @FXML
     private ChoiceBox<BenchViewModel.Role> benchRole;
     @FXML
@@ -123,9 +146,29 @@ public final class BenchView {
     @FXML
     private Label benchStatus;
     @FXML
+    private ChoiceBox<Chart> benchChart;
+    @FXML
+    private HBox benchCharts;
+    @FXML
+    private StackPane benchDistributionPane;
+    @FXML
+    private HBox distributionBar;
+    @FXML
+    private VBox benchChartSide;
+    @FXML
+    private VBox distributionSide;
+    @FXML
+    private ChoiceBox<BenchViewModel.Distribution> distributionKindSide;
+    @FXML
+    private ChoiceBox<Integer> distributionSizeSide;
+    @FXML
     private LineChart<Number, Number> liveChart;
     @FXML
+    private NumberAxis liveTime;
+    @FXML
     private NumberAxis liveValue;
+    @FXML
+    private CategoryAxis sizeAxis;
     @FXML
     private BarChart<String, Number> sizeChart;
     @FXML
@@ -160,6 +203,9 @@ public final class BenchView {
     private final XYChart.Series<Number, Number> distributionRdma = new XYChart.Series<>();
     private final XYChart.Series<Number, Number> distributionBaseline = new XYChart.Series<>();
 
+    /** True while the tab is narrower than {@link #COMPACT_WIDTH}. */
+    private final BooleanProperty compact = new SimpleBooleanProperty();
+
     BenchView(BenchViewModel viewModel) {
         this.viewModel = viewModel;
     }
@@ -171,14 +217,24 @@ public final class BenchView {
         benchRole.getItems().setAll(BenchViewModel.Role.values());
         benchRole.valueProperty().bindBidirectional(viewModel.roleProperty());
         var role = viewModel.roleProperty();
+        // The compact tab keeps the buttons and folds the rest of the form under Settings.
+        var formShown = compact.not().or(benchSettings.selectedProperty());
+        benchSettings.visibleProperty().bind(compact);
+        benchSettings.managedProperty().bind(compact);
+        benchSettings.setTooltip(new Tooltip("The run's settings (device, test, sizes, limits, MTU, ...): the tab"
+                + " shows them while this is pressed, and always where it has the room (Wide pressed)"));
         // A server has its address and port; a client the server's too; loopback none.
-        benchServerField.visibleProperty().bind(role.isEqualTo(BenchViewModel.Role.CLIENT));
-        benchLocalField.visibleProperty().bind(role.isNotEqualTo(BenchViewModel.Role.LOOPBACK));
-        benchTcpPortField.visibleProperty().bind(benchLocalField.visibleProperty());
-        // --timeout is how long one side waits for the other over TCP; loopback has both here.
-        benchTimeoutField.visibleProperty().bind(benchLocalField.visibleProperty());
-        for (HBox field : List.of(benchServerField, benchLocalField, benchTcpPortField, benchTimeoutField)) {
-            field.managedProperty().bind(field.visibleProperty());
+        var peer = role.isNotEqualTo(BenchViewModel.Role.LOOPBACK);
+        for (javafx.scene.Node field : benchForm.getChildren()) {
+            if (field == benchButtons || field == benchChart) {
+                continue;
+            }
+            // --timeout is how long one side waits for the other over TCP; loopback has both here.
+            var shown = field == benchServerField ? formShown.and(role.isEqualTo(BenchViewModel.Role.CLIENT))
+                    : List.of(benchLocalField, benchTcpPortField, benchTimeoutField).contains(field)
+                    ? formShown.and(peer) : formShown;
+            field.visibleProperty().bind(shown);
+            field.managedProperty().bind(shown);
         }
         benchPerftest.selectedProperty().bindBidirectional(viewModel.perftestProperty());
         benchPerftest.setTooltip(new Tooltip("The other side is one of perftest's ib_* programs (bench --perftest):"
@@ -265,7 +321,7 @@ public final class BenchView {
         benchWide.selectedProperty().bindBidirectional(viewModel.wideProperty());
         benchWide.setTooltip(new Tooltip("Pressed (at first): this tab has the window while it is shown; the lab's"
                 + " setup bar, columns and completions / buffers step aside. Released: the tab sits between the lab's"
-                + " columns and scrolls."));
+                + " columns, with the settings under Settings and one chart at a time."));
         benchStatus.textProperty().bind(viewModel.statusProperty());
 
         // FXML builds these charts through a builder, which drops styleClass: set it here.
@@ -290,21 +346,39 @@ public final class BenchView {
                 distributionRdma, viewModel.distributionRdma()));
         viewModel.distributionBaseline().addListener((InvalidationListener) observable -> drawDistribution(
                 distributionBaseline, viewModel.distributionBaseline()));
+        benchChart.getItems().setAll(Chart.values());
+        benchChart.setValue(Chart.LIVE);
+        benchChart.valueProperty().addListener((observable, before, chosen) -> showCharts());
+        benchChart.setTooltip(new Tooltip("The chart the tab shows: one at a time while it is narrow, all three"
+                + " side by side where it has the room (Wide pressed)"));
+        benchScroll.widthProperty().addListener((observable, before, width) -> compact.set(
+                width.doubleValue() > 0 && width.doubleValue() < COMPACT_WIDTH));
+        compact.addListener((observable, before, on) -> showCharts());
         viewModel.shownModeProperty().addListener((observable, before, mode) -> showMode());
         viewModel.shownGbitsProperty().addListener((observable, before, gbits) -> showMode());
         showMode();
 
-        distributionKind.getItems().setAll(BenchViewModel.Distribution.values());
-        distributionKind.valueProperty().bindBidirectional(viewModel.distributionProperty());
-        distributionSize.setItems(viewModel.latencySizes());
-        distributionSize.setConverter(converter(BenchViewModel::bytes));
-        distributionSize.valueProperty().bindBidirectional(viewModel.distributionSizeProperty());
+        // The compact tab's side column has its own pair of choices on the same two properties.
+        for (ChoiceBox<BenchViewModel.Distribution> kind : List.of(distributionKind, distributionKindSide)) {
+            kind.getItems().setAll(BenchViewModel.Distribution.values());
+            kind.valueProperty().bindBidirectional(viewModel.distributionProperty());
+        }
+        for (ChoiceBox<Integer> size : List.of(distributionSize, distributionSizeSide)) {
+            size.setItems(viewModel.latencySizes());
+            size.setConverter(converter(BenchViewModel::bytes));
+            size.valueProperty().bindBidirectional(viewModel.distributionSizeProperty());
+        }
         distributionPlaceholder.visibleProperty().bind(javafx.beans.binding.Bindings.isEmpty(viewModel.latencySizes()));
         distributionChart.visibleProperty().bind(distributionPlaceholder.visibleProperty().not());
         distributionKind.visibleProperty().bind(distributionChart.visibleProperty());
         distributionSize.visibleProperty().bind(distributionChart.visibleProperty());
         distributionOf.visibleProperty().bind(distributionChart.visibleProperty());
         distributionTitle.visibleProperty().bind(distributionChart.visibleProperty());
+        distributionSide.visibleProperty().bind(distributionChart.visibleProperty().and(compact)
+                .and(benchChart.valueProperty().isEqualTo(Chart.DISTRIBUTION)));
+        distributionSide.managedProperty().bind(distributionSide.visibleProperty());
+        benchChartSide.visibleProperty().bind(compact);
+        benchChartSide.managedProperty().bind(compact);
         viewModel.distributionProperty().addListener((observable, before, kind) -> distributionAxes());
         distributionAxes();
 
@@ -385,10 +459,56 @@ public final class BenchView {
     private void showMode() {
         boolean bandwidth = viewModel.shownModeProperty().get() == BenchMode.BW;
         String unit = !bandwidth ? "µs" : viewModel.shownGbitsProperty().get() ? "Gb/sec" : "MB/sec";
-        liveChart.setTitle(bandwidth ? "Bandwidth over time" : "Latency over time");
         liveValue.setLabel(unit);
-        sizeChart.setTitle(bandwidth ? "BW average by message size" : "t_typical by message size");
         sizeValue.setLabel(unit);
+        // The chart's names follow the mode: a new converter redraws the choice.
+        benchChart.setConverter(converter(chart -> chart.title(bandwidth)));
+        showCharts();
+    }
+
+    /** The three charts, as the compact tab's choice names them. */
+    enum Chart {
+        LIVE, SIZES, DISTRIBUTION;
+
+        String title(boolean bandwidth) {
+            return switch (this) {
+                case LIVE -> bandwidth ? "Bandwidth over time" : "Latency over time";
+                case SIZES -> bandwidth ? "BW average by size" : "t_typical by size";
+                case DISTRIBUTION -> "Latency distribution";
+            };
+        }
+    }
+
+    /**
+     * Side by side with their titles, or in the compact tab the chart chosen beside the buttons alone,
+     * its title in the choice, the legend and the distribution's choices in the column beside it.
+     */
+    private void showCharts() {
+        boolean one = compact.get();
+        benchPane.pseudoClassStateChanged(COMPACT, one);
+        benchChart.setVisible(one);
+        benchChart.setManaged(one);
+        benchCharts.setMinHeight(one ? COMPACT_CHARTS_MIN_HEIGHT : CHARTS_MIN_HEIGHT);
+        List<javafx.scene.Node> charts = List.of(liveChart, sizeChart, benchDistributionPane);
+        for (Chart chart : Chart.values()) {
+            boolean shown = !one || benchChart.getValue() == chart;
+            charts.get(chart.ordinal()).setVisible(shown);
+            charts.get(chart.ordinal()).setManaged(shown);
+        }
+        boolean bandwidth = viewModel.shownModeProperty().get() == BenchMode.BW;
+        liveChart.setTitle(one ? null : Chart.LIVE.title(bandwidth));
+        sizeChart.setTitle(one ? null : bandwidth ? "BW average by message size" : "t_typical by message size");
+        // The choice says what runs along x; the distribution's scale goes to the side column.
+        liveTime.setLabel(one ? null : "seconds");
+        sizeAxis.setLabel(one ? null : "message size");
+        // The side column holds the legend and the distribution's choices, so the height goes to the plot.
+        for (XYChart<?, ?> chart : List.of(liveChart, sizeChart, distributionChart)) {
+            chart.setLegendVisible(!one);
+        }
+        distributionBar.setVisible(!one);
+        distributionBar.setManaged(!one);
+        distributionChart.getXAxis().setLabel(one ? null : DistributionChart.X_LABEL);
+        distributionAxes();
     }
 
     /** Takes what was typed into {@code spinner} (an invalid text goes back to the last value). */
@@ -404,7 +524,9 @@ public final class BenchView {
 
     private void distributionAxes() {
         boolean cdf = viewModel.distributionProperty().get() == BenchViewModel.Distribution.CDF;
-        distributionChart.getYAxis().setLabel(cdf ? "fraction of samples" : "% of samples");
+        // The compact tab's plot is short: its y label too.
+        distributionChart.getYAxis().setLabel(compact.get() ? (cdf ? "fraction" : "%")
+                : cdf ? "fraction of samples" : "% of samples");
         NumberAxis y = (NumberAxis) distributionChart.getYAxis();
         y.setAutoRanging(!cdf);
         if (cdf) {

@@ -26,6 +26,8 @@ public final class DistributionChart extends LineChart<Number, Number> {
     static final String MARKER_RDMA = "percentile-rdma";
     static final String MARKER_BASELINE = "percentile-baseline";
     static final String MARKER_LABEL = "percentile-label";
+    /** The x axis's label. */
+    static final String X_LABEL = "µs (log scale)";
 
     private final ObservableList<BenchViewModel.Marker> markers = FXCollections.observableArrayList();
     private final List<Line> lines = new ArrayList<>();
@@ -39,7 +41,7 @@ public final class DistributionChart extends LineChart<Number, Number> {
         getYAxis().setAnimated(false);
         NumberAxis x = (NumberAxis) getXAxis();
         x.setForceZeroInRange(false);
-        x.setLabel("µs (log scale)");
+        x.setLabel(X_LABEL);
         x.setTickLabelFormatter(new javafx.util.StringConverter<>() {
             @Override
             public String toString(Number value) {

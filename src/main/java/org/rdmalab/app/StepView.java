@@ -1,6 +1,7 @@
 package org.rdmalab.app;
 
 import java.util.Optional;
+import javafx.beans.InvalidationListener;
 import javafx.beans.binding.Bindings;
 import javafx.beans.value.ObservableValue;
 import javafx.collections.ListChangeListener;
@@ -9,10 +10,12 @@ import javafx.scene.Node;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Control;
 import javafx.scene.control.Label;
+import javafx.scene.control.ScrollPane;
 import javafx.scene.control.SplitPane;
 import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
 import javafx.scene.control.Tooltip;
+import javafx.scene.layout.Region;
 import javafx.scene.layout.StackPane;
 import javafx.scene.layout.VBox;
 import org.controlsfx.control.PropertySheet;
@@ -22,7 +25,10 @@ import org.rdmalab.lab.Parameter;
 /**
  * Controller of {@code StepView.fxml}: a ControlsFX property sheet over the selected step's
  * parameters (each field's tooltip names its verbs.h place), the C code and the result. A value the
- * parameter refuses is explained under its field.
+ * parameter refuses is explained under its field. The split between the sheet and the code follows
+ * the sheet's rows: they get the height they need at the sheet's width (the wrapped lines under
+ * refused fields included) where that is at most {@link #SHEET_SHARE} of the split, and the code
+ * the rest; longer sheets scroll in half the split.
  */
 public final class StepView {
 
@@ -30,6 +36,8 @@ public final class StepView {
     static final String FIELD_ERROR = "field-error";
     /** Style class of the line under such a field. */
     static final String FIELD_MESSAGE = "field-message";
+    /** The most of the split the parameters take to show all their rows; beyond it they scroll in half. */
+    static final double SHEET_SHARE = 0.65;
 
     private final StepViewModel viewModel;
     private final PropertySheet sheet = new PropertySheet();
@@ -42,6 +50,11 @@ public final class StepView {
 
     @FXML
     private StackPane sheetHolder;
+
+    /** The sheet's scroll pane (made with its skin) and the rows it shows, watched to fit the split. */
+    private ScrollPane sheetScroll;
+    private Region sheetRows;
+    private final InvalidationListener fitOnChange = observable -> fitSheet();
 
     @FXML
     private TextArea codeArea;
@@ -88,6 +101,9 @@ public final class StepView {
         noParameters.visibleProperty().bind(Bindings.isEmpty(viewModel.items()));
         sheet.visibleProperty().bind(noParameters.visibleProperty().not());
         sheetHolder.getChildren().addAll(sheet, noParameters);
+        sheet.skinProperty().addListener((observable, before, skin) -> watchSheet());
+        split.heightProperty().addListener(fitOnChange);
+        noParameters.visibleProperty().addListener(fitOnChange);
         stepTitle.textProperty().bind(viewModel.titleProperty());
         codeArea.textProperty().bind(viewModel.codeProperty());
         resultLabel.textProperty().bind(viewModel.resultProperty());
@@ -122,6 +138,66 @@ public final class StepView {
 
     private void rebuild() {
         sheet.getItems().setAll(viewModel.items().stream().map(SheetItem::new).toList());
+    }
+
+    /**
+     * Follows the sheet's rows once its skin has made them: the skin puts a new grid in its scroll
+     * pane for each step, whose height changes when a line under a field appears or goes.
+     */
+    private void watchSheet() {
+        if (sheet.lookup(".scroll-pane") instanceof ScrollPane scroll && scroll != sheetScroll) {
+            sheetScroll = scroll;
+            scroll.contentProperty().addListener((observable, before, rows) -> watchRows(rows));
+            scroll.viewportBoundsProperty().addListener((observable, before, bounds) -> {
+                if (before.getWidth() != bounds.getWidth()) {
+                    fitSheet();
+                }
+            });
+            watchRows(scroll.getContent());
+        }
+    }
+
+    private void watchRows(Node rows) {
+        if (sheetRows != null) {
+            sheetRows.heightProperty().removeListener(fitOnChange);
+        }
+        sheetRows = rows instanceof Region region ? region : null;
+        if (sheetRows != null) {
+            sheetRows.heightProperty().addListener(fitOnChange);
+        }
+        fitSheet();
+    }
+
+    /**
+     * Moves the divider so that the parameters get the height their rows need at the sheet's width
+     * (their own preferred height is taken at their unwrapped width, too short for a wrapped line)
+     * when that is at most {@link #SHEET_SHARE} of the split, else half of it, where they scroll;
+     * the code's minimum height holds in either case.
+     */
+    private void fitSheet() {
+        double total = split.getHeight();
+        if (total <= 0) {
+            return;
+        }
+        double wanted;
+        if (sheet.isVisible() && sheetScroll != null && sheetRows != null) {
+            double width = sheetScroll.getViewportBounds().getWidth();
+            if (width <= 0) {
+                return;
+            }
+            wanted = sheetRows.prefHeight(width) + sheetScroll.snappedTopInset() + sheetScroll.snappedBottomInset()
+                    + sheet.snappedTopInset() + sheet.snappedBottomInset();
+        } else {
+            Node placeholder = sheetHolder.lookup("#noParameters");
+            wanted = placeholder == null ? 0 : placeholder.prefHeight(sheetHolder.getWidth());
+        }
+        wanted += sheetHolder.snappedTopInset() + sheetHolder.snappedBottomInset();
+        Node divider = split.lookup(".split-pane-divider");
+        double thickness = divider == null ? 0 : divider.getLayoutBounds().getHeight();
+        double room = total - thickness;
+        double sheetHeight = wanted <= SHEET_SHARE * room ? wanted : room / 2;
+        // One pixel more: the split snaps the first pane's height down to a whole pixel.
+        split.setDividerPositions(Math.min(1, (sheetHeight + thickness / 2 + 1) / total));
     }
 
     private static void style(Node node, String styleClass, boolean on) {

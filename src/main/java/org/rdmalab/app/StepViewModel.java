@@ -135,7 +135,8 @@ public final class StepViewModel {
         StepResult stepResult = row.resultProperty().get();
         failed.set(stepResult != null && !stepResult.ok());
         diagnosis = stepResult == null || stepResult.ok() ? null : stepResult.diagnosis().orElse(null);
-        cause.set(diagnosis == null ? "" : describeCause(diagnosis, side));
+        cause.set(diagnosis == null ? "" : hasField(row, diagnosis) ? "Caused by " + diagnosis.parameter() + ": "
+                + FIELD_SAYS_WHY : describeCause(diagnosis, side));
         fixLabel.set(diagnosis == null ? "" : diagnosis.fix().map(Diagnosis.Fix::label).orElse(""));
         causeElsewhere.set(diagnosis != null && !diagnosis.stepId().equals(row.step().id()));
         Map<String, String> messages = new HashMap<>();
@@ -150,7 +151,8 @@ public final class StepViewModel {
                         // This step holds the field another step's failure blames: offer the fix here too.
                         diagnosis = found;
                         cause.set("'" + other.step().title() + "' failed because of " + found.parameter()
-                                + " here: " + errnoText(found) + found.explanation());
+                                + (hasField(row, found) ? ": " + FIELD_SAYS_WHY
+                                        : " here: " + errnoText(found) + found.explanation()));
                         fixLabel.set(found.fix().map(Diagnosis.Fix::label).orElse(""));
                         causeElsewhere.set(false);
                     }
@@ -164,6 +166,18 @@ public final class StepViewModel {
         result.set(stepResult == null ? (row.statusProperty().get() == StepRow.Status.RUNNING ? "running..." : "not run yet")
                 : (stepResult.ok() ? "ok: " : "failed: ") + stepResult.summary()
                 + (stepResult.details().isEmpty() ? "" : "\n" + String.join("\n", stepResult.details())));
+    }
+
+    /**
+     * The cause's words when the shown step holds the blamed field: the line under the field has
+     * the errno and the explanation, said once.
+     */
+    static final String FIELD_SAYS_WHY = "the line under its field above says why.";
+
+    /** True when {@code row}'s step has the parameter {@code found} blames (its field carries the reason). */
+    private static boolean hasField(StepRow row, Diagnosis found) {
+        return found.stepId().equals(row.step().id()) && row.step().parameters().stream()
+                .anyMatch(parameter -> parameter.name().equals(found.parameter()));
     }
 
     private static String errnoText(Diagnosis found) {
@@ -201,7 +215,10 @@ public final class StepViewModel {
         lab.applyFix(side, diagnosis.fix().get());
     }
 
-    /** The failure's cause with its errno, or empty. */
+    /**
+     * The failure's cause: the blamed field with the errno and why, or only the field (and the step
+     * that failed) where the shown step holds it and the line under it says why; empty when none.
+     */
     public ReadOnlyStringProperty causeProperty() {
         return cause.getReadOnlyProperty();
     }

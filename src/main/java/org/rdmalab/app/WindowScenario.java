@@ -63,21 +63,7 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                         lab -> selectInspectorTab("doctorTab"), lab -> inspectorShows("#doctorSummary", "\\d+ passed.*")),
                 new WindowScenario("bench", "the Bench tab, wide: ib_write_lat with 8-byte messages for 3 s on soft0 in loopback"
                         + " and the UDP baseline, latency over time, t_typical and the CDF with its percentiles",
-                        lab -> {
-                            selectInspectorTab("benchTab");
-                            bench().ifPresent(bench -> {
-                                bench.wideProperty().set(true);
-                                bench.testProperty().set(org.rdmalab.bench.BenchTest.WRITE);
-                                bench.modeProperty().set(org.rdmalab.bench.BenchMode.LAT);
-                                bench.sizeProperty().set(8);
-                                bench.baselineProperty().set(true);
-                                // Each path runs for a time, not a count: a few live samples on any machine.
-                                bench.limitProperty().set(BenchViewModel.Limit.SECONDS);
-                                bench.secondsProperty().set(BENCH_SECONDS);
-                                bench.start();
-                            });
-                        }, lab -> bench().map(bench -> !bench.runningProperty().get()
-                                && bench.reportProperty().get() != null).orElse(false)),
+                        lab -> benchLatency(true), WindowScenario::benchDone),
                 new WindowScenario("bench-server", "the Bench tab at the window's default size as the server of a run"
                         + " over TCP: ib_write_bw, MTU 1024, TX depth 64, waiting on port 18515 for a client (another"
                         + " window or bench ... 127.0.0.1)",
@@ -92,7 +78,32 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                                 bench.start();
                             });
                         }, lab -> bench().map(bench -> !bench.runningProperty().get()
-                                || bench.statusProperty().get().contains("waiting for a client")).orElse(false)));
+                                || bench.statusProperty().get().contains("waiting for a client")).orElse(false)),
+                new WindowScenario("bench-narrow", "the bench scenario with Wide released: the tab between the lab's"
+                        + " columns at the window's default size, its buttons, latency over time and the two rows",
+                        lab -> benchLatency(false), WindowScenario::benchDone));
+    }
+
+    /** The bench scenarios' run: ib_write_lat, 8 B, with the baseline, for a time per path; {@code wide} the Wide button. */
+    private static void benchLatency(boolean wide) {
+        selectInspectorTab("benchTab");
+        bench().ifPresent(bench -> {
+            bench.wideProperty().set(wide);
+            bench.testProperty().set(org.rdmalab.bench.BenchTest.WRITE);
+            bench.modeProperty().set(org.rdmalab.bench.BenchMode.LAT);
+            bench.sizeProperty().set(8);
+            bench.baselineProperty().set(true);
+            // Each path runs for a time, not a count: a few live samples on any machine.
+            bench.limitProperty().set(BenchViewModel.Limit.SECONDS);
+            bench.secondsProperty().set(BENCH_SECONDS);
+            bench.start();
+        });
+    }
+
+    /** True once the bench run has ended with a report. */
+    private static boolean benchDone(LabViewModel lab) {
+        return bench().map(bench -> !bench.runningProperty().get() && bench.reportProperty().get() != null)
+                .orElse(false);
     }
 
     /** Seconds the bench scenario measures each path (bench -D). */

@@ -325,17 +325,127 @@ class BenchWindowTest {
         assertLabShown(robot, false, "the Bench tab again");
         robot.clickOn("#benchWide");
         assertLabShown(robot, true, "Wide released");
-        // Between the columns the tab is too small for its charts and table: it scrolls, nothing overlaps.
-        robot.interact(() -> ControlSnapshots.write(window.scene().getRoot(), "bench-wide-released"));
-        ScrollPane scroll = robot.lookup("#benchScroll").queryAs(ScrollPane.class);
-        assertTrue(scroll.getContent().getLayoutBounds().getHeight() > scroll.getViewportBounds().getHeight(),
-                () -> "the content " + scroll.getContent().getLayoutBounds() + " is taller than the tab "
-                        + scroll.getViewportBounds());
-        assertTrue(scroll.getChildrenUnmodifiable().stream().anyMatch(node -> node instanceof ScrollBar bar
-                && bar.getOrientation() == Orientation.VERTICAL && bar.isVisible()),
-                "a scroll bar reaches the table");
         robot.clickOn("#benchWide");
         assertLabShown(robot, false, "Wide pressed again");
+    }
+
+    /** What the compact tab (Wide released, at the window's default size) keeps of its chart. */
+    private static final double COMPACT_PLOT_WIDTH = 250;
+    private static final double COMPACT_PLOT_HEIGHT = 70;
+
+    @Test
+    void withWideReleasedTheTabBetweenTheColumnsShowsItsButtonsOneChartAndThreeRowsWithoutScrolling(FxRobot robot) {
+        openBenchTab(robot);
+        robot.clickOn("#benchWide");
+        assertLabShown(robot, true, "Wide released");
+        latencyRun(robot, 8, 200, true);
+        ScrollPane scroll = robot.lookup("#benchScroll").queryAs(ScrollPane.class);
+        for (String button : List.of("#benchRun", "#benchStop", "#benchSave", "#benchWide")) {
+            assertInView(robot, scroll, button, "before the run");
+        }
+        robot.clickOn("#benchRun");
+        FxWait.waitFor("the run to end", 120, () -> !window.bench().runningProperty().get());
+        assertEquals(2, robot.lookup("#benchTable").queryAs(TableView.class).getItems().size(), status(robot));
+        robot.interact(() -> ControlSnapshots.write(window.scene().getRoot(), "bench-wide-released"));
+        assertFalse(scroll.getChildrenUnmodifiable().stream().anyMatch(node -> node instanceof ScrollBar bar
+                && bar.getOrientation() == Orientation.VERTICAL && bar.isVisible()), () -> "the tab scrolls: its content "
+                + scroll.getContent().getLayoutBounds() + " is taller than its view " + scroll.getViewportBounds());
+        for (String shown : List.of("#benchRun", "#benchStop", "#benchSave", "#benchWide", "#benchStatus",
+                "#benchTable")) {
+            assertInView(robot, scroll, shown, "Wide released");
+        }
+        assertTheRowsAreShown(robot, "Wide released");
+        assertChartShown(robot, scroll, "#liveChart", "Wide released");
+
+        // The other charts, one at a time, chosen beside the buttons: each takes the chart's place.
+        ChoiceBox<?> choice = robot.lookup("#benchChart").queryAs(ChoiceBox.class);
+        assertInView(robot, scroll, "#benchChart", "Wide released");
+        assertEquals("Latency over time", shownText(choice));
+        for (String title : List.of("t_typical by size", "Latency distribution")) {
+            robot.clickOn(choice);
+            robot.clickOn(robot.lookup(".menu-item .label").match((Label label) -> title.equals(label.getText()))
+                    .queryAs(Node.class));
+            String id = title.startsWith("t_typical") ? "#sizeChart" : "#distributionChart";
+            robot.interact(() -> ControlSnapshots.write(window.scene().getRoot(), "bench-wide-released-"
+                    + id.substring(1)));
+            for (String other : List.of("#liveChart", "#sizeChart", "#distributionChart")) {
+                assertEquals(other.equals(id), shown(robot.lookup(other).query()), other + " with " + title
+                        + " chosen");
+            }
+            assertChartShown(robot, scroll, id, title);
+            // The legend, and with the distribution its choices and scale: whole, beside the chart.
+            assertInView(robot, scroll, "#benchChartSide", title);
+            boolean distribution = id.equals("#distributionChart");
+            assertEquals(distribution, shown(robot.lookup("#distributionSide").query()), title
+                    + ": the distribution's choices beside it");
+            if (distribution) {
+                Node charts = robot.lookup("#benchCharts").query();
+                Bounds row = charts.localToScene(charts.getLayoutBounds());
+                Node choices = robot.lookup("#distributionSide").query();
+                Bounds side = choices.localToScene(choices.getLayoutBounds());
+                assertTrue(row.contains(side), () -> title + ": the choices " + side + " fit the charts' row " + row);
+            }
+            assertTheRowsAreShown(robot, title);
+        }
+
+        // The rest of the form folds under Settings.
+        assertFalse(shown(robot.lookup("#benchDevice").query()), "the device waits for Settings");
+        robot.clickOn("#benchSettings");
+        assertInView(robot, scroll, "#benchDevice", "Settings pressed");
+        assertInView(robot, scroll, "#benchTest", "Settings pressed");
+        robot.interact(() -> ControlSnapshots.write(window.scene().getRoot(), "bench-wide-released-settings"));
+        robot.clickOn("#benchSettings");
+        assertFalse(shown(robot.lookup("#benchDevice").query()), "Settings released folds the form");
+
+        // Wide again: the whole form and the three charts side by side, Settings and the choice gone.
+        robot.clickOn("#benchWide");
+        assertTrue(shown(robot.lookup("#benchDevice").query()), "the whole form");
+        assertFalse(robot.lookup("#benchSettings").query().isVisible(), "no Settings to press");
+        assertFalse(choice.isVisible());
+        for (String chart : List.of("#liveChart", "#sizeChart", "#distributionChart")) {
+            assertTrue(shown(robot.lookup(chart).query()), chart);
+        }
+    }
+
+    /** The text a choice box shows for its value. */
+    private static <T> String shownText(ChoiceBox<T> box) {
+        return box.getConverter().toString(box.getValue());
+    }
+
+    /** True when {@code node} and every parent up to the scene's root are visible. */
+    private static boolean shown(Node node) {
+        for (Node at = node; at != null; at = at.getParent()) {
+            if (!at.isVisible()) {
+                return false;
+            }
+        }
+        return node.getScene() != null;
+    }
+
+    /** {@code id} is shown, whole, inside the scroll pane's viewport: seen without scrolling. */
+    private static void assertInView(FxRobot robot, ScrollPane scroll, String id, String where) {
+        Node node = robot.lookup(id).query();
+        Node viewport = scroll.lookup(".viewport");
+        Bounds seen = viewport.localToScene(viewport.getLayoutBounds());
+        Bounds bounds = node.localToScene(node.getLayoutBounds());
+        assertTrue(shown(node) && seen.contains(bounds), () -> where + ": " + id + " at " + bounds
+                + " lies in the tab's view " + seen);
+    }
+
+    /** {@code id}'s plot keeps the compact size, clear of the table, with three y tick labels. */
+    private static void assertChartShown(FxRobot robot, ScrollPane scroll, String id, String where) {
+        XYChart<?, ?> chart = robot.lookup(id).queryAs(XYChart.class);
+        assertInView(robot, scroll, id, where);
+        Node plot = chart.lookup(".chart-plot-background");
+        assertTrue(plot.getLayoutBounds().getWidth() >= COMPACT_PLOT_WIDTH && plot.getLayoutBounds().getHeight()
+                >= COMPACT_PLOT_HEIGHT, () -> where + ": " + id + "'s plot is " + plot.getLayoutBounds());
+        TableView<?> table = robot.lookup("#benchTable").queryAs(TableView.class);
+        Bounds tableBounds = table.localToScene(table.getLayoutBounds());
+        Bounds chartBounds = chart.localToScene(chart.getLayoutBounds());
+        assertFalse(chartBounds.intersects(tableBounds), () -> where + ": " + id + " " + chartBounds
+                + " overlaps the table " + tableBounds);
+        long ticks = chart.getYAxis().getTickMarks().stream().filter(Axis.TickMark::isTextVisible).count();
+        assertTrue(ticks >= 3, () -> where + ": " + id + " has " + ticks + " y tick labels");
     }
 
     /** Whether the lab's setup bar, server column and completions are in the window. */
@@ -378,33 +488,13 @@ class BenchWindowTest {
     }
 
     /**
-     * The table's rows area holds {@link #SHOWN_ROWS} rows, both rows of the run are under the mouse
-     * where they are drawn (nothing covers them, nothing clips them), and each chart, apart from the
-     * table, keeps a plot of at least {@link #PLOT_WIDTH} × {@link #PLOT_HEIGHT} with three y tick
-     * labels, its title and its axis labels drawn whole.
+     * The rows are shown ({@link #assertTheRowsAreShown}) and each chart, apart from the table, keeps
+     * a plot of at least {@link #PLOT_WIDTH} × {@link #PLOT_HEIGHT} with three y tick labels, its title
+     * and its axis labels drawn whole.
      */
     private void assertTheRowsAndChartsAreShown(FxRobot robot, String where) {
+        assertTheRowsAreShown(robot, where);
         TableView<?> table = robot.lookup("#benchTable").queryAs(TableView.class);
-        Node rowsArea = table.lookup(".clipped-container");
-        List<TableRow<?>> rows = robot.lookup("#benchTable .table-row-cell")
-                .match((TableRow<?> row) -> row.isVisible() && !row.isEmpty())
-                .queryAllAs(TableRow.class).stream()
-                .<TableRow<?>>map(row -> row).sorted(Comparator.comparingInt(TableRow::getIndex)).toList();
-        assertEquals(2, rows.size(), where + ": the run's two rows have cells");
-        double rowHeight = rows.get(0).getHeight();
-        assertTrue(rowHeight > 10, () -> where + ": row height " + rowHeight);
-        assertTrue(rowsArea.getLayoutBounds().getHeight() >= SHOWN_ROWS * rowHeight, () -> where
-                + ": the table shows " + rowsArea.getLayoutBounds().getHeight() / rowHeight + " rows' height");
-        Bounds visibleRows = rowsArea.localToScene(rowsArea.getLayoutBounds());
-        for (TableRow<?> row : rows) {
-            Node first = row.lookup(".table-cell");
-            Bounds cell = first.localToScene(first.getLayoutBounds());
-            assertTrue(visibleRows.contains(cell), () -> where + ": row " + row.getIndex() + " at " + cell
-                    + " is inside the rows area " + visibleRows);
-            robot.moveTo(first);
-            assertTrue(first.isHover(), () -> where + ": row " + row.getIndex() + "'s first cell is under the mouse,"
-                    + " not covered");
-        }
         Bounds tableBounds = table.localToScene(table.getLayoutBounds());
         for (String id : List.of("#liveChart", "#sizeChart", "#distributionChart")) {
             XYChart<?, ?> chart = robot.lookup(id).queryAs(XYChart.class);
@@ -427,6 +517,34 @@ class BenchWindowTest {
                 assertEquals(text.getText(), ((Text) text.lookup(".text")).getText(), where + ": " + id
                         + "'s label is drawn whole");
             }
+        }
+    }
+
+    /**
+     * The table's rows area holds {@link #SHOWN_ROWS} rows, and both rows of the run are under the
+     * mouse where they are drawn (nothing covers them, nothing clips them).
+     */
+    private static void assertTheRowsAreShown(FxRobot robot, String where) {
+        TableView<?> table = robot.lookup("#benchTable").queryAs(TableView.class);
+        Node rowsArea = table.lookup(".clipped-container");
+        List<TableRow<?>> rows = robot.lookup("#benchTable .table-row-cell")
+                .match((TableRow<?> row) -> row.isVisible() && !row.isEmpty())
+                .queryAllAs(TableRow.class).stream()
+                .<TableRow<?>>map(row -> row).sorted(Comparator.comparingInt(TableRow::getIndex)).toList();
+        assertEquals(2, rows.size(), where + ": the run's two rows have cells");
+        double rowHeight = rows.get(0).getHeight();
+        assertTrue(rowHeight > 10, () -> where + ": row height " + rowHeight);
+        assertTrue(rowsArea.getLayoutBounds().getHeight() >= SHOWN_ROWS * rowHeight, () -> where
+                + ": the table shows " + rowsArea.getLayoutBounds().getHeight() / rowHeight + " rows' height");
+        Bounds visibleRows = rowsArea.localToScene(rowsArea.getLayoutBounds());
+        for (TableRow<?> row : rows) {
+            Node first = row.lookup(".table-cell");
+            Bounds cell = first.localToScene(first.getLayoutBounds());
+            assertTrue(visibleRows.contains(cell), () -> where + ": row " + row.getIndex() + " at " + cell
+                    + " is inside the rows area " + visibleRows);
+            robot.moveTo(first);
+            assertTrue(first.isHover(), () -> where + ": row " + row.getIndex() + "'s first cell is under the mouse,"
+                    + " not covered");
         }
     }
 

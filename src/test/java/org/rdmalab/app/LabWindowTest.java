@@ -5,11 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.function.BooleanSupplier;
+import javafx.geometry.Bounds;
+import javafx.geometry.Orientation;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.ListView;
+import javafx.scene.control.ScrollBar;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextArea;
+import javafx.scene.text.Text;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -141,6 +145,10 @@ class LabWindowTest {
         assertTrue(field.getStyleClass().contains(StepView.FIELD_ERROR), field.getStyleClass().toString());
         Label message = robot.lookup("#message-gid_idx").queryAs(Label.class);
         assertTrue(message.isVisible() && message.getText().contains("GRH"), message.getText());
+        // The reason is said once, under the field; the box under the result names the failed step and has the fix.
+        assertEquals("'Modify QP to RTR' failed because of gid_idx: " + StepViewModel.FIELD_SAYS_WHY, cause.getText());
+        // At the window's default size the whole explanation is there to read, with the code and the fix.
+        assertReadableWithTheCodeAndTheFix(robot, message);
         robot.clickOn(stepCell(robot, "client", 9));
         javafx.scene.control.Button fix = robot.lookup("#fixButton").queryButton();
         assertTrue(fix.isVisible() && fix.getText().contains("GID 3"), fix.getText());
@@ -153,6 +161,46 @@ class LabWindowTest {
                 && !side("server").busyProperty().get() && !side("client").busyProperty().get());
         assertEquals("\"HelloWorld\"", side("server").steps().get(side("server").steps().size() - 1)
                 .summaryProperty().get());
+    }
+
+    /** {@code message} lies whole inside the part of the parameter sheet one sees, drawn without an ellipsis. */
+    private static void assertInTheSheetsView(FxRobot robot, Label message) {
+        javafx.scene.Node viewport = robot.lookup("#parameterSheet").query().lookup(".scroll-pane > .viewport");
+        Bounds seen = viewport.localToScene(viewport.getLayoutBounds());
+        Bounds bounds = message.localToScene(message.getLayoutBounds());
+        assertTrue(message.isVisible() && seen.contains(bounds), () -> message.getId() + " at " + bounds
+                + " lies in the sheet's view " + seen);
+        String drawn = ((Text) message.lookup(".text")).getText();
+        assertEquals(message.getText(), drawn, message.getId() + " is drawn whole");
+    }
+
+    /** C code lines the Step tab keeps in view under the parameters. */
+    private static final int CODE_LINES = 3;
+
+    /**
+     * {@code message} is drawn whole (no ellipsis) inside the part of the parameter sheet one sees,
+     * and the step's fields need no scrolling; under them the C code keeps {@link #CODE_LINES} lines
+     * and the result, the cause and its fix button lie inside the Step tab.
+     */
+    private static void assertReadableWithTheCodeAndTheFix(FxRobot robot, Label message) {
+        assertInTheSheetsView(robot, message);
+        javafx.scene.Node sheet = robot.lookup("#parameterSheet").query();
+        assertFalse(sheet.lookupAll(".scroll-bar").stream().anyMatch(bar -> bar instanceof ScrollBar scrollBar
+                && scrollBar.getOrientation() == Orientation.VERTICAL && scrollBar.isVisible()),
+                "the step's two fields fit: the sheet does not scroll");
+        TextArea code = robot.lookup("#codeArea").queryAs(TextArea.class);
+        Text line = (Text) code.lookup(".text");
+        double lineHeight = line.getFont().getSize() * 1.2;
+        javafx.scene.Node codeViewport = code.lookup(".scroll-pane > .viewport");
+        assertTrue(codeViewport.getLayoutBounds().getHeight() >= CODE_LINES * lineHeight, () -> "the C code shows "
+                + codeViewport.getLayoutBounds().getHeight() / lineHeight + " lines");
+        javafx.scene.Node tab = robot.lookup(".step-view").query();
+        Bounds pane = tab.localToScene(tab.getLayoutBounds());
+        for (String id : java.util.List.of("#codeArea", "#stepResult", "#causeLabel", "#fixButton")) {
+            javafx.scene.Node node = robot.lookup(id).query();
+            Bounds at = node.localToScene(node.getLayoutBounds());
+            assertTrue(node.isVisible() && pane.contains(at), () -> id + " at " + at + " lies in the Step tab " + pane);
+        }
     }
 
     @Test
@@ -195,6 +243,7 @@ class LabWindowTest {
         robot.doubleClickOn(minRnr).eraseText(6).write("99").type(javafx.scene.input.KeyCode.ENTER);
         Label message = robot.lookup("#message-min_rnr_timer").queryAs(Label.class);
         assertTrue(message.isVisible() && message.getText().contains("outside"), message.getText());
+        assertInTheSheetsView(robot, message);
     }
 
     @Test
