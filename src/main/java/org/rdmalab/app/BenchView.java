@@ -136,6 +136,8 @@ public final class BenchView {
     @FXML
     private CheckBox benchBaseline;
     @FXML
+    private CheckBox benchBoth;
+    @FXML
     private Button benchRun;
     @FXML
     private Button benchStop;
@@ -283,7 +285,8 @@ public final class BenchView {
                 1, 3600, viewModel.secondsProperty().get(), 1);
         benchSeconds.setValueFactory(seconds);
         seconds.valueProperty().bindBidirectional(viewModel.secondsProperty());
-        var timed = viewModel.limitProperty().isEqualTo(BenchViewModel.Limit.SECONDS);
+        // Seconds per size, or between two rows of a run until stopped.
+        var timed = viewModel.limitProperty().isNotEqualTo(BenchViewModel.Limit.ITERATIONS);
         benchSeconds.visibleProperty().bind(timed);
         benchIterations.visibleProperty().bind(timed.not());
         for (Spinner<Integer> spinner : List.of(benchIterations, benchSeconds)) {
@@ -306,12 +309,18 @@ public final class BenchView {
         }
         benchBaseline.selectedProperty().bindBidirectional(viewModel.baselineProperty());
         benchGbits.selectedProperty().bindBidirectional(viewModel.reportGbitsProperty());
+        benchBoth.selectedProperty().bindBidirectional(viewModel.bidirectionalProperty());
+        benchBoth.setTooltip(new Tooltip("-b: both sides send at once, and each row is both directions summed,"
+                + " as perftest's duplex bandwidth (bandwidth tests; no UDP baseline)"));
         var running = viewModel.runningProperty();
         for (javafx.scene.Node field : List.of(benchRole, benchServer, benchLocal, benchTcpPort, benchPerftest,
                 benchTimeout, benchDevice, benchIbPort, benchGid, benchTest, benchMode,
-                benchSweep, benchLimit, benchIterations, benchSeconds, benchMtu, benchBaseline, benchGbits)) {
+                benchSweep, benchLimit, benchIterations, benchSeconds, benchMtu, benchGbits)) {
             field.disableProperty().bind(running);
         }
+        // A run until stopped and -b have no baseline; -b is for bandwidth tests.
+        benchBaseline.disableProperty().bind(running.or(viewModel.baselineUnavailable()));
+        benchBoth.disableProperty().bind(running.or(viewModel.modeProperty().isEqualTo(BenchMode.LAT)));
         // perftest's latency tests keep one message in flight: -t is for bandwidth only.
         benchTxDepth.disableProperty().bind(running.or(viewModel.modeProperty().isEqualTo(BenchMode.LAT)));
         benchTxDepthLabel.disableProperty().bind(benchTxDepth.disableProperty());

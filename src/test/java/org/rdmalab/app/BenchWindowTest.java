@@ -106,6 +106,38 @@ class BenchWindowTest {
         assertFalse(live.getData().get(0).getData().isEmpty(), "the chart keeps what it drew");
     }
 
+    @Test
+    void untilStoppedPrintsARowEveryIntervalUntilStopAndBothWaysIsABandwidthBox(FxRobot robot) {
+        openBenchTab(robot);
+        CheckBox both = robot.lookup("#benchBoth").queryAs(CheckBox.class);
+        CheckBox baseline = robot.lookup("#benchBaseline").queryAs(CheckBox.class);
+        assertFalse(both.isDisabled(), "-b for a bandwidth test");
+        robot.clickOn(both);
+        assertTrue(window.bench().bidirectionalProperty().get());
+        assertTrue(baseline.isDisabled(), "-b has no baseline");
+        robot.interact(() -> window.bench().modeProperty().set(BenchMode.LAT));
+        assertTrue(both.isDisabled(), "a latency test is a ping-pong both ways already");
+        robot.interact(() -> window.bench().modeProperty().set(BenchMode.BW));
+        robot.clickOn(both);
+        assertFalse(baseline.isDisabled());
+
+        @SuppressWarnings("unchecked")
+        ChoiceBox<BenchViewModel.Limit> limit = robot.lookup("#benchLimit").queryAs(ChoiceBox.class);
+        robot.interact(() -> limit.setValue(BenchViewModel.Limit.UNTIL_STOPPED));
+        assertTrue(robot.lookup("#benchSeconds").query().isVisible(), "the seconds between two rows");
+        assertFalse(robot.lookup("#benchIterations").query().isVisible());
+        assertTrue(baseline.isDisabled(), "a run until stopped has no baseline");
+        robot.interact(() -> window.bench().secondsProperty().set(1));
+        robot.clickOn("#benchRun");
+        FxWait.waitFor("two rows, one a second", 90, () -> window.bench().rows().size() >= 2);
+        assertTrue(window.bench().runningProperty().get(), "it goes on after its rows");
+        robot.clickOn("#benchStop");
+        FxWait.waitFor("the run to stop", 30, () -> !window.bench().runningProperty().get());
+        assertTrue(status(robot).startsWith("Stopped: ib_write_bw, 64 KiB, until stopped, a row every 1 s"),
+                status(robot));
+        assertTrue(robot.lookup("#benchTable").queryAs(TableView.class).getItems().size() >= 2);
+    }
+
     private void openBenchTab(FxRobot robot) {
         robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
                 && "Bench".equals(label.getText())).queryAs(Node.class));
