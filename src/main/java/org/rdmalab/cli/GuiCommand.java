@@ -15,7 +15,7 @@ final class GuiCommand implements Callable<Integer> {
     @Option(names = "--screenshot", paramLabel = "FILE", description = "Save a PNG of the window and exit.")
     Path screenshot;
 
-    @Option(names = "--scenario", paramLabel = "NAME", description = "Run a scenario in the window until it ends before the picture: seed, rtr-no-grh, two-machines, doctor, bench, bench-server.")
+    @Option(names = "--scenario", paramLabel = "NAME", description = "Run a scenario in the window until it ends before the picture: seed, rtr-no-grh, two-machines, doctor, bench, bench-server, bench-narrow.")
     String scenario;
 
     @Override
