@@ -40,7 +40,7 @@ public final class BenchFormat {
         lines.add(LINE);
         lines.add(" ".repeat(20) + title(s));
         lines.add(String.format(" Dual-port       : OFF\t\tDevice         : %s", info.deviceName()));
-        lines.add(" Number of qps   : 1\t\tTransport type : IB");
+        lines.add(String.format(" Number of qps   : %d\t\tTransport type : IB", s.qps()));
         lines.add(" Connection type : RC\t\tUsing SRQ      : OFF");
         lines.add(String.format(" Backend         : %s", info.backend()));
         lines.add(String.format(" TX depth        : %d", s.txDepth()));

@@ -65,7 +65,7 @@ public final class BenchJson {
         map.put("test", BenchFormat.title(s).replace(' ', '_'));
         map.put("Dual_port", "OFF");
         map.put("Device", info.deviceName());
-        map.put("Number_of_qps", 1);
+        map.put("Number_of_qps", s.qps());
         map.put("Transport_type", "IB");
         map.put("Connection_type", "RC");
         map.put("Using_SRQ", "OFF");

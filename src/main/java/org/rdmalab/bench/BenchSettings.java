@@ -28,11 +28,13 @@ import org.rdmalab.verbs.Mtu;
  *     {@code -D} says otherwise)
  * @param bidirectional both sides send at once and each row is the sum of both directions
  *     ({@code -b}, perftest's duplex bandwidth)
+ * @param qps connected QP pairs the traffic goes over ({@code -q}; bandwidth only): each QP keeps
+ *     {@code -t} messages in flight and sends {@code -n} of them, as perftest's
  */
 public record BenchSettings(BenchTest test, BenchMode mode, String device, int ibPort, int gidIndex,
                             List<Integer> sizes, int iterations, int durationSeconds, Mtu mtu, int txDepth,
                             boolean reportGbits, boolean baseline, long sweepByteBudget, boolean runInfinitely,
-                            boolean bidirectional) {
+                            boolean bidirectional, int qps) {
 
     /** perftest's largest message (MAX_SIZE, 8 MiB); also the end of the {@code -a} sweep. */
     public static final int MAX_SIZE = 1 << 23;
@@ -54,6 +56,8 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
     public static final int DEFAULT_CQ_MOD = 100;
     /** With -a, each size moves at most this many bytes (256 MiB), so the sweep ends in minutes, not hours. */
     public static final long DEFAULT_SWEEP_BUDGET = 256L << 20;
+    /** The most QPs {@code -q} asks for. */
+    public static final int MAX_QPS = 64;
     /** perftest's report interval with {@code --run_infinitely} and no {@code -D} (DEF_DURATION). */
     public static final int DEFAULT_REPORT_INTERVAL = 5;
 
@@ -103,6 +107,21 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
                         + DEFAULT_REPORT_INTERVAL + ")");
             }
         }
+        if (qps < 1 || qps > MAX_QPS) {
+            throw new IllegalArgumentException("-q " + qps + ": the number of QPs must be 1.." + MAX_QPS);
+        }
+        if (qps > 1) {
+            if (mode != BenchMode.BW) {
+                throw new IllegalArgumentException("-q is for bandwidth tests (--bw), as perftest's is; a latency"
+                        + " test has one message in flight on one QP");
+            }
+            if (baseline) {
+                throw new IllegalArgumentException("-q has no UDP baseline yet; drop --baseline");
+            }
+            if (bidirectional) {
+                throw new IllegalArgumentException("-q and -b together are not supported yet; drop one of them");
+            }
+        }
         if (bidirectional) {
             if (mode != BenchMode.BW) {
                 throw new IllegalArgumentException("-b is for bandwidth tests (--bw), as perftest's is; a latency"
@@ -135,7 +154,7 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
                 : mode == BenchMode.BW ? DEFAULT_SIZE_BW : DEFAULT_SIZE_LAT;
         return new BenchSettings(test, mode, "soft0", 1, -1, List.of(size),
                 mode == BenchMode.BW ? DEFAULT_ITERATIONS_BW : DEFAULT_ITERATIONS_LAT, 0, null,
-                mode == BenchMode.BW ? DEFAULT_TX_DEPTH_BW : 1, false, false, DEFAULT_SWEEP_BUDGET, false, false);
+                mode == BenchMode.BW ? DEFAULT_TX_DEPTH_BW : 1, false, false, DEFAULT_SWEEP_BUDGET, false, false, 1);
     }
 
     /** perftest's {@code -a}: 2, 4, ... 2^23 bytes (atomics: 8 only). */
@@ -152,57 +171,57 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
 
     public BenchSettings withDevice(String value) {
         return new BenchSettings(test, mode, value, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional, qps);
     }
 
     public BenchSettings withPort(int value) {
         return new BenchSettings(test, mode, device, value, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional, qps);
     }
 
     public BenchSettings withGidIndex(int value) {
         return new BenchSettings(test, mode, device, ibPort, value, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional, qps);
     }
 
     public BenchSettings withSizes(List<Integer> value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, value, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional, qps);
     }
 
     public BenchSettings withIterations(int value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, value, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional, qps);
     }
 
     public BenchSettings withDuration(int seconds) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, seconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional, qps);
     }
 
     public BenchSettings withMtu(Mtu value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, value,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional, qps);
     }
 
     public BenchSettings withTxDepth(int value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                value, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional);
+                value, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional, qps);
     }
 
     public BenchSettings withReportGbits(boolean value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, value, baseline, sweepByteBudget, runInfinitely, bidirectional);
+                txDepth, value, baseline, sweepByteBudget, runInfinitely, bidirectional, qps);
     }
 
     public BenchSettings withBaseline(boolean value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, value, sweepByteBudget, runInfinitely, bidirectional);
+                txDepth, reportGbits, value, sweepByteBudget, runInfinitely, bidirectional, qps);
     }
 
     public BenchSettings withSweepByteBudget(long value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, value, runInfinitely, bidirectional);
+                txDepth, reportGbits, baseline, value, runInfinitely, bidirectional, qps);
     }
 
     /**
@@ -211,13 +230,19 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
      */
     public BenchSettings withRunInfinitely(boolean value, int seconds) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, value ? seconds : 0, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, value, bidirectional);
+                txDepth, reportGbits, baseline, sweepByteBudget, value, bidirectional, qps);
+    }
+
+    /** The same settings over {@code count} QPs ({@code -q}). */
+    public BenchSettings withQps(int count) {
+        return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, bidirectional, count);
     }
 
     /** The same settings with both sides sending at once ({@code -b}), or not. */
     public BenchSettings withBidirectional(boolean value) {
         return new BenchSettings(test, mode, device, ibPort, gidIndex, sizes, iterations, durationSeconds, mtu,
-                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, value);
+                txDepth, reportGbits, baseline, sweepByteBudget, runInfinitely, value, qps);
     }
 
     /** True when each size runs for {@link #durationSeconds} rather than a number of iterations. */
@@ -277,6 +302,7 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
         return test.cliName() + " " + mode.name().toLowerCase(java.util.Locale.ROOT) + " sizes " + sizes.get(0) + ".."
                 + maxSize()
                 + " (" + sizes.size() + ") " + (timed() ? "D" + durationSeconds : "n" + iterations) + " t" + txDepth
-                + " baseline " + baseline + (runInfinitely ? " until stopped" : "") + (bidirectional ? " both ways" : "");
+                + " baseline " + baseline + (runInfinitely ? " until stopped" : "") + (bidirectional ? " both ways" : "")
+                + (qps > 1 ? " qps " + qps : "");
     }
 }

@@ -67,10 +67,13 @@ final class PerftestSide {
     }
 
     /**
-     * Refuses what a perftest peer cannot run with this side: {@code -b}, {@code --run_infinitely},
+     * Refuses what a perftest peer cannot run with this side: {@code -q}, {@code -b}, {@code --run_infinitely},
      * {@code -D} and {@code --baseline}, each with a one-line reason.
      */
     static void check(BenchSettings settings) {
+        if (settings.qps() > 1) {
+            throw new IllegalArgumentException("--perftest speaks perftest's exchange for one QP; drop -q");
+        }
         if (settings.bidirectional()) {
             throw new IllegalArgumentException("--perftest does not speak perftest's -b yet; drop -b");
         }

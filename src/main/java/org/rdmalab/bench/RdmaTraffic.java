@@ -1,6 +1,7 @@
 package org.rdmalab.bench;
 
 import java.util.Arrays;
+import java.util.List;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.verbs.CompletionBuffer;
 import org.rdmalab.verbs.CompletionQueue;
@@ -62,7 +63,13 @@ final class RdmaTraffic {
     private final ReceiveWorkRequest receive;
     private long[] postTimes = new long[0];
     private long[] completionTimes = new long[0];
-    private int receivesPosted;
+    /** The QPs ({@code -q}; the first is {@link #qp}) and their QP numbers, for a completion's QP. */
+    private final List<QueuePair> qps;
+    private final int[] qpNums;
+    /** Receives posted and not yet completed, per QP. */
+    private final int[] receivesPosted;
+    /** "STOP" SENDs that arrived this size: one per QP ends it. */
+    private int stopsArrived;
     /** Receives a perftest peer's size still needs posted ({@link #perftestReceives}). */
     private int receivesToPost;
     private int sendsOutstanding;
@@ -79,6 +86,12 @@ final class RdmaTraffic {
         this.mr = side.mr();
         this.slot = side.slot();
         this.receive = ReceiveWorkRequest.of(2, mr.sge(slot, slot));
+        this.qps = side.qps();
+        this.qpNums = new int[qps.size()];
+        for (int i = 0; i < qpNums.length; i++) {
+            qpNums[i] = qps.get(i).qpNum();
+        }
+        this.receivesPosted = new int[qps.size()];
     }
 
     /**
@@ -90,10 +103,12 @@ final class RdmaTraffic {
         mr.write(size - 1, one);
         mr.write(slot + size - 1, one);
         stopArrived = false;
+        stopsArrived = 0;
         if (settings.test() == BenchTest.SEND) {
-            while (receivesPosted < side.rxDepth()) {
-                qp.postRecv(receive);
-                receivesPosted++;
+            for (int q = 0; q < qps.size(); q++) {
+                while (receivesPosted[q] < side.rxDepth()) {
+                    repostReceive(q);
+                }
             }
         }
     }
@@ -138,6 +153,10 @@ final class RdmaTraffic {
             throws VerbsException, BenchException {
         SendWorkRequest signaled = request(size, 1, SIGNALED);
         SendWorkRequest unsignaled = request(size, 0, 0);
+        int perQp = qps.size();
+        if (perQp > 1) {
+            return bandwidthOverQps(size, sizeIndex, signaled, unsignaled, (warmup + perQp - 1) / perQp, count, stop);
+        }
         window(signaled, unsignaled, warmup, 0, false);
         ensureCapacity(settings.timed() ? 1 << 16 : count);
         progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), count, false, 1);
@@ -210,8 +229,7 @@ final class RdmaTraffic {
                 check(completions, i);
                 if (isReceive(i)) {
                     // -b with SENDs: the peer's stream arrives on the same CQ; its receives go back at once.
-                    received(i);
-                    repostReceive();
+                    repostReceive(received(i));
                     continue;
                 }
                 long last = ring[head];
@@ -227,6 +245,126 @@ final class RdmaTraffic {
             lastProgress = now;
             if (record) {
                 progress.tick(completed, now);
+            }
+            progress.checkStop();
+        }
+    }
+
+    /**
+     * {@link #bandwidth} over {@code -q} QPs, as perftest's: each QP sends {@code count} messages
+     * (or for {@code -D}) with {@code -t} of its own in flight, a completion signaled on one in
+     * {@code cq_mod} of its messages and on its last; the posts go round the QPs, each filling its
+     * window in turn. The row has every QP's bytes in its rates and {@code #iterations} per QP; its
+     * peak looks at every message, since signaled ones are no longer every {@code cq_mod}-th.
+     */
+    private BenchRow bandwidthOverQps(int size, int sizeIndex, SendWorkRequest signaled, SendWorkRequest unsignaled,
+                                      int warmup, long count, boolean stop) throws VerbsException, BenchException {
+        windowOverQps(signaled, unsignaled, warmup, 0, false);
+        ensureCapacity(settings.timed() ? 1 << 16 : count * qps.size());
+        progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), count * qps.size(), false, 1);
+        ResourceMeter.Snapshot before = ResourceMeter.snapshot(side.context());
+        long deadline = settings.timed() ? System.nanoTime() + settings.durationSeconds() * 1_000_000_000L : 0;
+        long moved = windowOverQps(signaled, unsignaled, count, deadline, true);
+        ResourceMeter.Usage usage = ResourceMeter.since(before, side.context(), moved);
+        if (settings.test() == BenchTest.SEND && stop) {
+            sendStop(size);
+        }
+        BandwidthStats all = BandwidthStats.of(size, postTimes, completionTimes, (int) moved, 1, true);
+        BandwidthStats stats = new BandwidthStats(size, moved / qps.size(), all.peakBytesPerSecond(),
+                all.averageBytesPerSecond(), all.messagesPerSecond(), all.elapsedNanos());
+        return new BenchRow(BenchRow.Path.RDMA, size, stats, null, usage, 0);
+    }
+
+    /**
+     * {@link #window} over every QP: {@code count} messages each (0: until {@code deadline}, then
+     * each QP up to its next signaled one); returns how many went in all. With {@code record} the
+     * messages are numbered in post order across the QPs, and each one's completion time is that
+     * of the signaled completion covering it on its own QP.
+     */
+    private long windowOverQps(SendWorkRequest signaled, SendWorkRequest unsignaled, long count, long deadline,
+                               boolean record) throws VerbsException, BenchException {
+        int n = qps.size();
+        int cqMod = settings.cqModeration();
+        int depth = settings.txDepth();
+        long[] posted = new long[n];
+        long[] completed = new long[n];
+        long[] limit = new long[n];
+        boolean[] lastSignaled = new boolean[n];
+        // Per QP: the numbers (post order across QPs) of its messages not yet completed, and of its
+        // signaled ones in flight, each a ring of depth + 2.
+        long[][] open = new long[n][depth + 2];
+        int[] openHead = new int[n];
+        int[] openTail = new int[n];
+        long[][] signals = new long[n][depth + 2];
+        int[] signalHead = new int[n];
+        int[] signalTail = new int[n];
+        Arrays.fill(limit, deadline == 0 ? count : Long.MAX_VALUE);
+        Arrays.fill(lastSignaled, true);
+        long numbered = 0;
+        int idle = 0;
+        long lastProgress = System.nanoTime();
+        while (true) {
+            boolean done = true;
+            for (int q = 0; q < n; q++) {
+                while (posted[q] < limit[q] && posted[q] - completed[q] < depth) {
+                    long now = System.nanoTime();
+                    if (limit[q] == Long.MAX_VALUE && now - deadline >= 0) {
+                        limit[q] = lastSignaled[q] ? posted[q] : posted[q] + 1;
+                        if (posted[q] >= limit[q]) {
+                            break;
+                        }
+                    }
+                    boolean signal = (posted[q] + 1) % cqMod == 0 || posted[q] == limit[q] - 1;
+                    if (record) {
+                        if (numbered >= postTimes.length) {
+                            ensureCapacity(numbered * 2);
+                        }
+                        postTimes[(int) numbered] = now;
+                    }
+                    qps.get(q).postSend(signal ? signaled : unsignaled);
+                    open[q][openTail[q]] = numbered;
+                    openTail[q] = (openTail[q] + 1) % open[q].length;
+                    if (signal) {
+                        signals[q][signalTail[q]] = posted[q];
+                        signalTail[q] = (signalTail[q] + 1) % signals[q].length;
+                    }
+                    lastSignaled[q] = signal;
+                    posted[q]++;
+                    numbered++;
+                }
+                done &= limit[q] != Long.MAX_VALUE && posted[q] >= limit[q] && completed[q] >= posted[q];
+            }
+            if (done) {
+                return numbered;
+            }
+            int polled = cq.poll(completions);
+            if (polled == 0) {
+                lastProgress = stallCheck(idle++, lastProgress, "a signaled completion");
+                continue;
+            }
+            long now = System.nanoTime();
+            for (int i = 0; i < polled; i++) {
+                check(completions, i);
+                int q = qpIndex(completions.qpNum(i));
+                long last = signals[q][signalHead[q]];
+                signalHead[q] = (signalHead[q] + 1) % signals[q].length;
+                for (long k = completed[q]; k <= last; k++) {
+                    long number = open[q][openHead[q]];
+                    openHead[q] = (openHead[q] + 1) % open[q].length;
+                    if (record) {
+                        completionTimes[(int) number] = now;
+                    }
+                }
+                completed[q] = last + 1;
+            }
+            idle = 0;
+            lastProgress = now;
+            if (record) {
+                long total = 0;
+                for (long c : completed) {
+                    total += c;
+                }
+                progress.tick(total, now);
             }
             progress.checkStop();
         }
@@ -296,7 +434,7 @@ final class RdmaTraffic {
             case SEND -> {
                 postSend(request);
                 awaitReceive("the server's SEND");
-                repostReceive();
+                repostReceive(0);
             }
             default -> {
                 postSend(request);
@@ -318,7 +456,12 @@ final class RdmaTraffic {
     }
 
     private void sendStop(int size) throws VerbsException, BenchException {
-        postSend(SendWorkRequest.sendWithImm(3, mr.sge(0, Math.min(size, 1)), STOP_IMM, SIGNALED));
+        // One on each QP (-q): the peer's size ends once every QP's stream has ended.
+        SendWorkRequest stop = SendWorkRequest.sendWithImm(3, mr.sge(0, Math.min(size, 1)), STOP_IMM, SIGNALED);
+        for (int q = 1; q < qps.size(); q++) {
+            postSend(qps.get(q), stop);
+        }
+        postSend(stop);
         awaitSends();
     }
 
@@ -368,8 +511,8 @@ final class RdmaTraffic {
     }
 
     private void topUpReceives() throws VerbsException {
-        while (receivesToPost > 0 && receivesPosted < side.rxDepth()) {
-            repostReceive();
+        while (receivesToPost > 0 && receivesPosted[0] < side.rxDepth()) {
+            repostReceive(0);
             receivesToPost--;
         }
     }
@@ -484,10 +627,10 @@ final class RdmaTraffic {
                     if (stopArrived) {
                         break;
                     }
-                    repostReceive();
+                    repostReceive(0);
                     postSend(answer);
                 }
-                repostReceive();
+                repostReceive(0);
                 awaitSends();
             }
         } else if (settings.test() == BenchTest.WRITE && settings.mode() == BenchMode.LAT) {
@@ -510,6 +653,10 @@ final class RdmaTraffic {
     // ---------------------------------------------------------------- completions
 
     private void postSend(SendWorkRequest request) throws VerbsException, BenchException {
+        postSend(qp, request);
+    }
+
+    private void postSend(QueuePair target, SendWorkRequest request) throws VerbsException, BenchException {
         long lastProgress = System.nanoTime();
         int idle = 0;
         while (sendsOutstanding >= side.sendDepth() - 1) {
@@ -520,7 +667,7 @@ final class RdmaTraffic {
                 lastProgress = stallCheck(idle++, lastProgress, "room in the send queue");
             }
         }
-        qp.postSend(request);
+        target.postSend(request);
         sendsOutstanding++;
     }
 
@@ -535,8 +682,10 @@ final class RdmaTraffic {
             if (reap()) {
                 idle = 0;
                 lastProgress = System.nanoTime();
-                while (receivesPosted < side.rxDepth()) {
-                    repostReceive();
+                for (int q = 0; q < qps.size(); q++) {
+                    while (receivesPosted[q] < side.rxDepth()) {
+                        repostReceive(q);
+                    }
                 }
                 progress.checkStop();
             } else {
@@ -549,18 +698,34 @@ final class RdmaTraffic {
         return completions.opcode(i).value() >= 128;
     }
 
-    /** Counts the receive completion {@code i} and notes a "STOP" SEND. */
-    private void received(int i) {
-        receivesPosted--;
+    /**
+     * Counts the receive completion {@code i} and notes a "STOP" SEND (the size ends once every QP
+     * had its own); the index of the QP it completed on.
+     */
+    private int received(int i) {
+        int q = qpIndex(completions.qpNum(i));
+        receivesPosted[q]--;
         receivesArrived++;
         if (WcFlag.has(completions.wcFlags(i), WcFlag.WITH_IMM) && completions.immData(i) == STOP_IMM) {
-            stopArrived = true;
+            stopsArrived++;
+            stopArrived = stopsArrived >= qps.size();
         }
+        return q;
     }
 
-    private void repostReceive() throws VerbsException {
-        qp.postRecv(receive);
-        receivesPosted++;
+    /** Which of {@link #qps} has QP number {@code qpNum} (a completion's). */
+    private int qpIndex(int qpNum) {
+        for (int q = 0; q < qpNums.length; q++) {
+            if (qpNums[q] == qpNum) {
+                return q;
+            }
+        }
+        throw new IllegalStateException("a completion of QP 0x" + Integer.toHexString(qpNum) + ", not one of this side's");
+    }
+
+    private void repostReceive(int q) throws VerbsException {
+        qps.get(q).postRecv(receive);
+        receivesPosted[q]++;
     }
 
     /** Polls once; true when something completed. */

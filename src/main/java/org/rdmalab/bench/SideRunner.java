@@ -53,6 +53,10 @@ final class SideRunner {
             ConnectionData remote = rendezvous.exchange(local, HANDSHAKE);
             rendezvous.sync("bench " + settings.agreement(), HANDSHAKE);
             side.connect(remote);
+            // -q: QP i of each side talks to QP i of the other (both sides agreed on the count above).
+            for (int i = 1; i < settings.qps(); i++) {
+                side.connect(i, rendezvous.exchange(side.local(i), HANDSHAKE));
+            }
             rendezvous.sync("connected", HANDSHAKE);
             info = new BenchInfo(settings, device.name(), device.backend() + " (" + device.description() + ")",
                     side.port().linkLayer(), side.mtu(), side.gid().index(), 0, side.outstandingReads(), local, remote,

@@ -2,6 +2,7 @@ package org.rdmalab.bench;
 
 import java.net.Inet4Address;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.List;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.verbs.AccessFlag;
@@ -60,11 +61,13 @@ final class VerbsSide implements AutoCloseable {
     private final int outstandingReads;
     private final int sendDepth;
     private final int rxDepth;
-    private final int psn;
+    /** Each QP's first PSN, in the order of {@link #qps}. */
+    private final int[] psns;
     private ProtectionDomain pd;
     private MemoryRegion mr;
     private CompletionQueue cq;
-    private QueuePair qp;
+    /** {@code -q} QPs on the one CQ; the first is {@link #qp()}. */
+    private final List<QueuePair> qps = new ArrayList<>();
 
     /**
      * Opens {@code device} and creates the objects.
@@ -104,14 +107,20 @@ final class VerbsSide implements AutoCloseable {
                         + "'s max_qp_wr " + attributes.maxQpWr());
             }
             slot = Math.max(64, (Math.max(settings.maxSize(), minimumSlot) + 63) & ~63);
-            psn = new SecureRandom().nextInt(1 << 24);
+            SecureRandom random = new SecureRandom();
+            psns = new int[settings.qps()];
+            for (int i = 0; i < psns.length; i++) {
+                psns[i] = random.nextInt(1 << 24);
+            }
             pd = context.allocatePd();
             mr = pd.registerMemory(2 * slot, AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
                     AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC));
-            int cqe = Math.min(attributes.maxCqe(), sendDepth + rxDepth + 16);
+            int cqe = (int) Math.min(attributes.maxCqe(), (long) settings.qps() * (sendDepth + rxDepth) + 16);
             cq = context.createCq(cqe, null, 0);
-            qp = pd.createQp(new QpInitAttributes(QpType.RC, cq, cq,
-                    new QpCapabilities(sendDepth, rxDepth, 1, 1, 0), false));
+            for (int i = 0; i < settings.qps(); i++) {
+                qps.add(pd.createQp(new QpInitAttributes(QpType.RC, cq, cq,
+                        new QpCapabilities(sendDepth, rxDepth, 1, 1, 0), false)));
+            }
         } catch (VerbsException | RuntimeException e) {
             close();
             throw e;
@@ -135,17 +144,29 @@ final class VerbsSide implements AutoCloseable {
                         + " port " + settings.ibPort() + " has no GID; RoCE needs one"));
     }
 
-    /** What the peer needs: QPN, PSN, LID, GID, and the address and rkey of slot 1. */
+    /** What the peer needs for the first QP: QPN, PSN, LID, GID, and the address and rkey of slot 1. */
     ConnectionData local() {
-        return new ConnectionData(QpType.RC, qp.qpNum(), psn, port.lid(), gid.gid(), mr.address() + slot, mr.rkey(),
-                slot, mtu);
+        return local(0);
+    }
+
+    /** The same for QP {@code index} ({@code -q}): its QPN and PSN, the one buffer. */
+    ConnectionData local(int index) {
+        return new ConnectionData(QpType.RC, qps.get(index).qpNum(), psns[index], port.lid(), gid.gid(),
+                mr.address() + slot, mr.rkey(), slot, mtu);
     }
 
     /**
-     * RESET → INIT → RTR → RTS against {@code remote}, with perftest's attributes; the path MTU is
-     * the smaller of this side's and the peer's.
+     * RESET → INIT → RTR → RTS of the first QP against {@code remote}, with perftest's attributes;
+     * the path MTU is the smaller of this side's and the peer's.
      */
     void connect(ConnectionData remote) throws VerbsException {
+        connect(0, remote);
+    }
+
+    /** The same for QP {@code index} ({@code -q}: QP i of one side talks to QP i of the other). */
+    void connect(int index, ConnectionData remote) throws VerbsException {
+        QueuePair qp = qps.get(index);
+        int psn = psns[index];
         if (remote.length() < settings.maxSize()) {
             throw new IllegalArgumentException("the peer's buffer holds " + remote.length() + " bytes but this side"
                     + " sends up to " + settings.maxSize() + "; start both sides with the same -s / -a");
@@ -193,8 +214,14 @@ final class VerbsSide implements AutoCloseable {
         return cq;
     }
 
+    /** The first QP (the only one without {@code -q}). */
     QueuePair qp() {
-        return qp;
+        return qps.get(0);
+    }
+
+    /** Every QP, in the order the peer's connection data came. */
+    List<QueuePair> qps() {
+        return qps;
     }
 
     /** Bytes per slot (the largest size, rounded up to 64). */
@@ -219,7 +246,7 @@ final class VerbsSide implements AutoCloseable {
     @Override
     public void close() {
         try {
-            if (qp != null) {
+            for (QueuePair qp : qps) {
                 qp.close();
             }
             if (mr != null) {

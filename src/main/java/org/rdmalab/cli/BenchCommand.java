@@ -89,6 +89,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", description = "Run each size this long instead of -n.")
     Integer duration;
 
+    @Option(names = {"-q", "--qp"}, paramLabel = "N", defaultValue = "1",
+            description = "Connected QPs the traffic goes over, each with -t in flight and -n messages (bandwidth"
+                    + " tests, as perftest's -q; default ${DEFAULT-VALUE}).")
+    int qps;
+
     @Option(names = {"-b", "--bidirectional"}, description = "Both sides send at once; each row is both directions"
             + " summed (bandwidth tests, as perftest's -b).")
     boolean bidirectional;
@@ -266,7 +271,8 @@ final class BenchCommand implements Callable<Integer> {
         if (txDepth != null) {
             settings = settings.withTxDepth(txDepth);
         }
-        settings = settings.withReportGbits(reportGbits).withBaseline(baseline).withBidirectional(bidirectional);
+        settings = settings.withReportGbits(reportGbits).withBaseline(baseline).withBidirectional(bidirectional)
+                .withQps(qps);
         if (runInfinitely) {
             settings = settings.withRunInfinitely(true, duration != null ? duration
                     : BenchSettings.DEFAULT_REPORT_INTERVAL);

@@ -236,6 +236,34 @@ class BenchEngineTest {
         }
     }
 
+    /**
+     * {@code -q 3} over TCP with SENDs: each QP sends its own {@code -n}, the server keeps receives
+     * posted on every QP and ends the size once each QP's "STOP" arrived, and both print the row,
+     * whose {@code #iterations} is per QP as perftest's.
+     */
+    @Test
+    void threeQpsEachSendTheirIterationsAndTheServerTakesThemAll() throws Exception {
+        int tcp = Ports.freeTcpPort();
+        int udp = Ports.freeUdpPort();
+        BenchSettings settings = BenchSettings.defaults(BenchTest.SEND, BenchMode.BW).withSizes(List.of(1024))
+                .withIterations(1000).withQps(3);
+        BenchEngine engine = new BenchEngine(Backends.installed());
+        Recorder served = new Recorder();
+        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), served);
+        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), BenchListener.NONE);
+        BenchReport measured = client.await(WAIT);
+        BenchReport answered = server.await(WAIT);
+        BandwidthStats row = measured.rows().get(0).bandwidth();
+        assertEquals(1000, row.iterations(), "#iterations is per QP");
+        assertEquals(row, answered.rows().get(0).bandwidth(), "the server shows the client's row");
+        // Over the measured part the client's device sent every QP's 1000 SENDs.
+        long sends = measured.rows().get(0).usage().counters().getOrDefault("rdma_sends", 0L);
+        assertTrue(sends >= 3 * 1000, measured.rows().get(0).usage().counters().toString());
+        assertTrue(BenchFormat.header(measured.info()).contains(" Number of qps   : 3\t\tTransport type : IB"));
+    }
+
     private static void awaitRows(Recorder recorder, int rows) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (recorder.rows.size() < rows && System.nanoTime() < deadline) {

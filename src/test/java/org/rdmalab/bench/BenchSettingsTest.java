@@ -80,6 +80,19 @@ class BenchSettingsTest {
     }
 
     @Test
+    void severalQpsAreForBandwidthAloneAndAgreedByBothSides() {
+        BenchSettings four = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withQps(4);
+        assertEquals(4, four.qps());
+        assertTrue(four.agreement().endsWith(" qps 4"));
+        assertEquals(1, BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).qps(), "perftest's default");
+        assertMessage("-q 65: the number of QPs must be 1..64", () -> four.withQps(65));
+        assertMessage("-q is for bandwidth tests", () -> BenchSettings.defaults(BenchTest.READ, BenchMode.LAT)
+                .withQps(2));
+        assertMessage("drop --baseline", () -> four.withBaseline(true));
+        assertMessage("-q and -b together", () -> four.withBidirectional(true));
+    }
+
+    @Test
     void aTimedRunNeedsNoIterationCount() {
         BenchSettings timed = BenchSettings.defaults(BenchTest.READ, BenchMode.LAT).withDuration(3).withIterations(0);
         assertTrue(timed.timed());
