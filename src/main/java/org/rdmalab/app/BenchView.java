@@ -138,6 +138,10 @@ public final class BenchView {
     @FXML
     private CheckBox benchBoth;
     @FXML
+    private Spinner<Integer> benchQps;
+    @FXML
+    private Label benchQpsLabel;
+    @FXML
     private Button benchRun;
     @FXML
     private Button benchStop;
@@ -299,8 +303,15 @@ public final class BenchView {
                 1, BenchSettings.MAX_TX_DEPTH, viewModel.txDepthProperty().get(), 16);
         benchTxDepth.setValueFactory(depth);
         depth.valueProperty().bindBidirectional(viewModel.txDepthProperty());
+        SpinnerValueFactory.IntegerSpinnerValueFactory qps = new SpinnerValueFactory.IntegerSpinnerValueFactory(
+                1, BenchSettings.MAX_QPS, viewModel.qpsProperty().get(), 1);
+        benchQps.setValueFactory(qps);
+        qps.valueProperty().bindBidirectional(viewModel.qpsProperty());
+        benchQps.setTooltip(new Tooltip("-q: connected QPs the traffic goes over, each with -t in flight and -n"
+                + " messages (bandwidth tests; above 1, no UDP baseline)"));
         // A typed number counts when the field loses focus, not only on Enter.
-        for (Spinner<Integer> spinner : List.of(benchIterations, benchSeconds, benchTxDepth, benchTimeout, benchIbPort)) {
+        for (Spinner<Integer> spinner : List.of(benchIterations, benchSeconds, benchTxDepth, benchTimeout, benchIbPort,
+                benchQps)) {
             spinner.focusedProperty().addListener((observable, before, focused) -> {
                 if (!focused) {
                     commit(spinner);
@@ -324,6 +335,8 @@ public final class BenchView {
         // perftest's latency tests keep one message in flight: -t is for bandwidth only.
         benchTxDepth.disableProperty().bind(running.or(viewModel.modeProperty().isEqualTo(BenchMode.LAT)));
         benchTxDepthLabel.disableProperty().bind(benchTxDepth.disableProperty());
+        benchQps.disableProperty().bind(benchTxDepth.disableProperty());
+        benchQpsLabel.disableProperty().bind(benchTxDepth.disableProperty());
         benchRun.disableProperty().bind(running);
         benchStop.disableProperty().bind(running.not().or(viewModel.stoppingProperty()));
         benchSave.disableProperty().bind(running.or(viewModel.reportProperty().isNull()));

@@ -272,6 +272,7 @@ public final class BenchViewModel {
     private final IntegerProperty baselinePort = new SimpleIntegerProperty(Topology.DEFAULT_BASELINE_PORT);
     private final BooleanProperty baseline = new SimpleBooleanProperty(true);
     private final BooleanProperty bidirectional = new SimpleBooleanProperty(false);
+    private final ObjectProperty<Integer> qps = new SimpleObjectProperty<>(1);
     private final ObjectProperty<Distribution> distribution = new SimpleObjectProperty<>(Distribution.CDF);
     private final ObjectProperty<Integer> distributionSize = new SimpleObjectProperty<>();
     private final BooleanProperty wide = new SimpleBooleanProperty(true);
@@ -410,15 +411,25 @@ public final class BenchViewModel {
             settings = settings.withTxDepth(depth);
         }
         boolean both = bidirectional.get() && mode.get() == BenchMode.BW;
+        Integer qpCount = qps.get();
+        if (qpCount == null) {
+            throw new IllegalArgumentException("type the number of QPs (-q, 1 for one)");
+        }
+        int qpsUsed = mode.get() == BenchMode.BW ? qpCount : 1;
+        boolean manyQps = qpsUsed > 1;
         // Neither a run until stopped nor -b has a baseline: the form's box is disabled then, not an error.
-        settings = settings.withReportGbits(reportGbits.get()).withBaseline(baseline.get() && !untilStopped && !both)
-                .withBidirectional(both);
+        settings = settings.withReportGbits(reportGbits.get())
+                .withBaseline(baseline.get() && !untilStopped && !both && !manyQps).withBidirectional(both)
+                .withQps(qpsUsed);
         return untilStopped ? settings.withRunInfinitely(true, settings.durationSeconds()) : settings;
     }
 
-    /** True when the form's settings leave no room for the baseline (until stopped, or -b). */
+    /** True when the form's settings leave no room for the baseline (until stopped, -b, -q above 1). */
     public javafx.beans.binding.BooleanBinding baselineUnavailable() {
-        return limit.isEqualTo(Limit.UNTIL_STOPPED).or(bidirectional.and(mode.isEqualTo(BenchMode.BW)));
+        var bandwidth = mode.isEqualTo(BenchMode.BW);
+        return limit.isEqualTo(Limit.UNTIL_STOPPED).or(bidirectional.and(bandwidth))
+                .or(javafx.beans.binding.Bindings.createBooleanBinding(() -> qps.get() != null && qps.get() > 1, qps)
+                        .and(bandwidth));
     }
 
     /** -x as typed: blank for bench's choice (-1), else 0..255 as {@link BenchSettings} checks. */
@@ -1177,6 +1188,11 @@ public final class BenchViewModel {
     /** Also run the same pattern over plain UDP datagrams ({@code --baseline}). */
     public BooleanProperty baselineProperty() {
         return baseline;
+    }
+
+    /** Connected QPs the traffic goes over ({@code -q}; bandwidth tests only). */
+    public ObjectProperty<Integer> qpsProperty() {
+        return qps;
     }
 
     /** Both sides send at once ({@code -b}; bandwidth tests only). */

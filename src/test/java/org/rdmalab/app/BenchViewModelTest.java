@@ -324,10 +324,20 @@ class BenchViewModelTest {
         assertFalse(duplex.baseline(), "-b has no baseline");
         BenchSettings latency = onUi(() -> {
             bench.modeProperty().set(BenchMode.LAT);
+            bench.qpsProperty().set(4);
             return bench.settings();
         });
         assertFalse(latency.bidirectional(), "-b is for bandwidth; a latency run ignores the box");
+        assertEquals(1, latency.qps(), "and -q too");
         assertTrue(latency.baseline(), "and keeps its baseline");
+        BenchSettings fourQps = onUi(() -> {
+            bench.modeProperty().set(BenchMode.BW);
+            bench.bidirectionalProperty().set(false);
+            return bench.settings();
+        });
+        assertEquals(4, fourQps.qps());
+        assertFalse(fourQps.baseline(), "-q above 1 has no baseline");
+        assertTrue(onUi(() -> bench.baselineUnavailable().get()));
     }
 
     @Test

@@ -117,6 +117,7 @@ class BenchWindowTest {
         assertTrue(baseline.isDisabled(), "-b has no baseline");
         robot.interact(() -> window.bench().modeProperty().set(BenchMode.LAT));
         assertTrue(both.isDisabled(), "a latency test is a ping-pong both ways already");
+        assertTrue(robot.lookup("#benchQps").query().isDisabled(), "and runs on one QP");
         robot.interact(() -> window.bench().modeProperty().set(BenchMode.BW));
         robot.clickOn(both);
         assertFalse(baseline.isDisabled());
