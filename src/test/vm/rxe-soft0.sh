@@ -176,12 +176,28 @@ PORT=12025
 BULK_WANT=("client:IBV_WC_SUCCESS opcode IBV_WC_RDMA_READ byte_len 262144"
     "client:IBV_WC_SUCCESS opcode IBV_WC_RDMA_WRITE byte_len 262144"
     "server:IBV_WC_SUCCESS opcode IBV_WC_SEND byte_len 262144" "$SEED_SERVER")
-step bulk_rxe_server rxe lab demo "$RXE_IP" rxe0 "${WAIT[@]}" "${BULK[@]}" \
+# bulk NAME SERVER_VM SERVER... -- CLIENT...: a bulk step, run once more when rxe gave up as the
+# requester with IBV_WC_RETRY_EXC_ERR. rxe gets its retry count back only when a work request
+# completes, so seven losses within one 256-packet request end it, whoever is right: at 1 % loss a
+# simple model of go-back-N (one sequence NAK per gap, a lost NAK costs a timeout) gives that for
+# about 0.6 % of such requests, a few per cent of CI runs over the bulk steps; one CI run in this
+# session saw it. A second failure fails the step. Both VMs read the same log, so both run again.
+bulk() {
+    local name=$1 server_vm=$2; shift 2
+    step "$name" "$server_vm" "$@"
+    local rxe_log="$LOGS/$name.client"
+    [ "$server_vm" = rxe ] && rxe_log="$LOGS/$name.server"
+    if grep -q IBV_WC_RETRY_EXC_ERR "$rxe_log" 2>/dev/null; then
+        [ "$me" = soft0 ] && echo "NOTE $name: rxe, the requester, gave up with IBV_WC_RETRY_EXC_ERR; once more"
+        name="${name}_again"
+        step "$name" "$server_vm" "$@"
+    fi
+    verdict "$name" "${BULK_WANT[@]}"
+}
+bulk bulk_rxe_server rxe lab demo "$RXE_IP" rxe0 "${WAIT[@]}" "${BULK[@]}" \
     -- lab demo "$RXE_IP" soft0 "$RXE_PEER_IP" "${WAIT[@]}" "${BULK[@]}"
-verdict bulk_rxe_server "${BULK_WANT[@]}"
-step bulk_soft0_server soft0 lab demo "$RXE_IP" soft0 "${WAIT[@]}" "${BULK[@]}" \
+bulk bulk_soft0_server soft0 lab demo "$RXE_IP" soft0 "${WAIT[@]}" "${BULK[@]}" \
     -- lab demo "$RXE_IP" rxe0 "$RXE_PEER_IP" "${WAIT[@]}" "${BULK[@]}"
-verdict bulk_soft0_server "${BULK_WANT[@]}"
 tc -s qdisc show dev eth0 >"$LOGS/netem.$me.stats" 2>&1
 tc qdisc del dev eth0 root 2>/dev/null
 barrier netem_counted

@@ -118,9 +118,6 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
             if (baseline) {
                 throw new IllegalArgumentException("-q has no UDP baseline yet; drop --baseline");
             }
-            if (bidirectional) {
-                throw new IllegalArgumentException("-q and -b together are not supported yet; drop one of them");
-            }
         }
         if (bidirectional) {
             if (mode != BenchMode.BW) {

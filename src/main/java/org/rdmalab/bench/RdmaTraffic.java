@@ -268,6 +268,9 @@ final class RdmaTraffic {
         ResourceMeter.Usage usage = ResourceMeter.since(before, side.context(), moved);
         if (settings.test() == BenchTest.SEND && stop) {
             sendStop(size);
+            if (settings.bidirectional()) {
+                takeSends("the peer's SENDs");
+            }
         }
         BandwidthStats all = BandwidthStats.of(size, postTimes, completionTimes, (int) moved, 1, true);
         BandwidthStats stats = new BandwidthStats(size, moved / qps.size(), all.peakBytesPerSecond(),
@@ -345,6 +348,11 @@ final class RdmaTraffic {
             long now = System.nanoTime();
             for (int i = 0; i < polled; i++) {
                 check(completions, i);
+                if (isReceive(i)) {
+                    // -b with SENDs: the peer's streams arrive on the same CQ; each receive goes back at once.
+                    repostReceive(received(i));
+                    continue;
+                }
                 int q = qpIndex(completions.qpNum(i));
                 long last = signals[q][signalHead[q]];
                 signalHead[q] = (signalHead[q] + 1) % signals[q].length;

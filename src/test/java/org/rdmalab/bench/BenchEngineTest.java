@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.spi.Backends;
 
@@ -203,16 +205,17 @@ class BenchEngineTest {
     }
 
     /**
-     * {@code -b} over TCP: both sides send SENDs at once (each side's device sends its own stream,
-     * not only ACKs), and each prints the same row, both directions summed as perftest's duplex
-     * report.
+     * {@code -b} over TCP, on one QP and with {@code -q 2}: both sides send SENDs at once (each
+     * side's device sends its own stream, not only ACKs), and each prints the same row, both
+     * directions summed as perftest's duplex report.
      */
-    @Test
-    void bothSidesSendWithMinusBAndPrintBothDirectionsSummed() throws Exception {
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void bothSidesSendWithMinusBAndPrintBothDirectionsSummed(int qps) throws Exception {
         int tcp = Ports.freeTcpPort();
         int udp = Ports.freeUdpPort();
         BenchSettings settings = BenchSettings.defaults(BenchTest.SEND, BenchMode.BW).withSizes(List.of(4096))
-                .withIterations(2000).withBidirectional(true);
+                .withIterations(2000 / qps).withBidirectional(true).withQps(qps);
         BenchEngine engine = new BenchEngine(Backends.installed());
         BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
                 Duration.ofSeconds(60)), BenchListener.NONE);
@@ -226,11 +229,11 @@ class BenchEngineTest {
         BandwidthStats serverRow = answered.rows().get(0).bandwidth();
         assertEquals(clientRow.averageBytesPerSecond(), serverRow.averageBytesPerSecond(), 1e-6,
                 "both sides print the same sum");
-        assertEquals(2000, clientRow.iterations());
+        assertEquals(2000 / qps, clientRow.iterations(), "per QP");
         for (BenchReport report : List.of(measured, answered)) {
-            // Over each side's measured part its device sent its 2000 SENDs (without -b the server
-            // sends none). How much of the peer's stream arrives meanwhile varies: the sides start
-            // together, but on two busy cores one may run ahead.
+            // Over each side's measured part its device sent its 2000 SENDs, on every QP (without -b
+            // the server sends none). How much of the peer's stream arrives meanwhile varies: the
+            // sides start together, but on two busy cores one may run ahead.
             java.util.Map<String, Long> counters = report.rows().get(0).usage().counters();
             assertTrue(counters.getOrDefault("rdma_sends", 0L) >= 2000, "each side sent its stream: " + counters);
         }

@@ -89,7 +89,7 @@ class BenchSettingsTest {
         assertMessage("-q is for bandwidth tests", () -> BenchSettings.defaults(BenchTest.READ, BenchMode.LAT)
                 .withQps(2));
         assertMessage("drop --baseline", () -> four.withBaseline(true));
-        assertMessage("-q and -b together", () -> four.withBidirectional(true));
+        assertTrue(four.withBidirectional(true).bidirectional(), "-q with -b: every QP both ways");
     }
 
     @Test
