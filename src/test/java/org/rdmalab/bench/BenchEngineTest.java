@@ -212,17 +212,11 @@ class BenchEngineTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2})
     void bothSidesSendWithMinusBAndPrintBothDirectionsSummed(int qps) throws Exception {
-        int tcp = Ports.freeTcpPort();
-        int udp = Ports.freeUdpPort();
         BenchSettings settings = BenchSettings.defaults(BenchTest.SEND, BenchMode.BW).withSizes(List.of(4096))
                 .withIterations(2000 / qps).withBidirectional(true).withQps(qps);
-        BenchEngine engine = new BenchEngine(Backends.installed());
-        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
-                Duration.ofSeconds(60)), BenchListener.NONE);
-        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
-                Duration.ofSeconds(60)), BenchListener.NONE);
-        BenchReport measured = client.await(WAIT);
-        BenchReport answered = server.await(WAIT);
+        Reports reports = overTcp(settings, BenchListener.NONE);
+        BenchReport measured = reports.client();
+        BenchReport answered = reports.server();
         assertEquals(1, measured.rows().size());
         assertEquals(1, answered.rows().size());
         BandwidthStats clientRow = measured.rows().get(0).bandwidth();
@@ -246,18 +240,11 @@ class BenchEngineTest {
      */
     @Test
     void threeQpsEachSendTheirIterationsAndTheServerTakesThemAll() throws Exception {
-        int tcp = Ports.freeTcpPort();
-        int udp = Ports.freeUdpPort();
         BenchSettings settings = BenchSettings.defaults(BenchTest.SEND, BenchMode.BW).withSizes(List.of(1024))
                 .withIterations(1000).withQps(3);
-        BenchEngine engine = new BenchEngine(Backends.installed());
-        Recorder served = new Recorder();
-        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
-                Duration.ofSeconds(60)), served);
-        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
-                Duration.ofSeconds(60)), BenchListener.NONE);
-        BenchReport measured = client.await(WAIT);
-        BenchReport answered = server.await(WAIT);
+        Reports reports = overTcp(settings, BenchListener.NONE);
+        BenchReport measured = reports.client();
+        BenchReport answered = reports.server();
         BandwidthStats row = measured.rows().get(0).bandwidth();
         assertEquals(1000, row.iterations(), "#iterations is per QP");
         assertEquals(row, answered.rows().get(0).bandwidth(), "the server shows the client's row");
@@ -265,6 +252,23 @@ class BenchEngineTest {
         long sends = measured.rows().get(0).usage().counters().getOrDefault("rdma_sends", 0L);
         assertTrue(sends >= 3 * 1000, measured.rows().get(0).usage().counters().toString());
         assertTrue(BenchFormat.header(measured.info()).contains(" Number of qps   : 3\t\tTransport type : IB"));
+    }
+
+    /** What a server and its client reported. */
+    private record Reports(BenchReport server, BenchReport client) {
+    }
+
+    /** Runs {@code settings} as a server on 127.0.0.1 and a client on 127.0.0.2 over TCP, free ports. */
+    private static Reports overTcp(BenchSettings settings, BenchListener serverListener) throws Exception {
+        int tcp = Ports.freeTcpPort();
+        int udp = Ports.freeUdpPort();
+        BenchEngine engine = new BenchEngine(Backends.installed());
+        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), serverListener);
+        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), BenchListener.NONE);
+        BenchReport measured = client.await(WAIT);
+        return new Reports(server.await(WAIT), measured);
     }
 
     private static void awaitRows(Recorder recorder, int rows) throws InterruptedException {
@@ -278,18 +282,12 @@ class BenchEngineTest {
     /** perftest's bandwidth server prints the client's row (xchg_bw_reports); so does this one. */
     @Test
     void aBandwidthServerReportsTheClientsRow() throws Exception {
-        int tcp = Ports.freeTcpPort();
-        int udp = Ports.freeUdpPort();
         BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096, 8192))
                 .withIterations(200);
-        BenchEngine engine = new BenchEngine(Backends.installed());
         Recorder served = new Recorder();
-        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
-                Duration.ofSeconds(60)), served);
-        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
-                Duration.ofSeconds(60)), BenchListener.NONE);
-        BenchReport measured = client.await(WAIT);
-        BenchReport answered = server.await(WAIT);
+        Reports reports = overTcp(settings, served);
+        BenchReport measured = reports.client();
+        BenchReport answered = reports.server();
         assertEquals(2, answered.rows().size(), "one row per size on the server");
         for (int i = 0; i < 2; i++) {
             BandwidthStats mine = answered.rows().get(i).bandwidth();
