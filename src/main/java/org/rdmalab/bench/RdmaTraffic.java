@@ -74,7 +74,6 @@ final class RdmaTraffic {
     private int receivesToPost;
     private int sendsOutstanding;
     private long receivesArrived;
-    private boolean stopArrived;
 
     RdmaTraffic(VerbsSide side, ConnectionData remote, BenchSettings settings, Progress progress) {
         this.side = side;
@@ -102,7 +101,6 @@ final class RdmaTraffic {
         one[0] = 0;
         mr.write(size - 1, one);
         mr.write(slot + size - 1, one);
-        stopArrived = false;
         stopsArrived = 0;
         if (settings.test() == BenchTest.SEND) {
             for (int q = 0; q < qps.size(); q++) {
@@ -635,7 +633,7 @@ final class RdmaTraffic {
                 SendWorkRequest answer = SendWorkRequest.send(1, mr.sge(0, size), SIGNALED);
                 while (true) {
                     awaitReceive("the client's SEND");
-                    if (stopArrived) {
+                    if (stopArrived()) {
                         break;
                     }
                     repostReceive(0);
@@ -689,7 +687,7 @@ final class RdmaTraffic {
     private void takeSends(String what) throws VerbsException, BenchException {
         long lastProgress = System.nanoTime();
         int idle = 0;
-        while (!stopArrived) {
+        while (!stopArrived()) {
             if (reap()) {
                 idle = 0;
                 lastProgress = System.nanoTime();
@@ -719,9 +717,13 @@ final class RdmaTraffic {
         receivesArrived++;
         if (WcFlag.has(completions.wcFlags(i), WcFlag.WITH_IMM) && completions.immData(i) == STOP_IMM) {
             stopsArrived++;
-            stopArrived = stopsArrived >= qps.size();
         }
         return q;
+    }
+
+    /** True once every QP's "STOP" SEND arrived this size. */
+    private boolean stopArrived() {
+        return stopsArrived >= qps.size();
     }
 
     /** Which of {@link #qps} has QP number {@code qpNum} (a completion's). */
