@@ -19,6 +19,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import javafx.beans.binding.Bindings;
+import javafx.beans.binding.BooleanBinding;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.ObjectProperty;
@@ -273,6 +275,10 @@ public final class BenchViewModel {
     private final BooleanProperty baseline = new SimpleBooleanProperty(true);
     private final BooleanProperty bidirectional = new SimpleBooleanProperty(false);
     private final ObjectProperty<Integer> qps = new SimpleObjectProperty<>(1);
+    /** A run until stopped, or a bandwidth test with -b or -q above 1: no baseline (see {@link #baselineUnavailable}). */
+    private final BooleanBinding baselineUnavailable = limit.isEqualTo(Limit.UNTIL_STOPPED)
+            .or(bidirectional.or(Bindings.createBooleanBinding(() -> qps.get() != null && qps.get() > 1, qps))
+                    .and(mode.isEqualTo(BenchMode.BW)));
     private final ObjectProperty<Distribution> distribution = new SimpleObjectProperty<>(Distribution.CDF);
     private final ObjectProperty<Integer> distributionSize = new SimpleObjectProperty<>();
     private final BooleanProperty wide = new SimpleBooleanProperty(true);
@@ -416,20 +422,16 @@ public final class BenchViewModel {
             throw new IllegalArgumentException("type the number of QPs (-q, 1 for one)");
         }
         int qpsUsed = mode.get() == BenchMode.BW ? qpCount : 1;
-        boolean manyQps = qpsUsed > 1;
-        // Neither a run until stopped nor -b has a baseline: the form's box is disabled then, not an error.
+        // Where there is no baseline the form's box is disabled, not an error.
         settings = settings.withReportGbits(reportGbits.get())
-                .withBaseline(baseline.get() && !untilStopped && !both && !manyQps).withBidirectional(both)
+                .withBaseline(baseline.get() && !baselineUnavailable.get()).withBidirectional(both)
                 .withQps(qpsUsed);
         return untilStopped ? settings.withRunInfinitely(true, settings.durationSeconds()) : settings;
     }
 
     /** True when the form's settings leave no room for the baseline (until stopped, -b, -q above 1). */
-    public javafx.beans.binding.BooleanBinding baselineUnavailable() {
-        var bandwidth = mode.isEqualTo(BenchMode.BW);
-        return limit.isEqualTo(Limit.UNTIL_STOPPED).or(bidirectional.and(bandwidth))
-                .or(javafx.beans.binding.Bindings.createBooleanBinding(() -> qps.get() != null && qps.get() > 1, qps)
-                        .and(bandwidth));
+    public BooleanBinding baselineUnavailable() {
+        return baselineUnavailable;
     }
 
     /** -x as typed: blank for bench's choice (-1), else 0..255 as {@link BenchSettings} checks. */
