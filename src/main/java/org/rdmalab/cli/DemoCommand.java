@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import org.rdmalab.control.ControlProtocol;
 import org.rdmalab.control.Timeouts;
@@ -95,6 +96,15 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--udp-port", defaultValue = "4791", description = "Software device UDP port (default ${DEFAULT-VALUE}).")
     int udpPort;
 
+    @Option(names = "--baseline",
+            description = "pingpong: then the same round trips over plain UDP between the same two addresses, "
+                    + "and a 'ratio:' line.")
+    boolean baseline;
+
+    @Option(names = "--baseline-port", paramLabel = "PORT", defaultValue = "18516",
+            description = "UDP port of --baseline on both addresses (default ${DEFAULT-VALUE}).")
+    int baselinePort;
+
     @Option(names = "--export-c", paramLabel = "FILE",
             description = "Write the flow this command would run as one C program (both roles, gcc -libverbs) "
                     + "to FILE and exit without running it.")
@@ -114,6 +124,13 @@ final class DemoCommand implements Callable<Integer> {
         int port = tcpPort != null ? tcpPort : controlProtocol.defaultPort();
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("--tcp-port " + port + " is outside 1..65535");
+        }
+        if (baseline && !pingpong) {
+            throw new IllegalArgumentException("--baseline compares the pingpong protocol's ping-pong with plain UDP; "
+                    + "add --protocol pingpong");
+        }
+        if (baselinePort < 1 || baselinePort > 65535) {
+            throw new IllegalArgumentException("--baseline-port " + baselinePort + " is outside 1..65535");
         }
         Flows.Settings settings = new Flows.Settings(device, ibPort, gidIndex,
                 size != null ? size : pingpong ? 4096 : Flows.MESSAGE_SIZE,
@@ -137,7 +154,8 @@ final class DemoCommand implements Callable<Integer> {
             }
             default -> {
                 link = PeerLinks.pingpong(endpoint);
-                steps = Flows.pingpong(role, settings, iterations);
+                steps = Flows.pingpong(role, settings, iterations,
+                        baseline ? OptionalInt.of(baselinePort) : OptionalInt.empty());
             }
         }
         try (LabSession session = new LabSession(role, Backends.installed(), options, link, steps)) {

@@ -2,6 +2,7 @@ package org.rdmalab.lab;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.QpCapabilities;
@@ -132,6 +133,14 @@ public final class Flows {
      * @param iterations round trips (ibv_rc_pingpong: 1000)
      */
     public static List<Step> pingpong(Role role, Settings settings, int iterations) {
+        return pingpong(role, settings, iterations, OptionalInt.empty());
+    }
+
+    /**
+     * ibv_rc_pingpong's steps, then, with a {@code baselinePort}, the same round trips over plain
+     * UDP between the two GIDs' addresses on that port ({@code demo --baseline}).
+     */
+    public static List<Step> pingpong(Role role, Settings settings, int iterations, OptionalInt baselinePort) {
         int receiveDepth = PingPongStep.RECEIVE_DEPTH;
         // The client's messages start with the seed's "HelloWorld" (then ibv_rc_pingpong's 0x7b
         // fill), so the server can show what arrived; ibv_rc_pingpong does not look at the payload.
@@ -156,6 +165,9 @@ public final class Flows {
             steps.add(new ConnectSteps.Sync("done", "the client got the server's data"));
         }
         steps.add(new PingPongStep(iterations, settings.pollTimeoutMillis()));
+        if (baselinePort.isPresent()) {
+            steps.add(new UdpPingPongStep(iterations, baselinePort.getAsInt(), settings.pollTimeoutMillis()));
+        }
         if (role == Role.SERVER) {
             steps.add(new DataSteps.ReadBuffer("Last message received"));
         }

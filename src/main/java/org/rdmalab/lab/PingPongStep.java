@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.ReceiveWorkRequest;
 import org.rdmalab.verbs.SendFlag;
@@ -25,10 +26,17 @@ final class PingPongStep extends Step {
     private static final long RECV_WR_ID = 1;
     private static final long SEND_WR_ID = 2;
 
+    private double microsPerIteration = Double.NaN;
+
     PingPongStep(int iterations, long timeoutMillis) {
         super("pingpong", "Ping-pong SEND/RECV",
                 Parameter.integer("iters", "round trips", iterations, 1, 100_000_000),
                 Parameter.integer("timeout_ms", "longest wait for any one completion", timeoutMillis, 1, 600_000));
+    }
+
+    /** Microseconds per round trip of the last run, if it ran to the end. */
+    OptionalDouble microsPerIteration() {
+        return Double.isNaN(microsPerIteration) ? OptionalDouble.empty() : OptionalDouble.of(microsPerIteration);
     }
 
     @Override
@@ -107,10 +115,11 @@ final class PingPongStep extends Step {
             }
         }
         double seconds = (System.nanoTime() - start) / 1e9;
+        microsPerIteration = seconds * 1e6 / iterations;
         long bytes = (long) size * iterations * 2;
         session.print(String.format("%d bytes in %.2f seconds = %.2f Mbit/sec", bytes, seconds, bytes * 8 / seconds / 1e6));
         session.print(String.format("%d iters in %.2f seconds = %.2f usec/iter", iterations, seconds,
-                seconds * 1e6 / iterations));
+                microsPerIteration));
         return StepResult.ok(iterations + " round trips of " + size + " bytes in " + String.format("%.2f s", seconds));
     }
 

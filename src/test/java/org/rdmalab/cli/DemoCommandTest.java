@@ -81,4 +81,13 @@ class DemoCommandTest {
         assertTrue(pingpong.err().contains("ibv_rc_pingpong"), pingpong.err());
         assertEquals(1, pingpong.err().strip().lines().count(), pingpong.err());
     }
+
+    @Test
+    void baselineIsForThePingpongProtocolOnly() {
+        CliRunner.Result result = CliRunner.run("demo", "127.0.0.1", "soft0", "--baseline");
+        assertEquals(2, result.exitCode());
+        assertEquals("rdma-lab: --baseline compares the pingpong protocol's ping-pong with plain UDP; add "
+                + "--protocol pingpong", result.err().strip());
+        assertFalse(result.out().contains("Open device"), "nothing ran");
+    }
 }

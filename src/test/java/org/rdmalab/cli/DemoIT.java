@@ -78,19 +78,25 @@ class DemoIT {
     }
 
     @Test
-    void pingpongPrintsItsTwoResultLines() throws Exception {
+    void pingpongPrintsItsTwoResultLinesAndWithBaselineTheUdpRoundTripAndTheRatio() throws Exception {
         String tcp = Integer.toString(Ports.freeTcpPort());
         String udp = Integer.toString(Ports.freeUdpPort());
+        String baseline = Integer.toString(Ports.freeUdpPort());
         Process server = start("server.out", List.of("127.0.0.1", "soft0", "--protocol", "pingpong", "--iters", "50",
-                "--tcp-port", tcp, "--udp-port", udp));
+                "--tcp-port", tcp, "--udp-port", udp, "--baseline", "--baseline-port", baseline));
         Process client = start("client.out", List.of("127.0.0.2", "soft0", "127.0.0.1", "--protocol", "pingpong",
-                "--iters", "50", "--tcp-port", tcp, "--udp-port", udp));
+                "--iters", "50", "--tcp-port", tcp, "--udp-port", udp, "--baseline", "--baseline-port", baseline));
         assertEquals(0, await(client), () -> outputs());
         assertEquals(0, await(server), () -> outputs());
         for (String name : new String[] {"server.out", "client.out"}) {
             String out = output(name);
             assertTrue(out.matches("(?s).*409600 bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec.*"), out);
             assertTrue(out.matches("(?s).*50 iters in [0-9.]+ seconds = [0-9.]+ usec/iter.*"), out);
+            assertTrue(out.matches("(?s).*UDP baseline: 50 iters in [0-9.]+ seconds = [0-9.]+ usec/iter \\(4096-byte "
+                    + "messages in 4 datagrams each, 127\\.0\\.0\\.[12] <-> 127\\.0\\.0\\.[12] UDP port " + baseline
+                    + ", no RDMA\\).*"), out);
+            assertTrue(out.matches("(?s).*\nratio: [0-9]+\\.[0-9]{2} \\(RDMA ping-pong usec/iter / UDP ping-pong "
+                    + "usec/iter\\)\n.*"), out);
         }
         assertTrue(output("client.out").matches("(?s).*tcp -> \"0000:[0-9a-f]{6}:[0-9a-f]{6}:[0-9a-f]{32}\" \\(52 bytes\\).*"),
                 output("client.out"));
