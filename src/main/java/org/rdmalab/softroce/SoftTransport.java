@@ -122,6 +122,9 @@ final class SoftTransport implements Fabric.Receiver {
 
     /** Forgets a QP (loop thread). */
     void unregister(SoftQueuePair qp) {
+        // The ACKs a busy poller's turn held leave now: the QP's peer may wait for one, and no
+        // later turn of this QP will release it.
+        acks.releaseAll();
         queuePairs.remove(qp.qpNum(), qp);
         stalled.remove(qp);
     }

@@ -133,9 +133,9 @@ final class UdpFabric implements Fabric {
      * One device's socket and loop. The loop's state is owned by whoever holds {@link #owner}: the
      * loop's own thread while it works, or a caller that took the free loop for a turn
      * ({@link #runOrExecute}, {@link #progress}). While callers keep taking turns (they busy-poll
-     * the device), the loop thread stops reading the socket and only looks in every millisecond, so
-     * datagrams are read by the polling thread instead of waking a second one; once the callers
-     * stop, the loop thread reads again.
+     * the device), the loop thread stops reading the socket and only looks in after a millisecond,
+     * then at doubling intervals up to 8 ms, so datagrams are read by the polling thread instead of
+     * waking a second one; once the callers stop, the loop thread reads again.
      */
     private static final class UdpLoop implements Endpoint, EventLoop, Runnable {
 
@@ -147,13 +147,22 @@ final class UdpFabric implements Fabric {
         /** How long after its last busy turn a caller is still taken to be polling. */
         private static final long CALLERS_POLL_NANOS = 50_000;
         /**
-         * How long the loop thread sleeps at most while callers poll: then it looks whether they
+         * How long the loop thread sleeps at first once callers poll: then it looks whether they
          * still do, so a caller that stopped (or lost its core) delays a datagram about this long.
          * Each wake-up takes a core from a spinning thread for a moment: at 100 µs (10 000 a second
          * per device) a two-JVM ping-pong lost about 7 % of its round trips to 30 µs stalls, and
          * both its mean and write latency's average were a quarter higher than at 1 ms.
          */
         private static final long POLLING_WAIT_NANOS = 1_000_000;
+        /**
+         * Each sleep that ends with callers still polling doubles the next one, up to this. At 1 ms
+         * every time, the wake-ups (a thousand a second per device) still cost a two-JVM ping-pong
+         * on two cores about a sixth of its time: its round trips over 20 µs came at least once a
+         * millisecond, and without the wake-ups its mean fell from 2.26–2.70 to 1.91–2.16 times the
+         * UDP round trip (docs/bench.md). A caller that stops after polling a while leaves what
+         * arrives, and an ACK it held, for at most this long.
+         */
+        private static final long MAX_POLLING_WAIT_NANOS = 8_000_000;
         /**
          * How long the loop thread keeps polling the socket after its last work before it blocks
          * in the selector (while no caller polls). Blocking after every burst made a receiver that
@@ -189,6 +198,13 @@ final class UdpFabric implements Fabric {
          */
         private final AtomicReference<LoopTask> onceTasks = new AtomicReference<>();
         private final AtomicBoolean sleeping = new AtomicBoolean();
+        /**
+         * A caller's turn asked the loop thread to wake ({@link #afterCallerTurn}) and it has not
+         * woken since: later turns need not ask again, since the loop thread looks at everything
+         * once it runs. Without this every turn asked again while the woken thread waited for a
+         * core (two busy pollers on two cores: milliseconds), two system calls each.
+         */
+        private final AtomicBoolean wakeAsked = new AtomicBoolean();
         private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
         /**
          * Datagrams are read into native memory and copied out once: a heap buffer would make the
@@ -213,6 +229,8 @@ final class UdpFabric implements Fabric {
         private long timerSequence;
         /** When the loop thread's last turn did some work (loop thread only). */
         private long workedAt = System.nanoTime() - SPIN_NANOS;
+        /** The loop thread's next sleep while callers poll (loop thread only). */
+        private long pollingWait = POLLING_WAIT_NANOS;
         /** A busy-polling caller's poll turn runs (see {@link #holdingReplies()}); on the loop. */
         private boolean holdingReplies;
         /** The key has read interest (off while callers poll); changed by the loop thread only. */
@@ -388,11 +406,13 @@ final class UdpFabric implements Fabric {
          * soon after the last such turn ended (however long it took: a post may send many packets)
          * marks callers as polling (a turn that read nothing does not: it did not take the socket
          * over); then wake the loop thread for work it left, for a full socket (only it selects for
-         * room), for a timer due before its planned wake-up, or for replies the turn held back
-         * ({@code held}) while the loop thread sleeps longer than {@link #POLLING_WAIT_NANOS}: it
+         * room), for a timer due before its planned wake-up while callers do not poll (a polling
+         * caller runs due timers in its turns), or for replies the turn held back
+         * ({@code held}) while the loop thread sleeps longer than {@link #MAX_POLLING_WAIT_NANOS}: it
          * went to sleep before callers polled, and only its turns release them once callers stop
          * (without this a held ACK waited for the next datagram, and the peer, waiting for that
-         * ACK, sent none until its retransmission timer fired).
+         * ACK, sent none until its retransmission timer fired). A wake already asked for and not
+         * yet taken is not asked for again.
          */
         private void afterCallerTurn(long start, long earliestTimer, boolean blocked, boolean held,
                                      boolean readSocket) {
@@ -403,9 +423,12 @@ final class UdpFabric implements Fabric {
                 }
                 callerTurnAt = now;
             }
-            if (hasTasks() || blocked || earliestTimer - plannedWake < 0
-                    || (held && plannedWake - System.nanoTime() > POLLING_WAIT_NANOS)) {
-                wake();
+            if (hasTasks() || blocked
+                    || (earliestTimer - plannedWake < 0 && !callersPoll(System.nanoTime()))
+                    || (held && plannedWake - System.nanoTime() > MAX_POLLING_WAIT_NANOS)) {
+                if (!wakeAsked.get() && wakeAsked.compareAndSet(false, true)) {
+                    wake();
+                }
             }
         }
 
@@ -509,8 +532,9 @@ final class UdpFabric implements Fabric {
                         // loop thread keeps out of their way for a while; if not, it is soon free.
                         long now = System.nanoTime();
                         if (callersPoll(now)) {
-                            plannedWake = now + POLLING_WAIT_NANOS;
-                            sleep(POLLING_WAIT_NANOS, true);
+                            long nap = pollingNap();
+                            plannedWake = now + nap;
+                            sleep(nap, true);
                         } else {
                             Thread.yield();
                         }
@@ -530,7 +554,9 @@ final class UdpFabric implements Fabric {
                         spin = !callersPoll && now - workedAt < SPIN_NANOS && !hasTasks();
                         readInterest(!callersPoll && !spin);
                         if (callersPoll) {
-                            waitNanos = Math.min(waitNanos, POLLING_WAIT_NANOS);
+                            waitNanos = Math.min(waitNanos, pollingNap());
+                        } else {
+                            pollingWait = POLLING_WAIT_NANOS;
                         }
                         plannedWake = spin ? now : now + Math.max(0, waitNanos);
                     } finally {
@@ -550,6 +576,16 @@ final class UdpFabric implements Fabric {
         }
 
         /**
+         * The next sleep while callers poll: {@link #POLLING_WAIT_NANOS} after they began, then
+         * twice the last one, up to {@link #MAX_POLLING_WAIT_NANOS} (loop thread only).
+         */
+        private long pollingNap() {
+            long nap = pollingWait;
+            pollingWait = Math.min(nap * 2, MAX_POLLING_WAIT_NANOS);
+            return nap;
+        }
+
+        /**
          * Waits (without the loop) until a datagram, a wake-up or {@code waitNanos}; while callers
          * poll, the socket is theirs and the thread only parks (the selector counts in milliseconds).
          */
@@ -563,6 +599,7 @@ final class UdpFabric implements Fabric {
                 }
             }
             sleeping.set(false);
+            wakeAsked.set(false);
         }
 
         /** Wakes the loop thread wherever it waits. */
