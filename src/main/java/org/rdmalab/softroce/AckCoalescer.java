@@ -22,13 +22,14 @@ import java.nio.ByteBuffer;
  *       as for a pipelining one, to learn whether it pipelines (now or again).</li>
  * </ul>
  * Everything held leaves at a turn that is not a busy poller's (the loop thread's, or a caller that
- * does not busy-poll; the loop thread takes one at least every millisecond while callers poll), and
- * before any other responder output (a NAK, a READ or atomic response), so the responder's packets
- * leave in PSN order. A peer that waits for an ACK is at most {@link #HOLD_NANOS} late once per
+ * does not busy-poll; the loop thread takes one at least every 8 ms while callers poll), when a QP
+ * is destroyed, and before any other responder output (a NAK, a READ or atomic response), so the
+ * responder's packets leave in PSN order. A peer that waits for an ACK is at most
+ * {@link #HOLD_NANOS} late once per
  * {@link #PROBE_EVERY} ACKs. The responder does not know the peer's retransmission timeout: a peer
  * QP whose {@code timeout} is 3 or less (4.096 µs × 2^3 ≈ 33 µs, below {@link #HOLD_NANOS}) may
  * retransmit a request whose ACK is held, which is then answered as a duplicate, and one whose
- * {@code timeout} is 8 or less (1 ms) may when the poller stops right after the ACK was held (it
+ * {@code timeout} is 11 or less (8.4 ms) may when the poller stops right after the ACK was held (it
  * then waits for the loop thread); perftest and ibv_rc_pingpong use 14 (67 ms).
  */
 final class AckCoalescer {
