@@ -122,8 +122,9 @@ final class SoftTransport implements Fabric.Receiver {
 
     /** Forgets a QP (loop thread). */
     void unregister(SoftQueuePair qp) {
-        // The ACKs a busy poller's turn held leave now: the QP's peer may wait for one, and no
-        // later turn of this QP will release it.
+        // The ACKs a busy poller's turn held leave now: the QP's peer may wait for one. The loop
+        // thread's turn that runs a destroy has sent them already; a busy poller's turn (another
+        // thread polling this device) that runs it has not.
         acks.releaseAll();
         queuePairs.remove(qp.qpNum(), qp);
         stalled.remove(qp);

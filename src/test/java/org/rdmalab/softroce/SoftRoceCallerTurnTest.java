@@ -322,6 +322,35 @@ class SoftRoceCallerTurnTest {
                 SendFlag.SIGNALED.value()));
     }
 
+    /**
+     * A busy poller's turn holds the ACK of the SEND it receives, to send it after the answer; a
+     * receiver that destroys its QP and closes its device right after the receive completion
+     * (ibv_rc_pingpong's last iteration) must still acknowledge the SEND, or the sender's last
+     * SEND ends in IBV_WC_RETRY_EXC_ERR instead of completing. (The destroy runs in a turn of the
+     * loop thread, which sends what is held first.)
+     */
+    @Test
+    void aReceiverThatTearsDownRightAfterItsLastReceiveStillAcknowledgesIt() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.retryCount = 1;
+        try (Peers peers = Peers.udp(setup, SoftRoceUdpTest.freePort(), null)) {
+            for (int round = 0; round < 20; round++) {
+                peers.b.qp.postRecv(List.of(org.rdmalab.verbs.ReceiveWorkRequest.of(round, peers.b.mr.sge(0, 64))));
+                peers.a.qp.postSend(SendWorkRequest.send(round, peers.a.mr.sge(0, 64), SendFlag.SIGNALED.value()));
+                if (round < 19) {
+                    assertEquals(WcStatus.SUCCESS, busyPoll(peers.b.cq, Duration.ofSeconds(20)).status());
+                    assertEquals(WcStatus.SUCCESS, busyPoll(peers.a.cq, Duration.ofSeconds(20)).status());
+                }
+            }
+            // The last round: b polls its receive and leaves at once.
+            assertEquals(WcStatus.SUCCESS, busyPoll(peers.b.cq, Duration.ofSeconds(20)).status());
+            peers.b.qp.close();
+            peers.b.context.close();
+            WorkCompletion last = busyPoll(peers.a.cq, Duration.ofSeconds(20));
+            assertEquals(WcStatus.SUCCESS, last.status(), last.toString());
+        }
+    }
+
     private static WorkCompletion busyPoll(org.rdmalab.verbs.CompletionQueue cq, Duration limit) throws Exception {
         long deadline = System.nanoTime() + limit.toNanos();
         while (System.nanoTime() < deadline) {
