@@ -26,6 +26,13 @@ final class PingPongStep extends Step {
     private static final long RECV_WR_ID = 1;
     private static final long SEND_WR_ID = 2;
 
+    /**
+     * Below this many round trips soft0's figure is mostly the JIT compiler's warm-up: on a 2-core
+     * machine the first 1 000 took about 340 µs each and the steady state (from about the
+     * 11 000th) 7.5 (docs/bench.md).
+     */
+    static final int SHORT_RUN = 100_000;
+
     private double microsPerIteration = Double.NaN;
 
     PingPongStep(int iterations, long timeoutMillis) {
@@ -120,6 +127,13 @@ final class PingPongStep extends Step {
         session.print(String.format("%d bytes in %.2f seconds = %.2f Mbit/sec", bytes, seconds, bytes * 8 / seconds / 1e6));
         session.print(String.format("%d iters in %.2f seconds = %.2f usec/iter", iterations, seconds,
                 microsPerIteration));
+        boolean software = session.context().map(context -> "software".equals(context.device().backend()))
+                .orElse(false);
+        if (software && iterations < SHORT_RUN) {
+            session.print("note: soft0 is Java, and its first ~10 000 round trips run before the JIT compiler has "
+                    + "compiled their path: a run this short mostly measures that (README: for short runs start both "
+                    + "sides with java -XX:TieredStopAtLevel=1)");
+        }
         return StepResult.ok(iterations + " round trips of " + size + " bytes in " + String.format("%.2f s", seconds));
     }
 
