@@ -308,7 +308,7 @@ public final class BenchView {
         benchQps.setValueFactory(qps);
         qps.valueProperty().bindBidirectional(viewModel.qpsProperty());
         benchQps.setTooltip(new Tooltip("-q: connected QPs the traffic goes over, each with -t in flight and -n"
-                + " messages (bandwidth tests; above 1, no UDP baseline)"));
+                + " messages (bandwidth tests; the UDP baseline then has -q x -t in flight)"));
         // A typed number counts when the field loses focus, not only on Enter.
         for (Spinner<Integer> spinner : List.of(benchIterations, benchSeconds, benchTxDepth, benchTimeout, benchIbPort,
                 benchQps)) {

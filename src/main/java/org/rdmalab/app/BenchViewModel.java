@@ -19,7 +19,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import javafx.beans.binding.Bindings;
 import javafx.beans.binding.BooleanBinding;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.IntegerProperty;
@@ -275,10 +274,9 @@ public final class BenchViewModel {
     private final BooleanProperty baseline = new SimpleBooleanProperty(true);
     private final BooleanProperty bidirectional = new SimpleBooleanProperty(false);
     private final ObjectProperty<Integer> qps = new SimpleObjectProperty<>(1);
-    /** A run until stopped, or a bandwidth test with -b or -q above 1: no baseline (see {@link #baselineUnavailable}). */
+    /** A run until stopped, or a bandwidth test with -b: no baseline (see {@link #baselineUnavailable}). */
     private final BooleanBinding baselineUnavailable = limit.isEqualTo(Limit.UNTIL_STOPPED)
-            .or(bidirectional.or(Bindings.createBooleanBinding(() -> qps.get() != null && qps.get() > 1, qps))
-                    .and(mode.isEqualTo(BenchMode.BW)));
+            .or(bidirectional.and(mode.isEqualTo(BenchMode.BW)));
     private final ObjectProperty<Distribution> distribution = new SimpleObjectProperty<>(Distribution.CDF);
     private final ObjectProperty<Integer> distributionSize = new SimpleObjectProperty<>();
     private final BooleanProperty wide = new SimpleBooleanProperty(true);
@@ -429,7 +427,7 @@ public final class BenchViewModel {
         return untilStopped ? settings.withRunInfinitely(true, settings.durationSeconds()) : settings;
     }
 
-    /** True when the form's settings leave no room for the baseline (until stopped, -b, -q above 1). */
+    /** True when the form's settings leave no room for the baseline (until stopped, -b). */
     public BooleanBinding baselineUnavailable() {
         return baselineUnavailable;
     }

@@ -149,8 +149,9 @@ public final class BenchFormat {
     private static String patternName(BenchSettings settings) {
         String verb = settings.test().perftestName();
         if (settings.mode() == BenchMode.BW) {
-            return verb + " window of " + settings.txDepth() + (settings.test().fullRoundTrip()
-                    ? " requests, each answered with the data" : " messages, one ack per message");
+            return verb + " window of " + settings.txDepth() * settings.qps() + (settings.test().fullRoundTrip()
+                    ? " requests, each answered with the data" : " messages, one ack per message")
+                    + (settings.qps() > 1 ? " (" + settings.qps() + " QPs x " + settings.txDepth() + ")" : "");
         }
         return verb + (settings.test().fullRoundTrip() ? " request/response" : " ping-pong");
     }

@@ -115,9 +115,6 @@ public record BenchSettings(BenchTest test, BenchMode mode, String device, int i
                 throw new IllegalArgumentException("-q is for bandwidth tests (--bw), as perftest's is; a latency"
                         + " test has one message in flight on one QP");
             }
-            if (baseline) {
-                throw new IllegalArgumentException("-q has no UDP baseline yet; drop --baseline");
-            }
         }
         if (bidirectional) {
             if (mode != BenchMode.BW) {

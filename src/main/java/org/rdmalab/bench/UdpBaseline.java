@@ -17,8 +17,9 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * (type, last-flag, index, message number, message size; RoCE's BTH is also 12 bytes).
  *
  * <ul>
- *   <li>WRITE / SEND bandwidth: {@code -t} messages in flight, the server answers each message's
- *       last datagram with a header-only ack, as an RC responder acks.</li>
+ *   <li>WRITE / SEND bandwidth: {@code -t} messages in flight ({@code -q} × {@code -t} with several
+ *       QPs), the server answers each message's last datagram with a header-only ack, as an RC
+ *       responder acks.</li>
  *   <li>READ / atomic bandwidth: {@code -t} requests in flight; the server answers each with the
  *       message's datagrams.</li>
  *   <li>WRITE / SEND latency: ping-pong of whole messages (reported halved);
@@ -126,9 +127,15 @@ final class UdpBaseline implements AutoCloseable {
         return settings.test().fullRoundTrip();
     }
 
+    /**
+     * Bandwidth: with {@code -q N} the window holds N × {@code -t} messages and N × {@code -n} go in
+     * all, the RDMA traffic's N QPs sharing one UDP socket pair as a device's QPs share its socket;
+     * the row's {@code #iterations} is per QP, as the RDMA row's.
+     */
     private BenchRow bandwidth(int size, int sizeIndex) throws IOException, BenchException {
+        int qps = settings.qps();
         window(size, settings.warmupFor(size), 0, false);
-        long count = settings.timed() ? 0 : settings.iterationsFor(size);
+        long count = settings.timed() ? 0 : settings.iterationsFor(size) * qps;
         ensureCapacity(settings.timed() ? 1 << 16 : count);
         progress.begin(BenchRow.Path.BASELINE, size, sizeIndex, settings.sizes().size(), count, false, 1);
         ResourceMeter.Snapshot before = ResourceMeter.snapshot();
@@ -139,14 +146,14 @@ final class UdpBaseline implements AutoCloseable {
         ResourceMeter.Usage usage = ResourceMeter.since(before, moved);
         BandwidthStats all = BandwidthStats.of(size, postTimes, completionTimes, (int) moved, 1, true);
         double delivered = moved == 0 ? 0 : (double) (moved - lost) / moved;
-        BandwidthStats stats = new BandwidthStats(size, moved, all.peakBytesPerSecond(),
+        BandwidthStats stats = new BandwidthStats(size, moved / qps, all.peakBytesPerSecond(),
                 all.averageBytesPerSecond() * delivered, all.messagesPerSecond() * delivered, all.elapsedNanos());
         return new BenchRow(BenchRow.Path.BASELINE, size, stats, null, usage, lost);
     }
 
     /** {messages sent, messages lost}. */
     private long[] window(int size, long count, long deadline, boolean record) throws IOException, BenchException {
-        int depth = settings.txDepth();
+        int depth = settings.txDepth() * settings.qps();
         long posted = 0;
         long completed = 0;
         long lost = 0;

@@ -95,6 +95,28 @@ class BenchEngineTest {
         assertEquals("", BenchFormat.counters(report.rows().get(1)));
     }
 
+    /**
+     * {@code -q 3 --baseline}: the baseline's window carries all three QPs' messages over its one
+     * socket pair (3 × -t in flight, 3 × -n in all), as the device's three QPs share its socket;
+     * both rows give {@code #iterations} per QP.
+     */
+    @Test
+    void severalQpsHaveABaselineOfAllTheirMessagesOverOneSocketPair() throws Exception {
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
+                .withIterations(200).withQps(3).withBaseline(true);
+        BenchReport report = new BenchEngine(Backends.installed()).start(settings, loopback(), BenchListener.NONE)
+                .await(WAIT);
+        assertEquals(List.of(BenchRow.Path.RDMA, BenchRow.Path.BASELINE),
+                report.rows().stream().map(BenchRow::path).toList());
+        for (BenchRow row : report.rows()) {
+            BandwidthStats stats = row.bandwidth();
+            assertEquals(200, stats.iterations(), "#iterations is per QP: " + row);
+            double moved = stats.messagesPerSecond() * stats.elapsedNanos() / 1e9;
+            assertEquals(600, moved, 6, "every QP's messages were measured: " + row);
+        }
+        assertTrue(report.ratio(4096).orElseThrow() > 0);
+    }
+
     @Test
     void aLatencyRunMeasuresEveryIterationAfterTheWarmup() throws Exception {
         BenchSettings settings = BenchSettings.defaults(BenchTest.SEND, BenchMode.LAT).withIterations(100);

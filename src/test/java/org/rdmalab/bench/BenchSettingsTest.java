@@ -88,7 +88,7 @@ class BenchSettingsTest {
         assertMessage("-q 65: the number of QPs must be 1..64", () -> four.withQps(65));
         assertMessage("-q is for bandwidth tests", () -> BenchSettings.defaults(BenchTest.READ, BenchMode.LAT)
                 .withQps(2));
-        assertMessage("drop --baseline", () -> four.withBaseline(true));
+        assertTrue(four.withBaseline(true).baseline(), "-q with --baseline: every QP's messages over one socket pair");
         assertTrue(four.withBidirectional(true).bidirectional(), "-q with -b: every QP both ways");
     }
 

@@ -70,7 +70,6 @@ class BenchCommandTest {
         "write --bw -b --perftest 127.0.0.1|--perftest does not speak perftest's -b yet; drop -b",
         "write --lat -q 2|-q is for bandwidth tests (--bw)",
         "write --bw -q 0|-q 0: the number of QPs must be 1..64",
-        "write --bw -q 2 --baseline|-q has no UDP baseline yet; drop --baseline",
         "write --bw -q 2 --perftest 127.0.0.1|--perftest speaks perftest's exchange for one QP; drop -q",
     })
     void badInputIsOneLineAndExitTwo(String args, String message) {
