@@ -322,14 +322,14 @@ public final class BenchView {
         benchGbits.selectedProperty().bindBidirectional(viewModel.reportGbitsProperty());
         benchBoth.selectedProperty().bindBidirectional(viewModel.bidirectionalProperty());
         benchBoth.setTooltip(new Tooltip("-b: both sides send at once, and each row is both directions summed,"
-                + " as perftest's duplex bandwidth (bandwidth tests; no UDP baseline)"));
+                + " as perftest's duplex bandwidth (bandwidth tests; the UDP baseline runs both ways too)"));
         var running = viewModel.runningProperty();
         for (javafx.scene.Node field : List.of(benchRole, benchServer, benchLocal, benchTcpPort, benchPerftest,
                 benchTimeout, benchDevice, benchIbPort, benchGid, benchTest, benchMode,
                 benchSweep, benchLimit, benchIterations, benchSeconds, benchMtu, benchGbits)) {
             field.disableProperty().bind(running);
         }
-        // A run until stopped and -b have no baseline; -b is for bandwidth tests.
+        // A run until stopped has no baseline; -b is for bandwidth tests.
         benchBaseline.disableProperty().bind(running.or(viewModel.baselineUnavailable()));
         benchBoth.disableProperty().bind(running.or(viewModel.modeProperty().isEqualTo(BenchMode.LAT)));
         // perftest's latency tests keep one message in flight: -t is for bandwidth only.

@@ -274,9 +274,8 @@ public final class BenchViewModel {
     private final BooleanProperty baseline = new SimpleBooleanProperty(true);
     private final BooleanProperty bidirectional = new SimpleBooleanProperty(false);
     private final ObjectProperty<Integer> qps = new SimpleObjectProperty<>(1);
-    /** A run until stopped, or a bandwidth test with -b: no baseline (see {@link #baselineUnavailable}). */
-    private final BooleanBinding baselineUnavailable = limit.isEqualTo(Limit.UNTIL_STOPPED)
-            .or(bidirectional.and(mode.isEqualTo(BenchMode.BW)));
+    /** A run until stopped: no baseline (see {@link #baselineUnavailable}). */
+    private final BooleanBinding baselineUnavailable = limit.isEqualTo(Limit.UNTIL_STOPPED);
     private final ObjectProperty<Distribution> distribution = new SimpleObjectProperty<>(Distribution.CDF);
     private final ObjectProperty<Integer> distributionSize = new SimpleObjectProperty<>();
     private final BooleanProperty wide = new SimpleBooleanProperty(true);
@@ -427,7 +426,7 @@ public final class BenchViewModel {
         return untilStopped ? settings.withRunInfinitely(true, settings.durationSeconds()) : settings;
     }
 
-    /** True when the form's settings leave no room for the baseline (until stopped, -b). */
+    /** True when the form's settings leave no room for the baseline (a run until stopped). */
     public BooleanBinding baselineUnavailable() {
         return baselineUnavailable;
     }

@@ -151,7 +151,8 @@ public final class BenchFormat {
         if (settings.mode() == BenchMode.BW) {
             return verb + " window of " + settings.txDepth() * settings.qps() + (settings.test().fullRoundTrip()
                     ? " requests, each answered with the data" : " messages, one ack per message")
-                    + (settings.qps() > 1 ? " (" + settings.qps() + " QPs x " + settings.txDepth() + ")" : "");
+                    + (settings.qps() > 1 ? " (" + settings.qps() + " QPs x " + settings.txDepth() + ")" : "")
+                    + (settings.bidirectional() ? ", both ways at once" : "");
         }
         return verb + (settings.test().fullRoundTrip() ? " request/response" : " ping-pong");
     }

@@ -78,12 +78,23 @@ final class SideRunner {
                     try (UdpBaseline udp = UdpBaseline.open(localIp, peerIp, baselinePort, settings, side.mtu().bytes(),
                             progress)) {
                         rendezvous.sync("baseline " + size, HANDSHAKE);
-                        if (client) {
+                        BenchRow own = null;
+                        if (settings.bidirectional()) {
+                            own = udp.measure(size, index);
+                        } else if (client) {
                             report(udp.measure(size, index));
                         } else {
                             udp.serve();
                         }
                         rendezvous.sync("baseline " + size + " done", timeoutFor(size));
+                        if (own != null) {
+                            // As the RDMA row of -b: both directions summed, this side's iterations.
+                            Map<String, String> peer = rendezvous.swap(bandwidthFacts(own.bandwidth()), HANDSHAKE);
+                            BandwidthStats stats = duplexOwnOnly() ? own.bandwidth()
+                                    : own.bandwidth().plus(bandwidthOf(size, peer));
+                            report(new BenchRow(BenchRow.Path.BASELINE, size, stats, null, own.usage(),
+                                    own.lostMessages()));
+                        }
                     }
                 }
             }
@@ -119,10 +130,7 @@ final class SideRunner {
             Map<String, String> peer = rendezvous.swap(measured != null ? bandwidthFacts(measured.bandwidth())
                     : Map.of(), HANDSHAKE);
             if (settings.bidirectional()) {
-                // perftest's duplex report: each side prints both directions summed, except in the
-                // runs where perftest prints its own direction only (--run_infinitely, SEND with -D).
-                boolean ownOnly = settings.runInfinitely() || settings.test() == BenchTest.SEND && settings.timed();
-                BandwidthStats stats = ownOnly ? measured.bandwidth()
+                BandwidthStats stats = duplexOwnOnly() ? measured.bandwidth()
                         : measured.bandwidth().plus(bandwidthOf(size, peer));
                 report(new BenchRow(BenchRow.Path.RDMA, size, stats, null, measured.usage(), 0));
             } else if (!client) {
@@ -152,6 +160,14 @@ final class SideRunner {
                 throw new BenchStopped();
             }
         }
+    }
+
+    /**
+     * perftest's duplex report ({@code -b}): each side prints both directions summed, except in the
+     * runs where perftest prints its own direction only ({@code --run_infinitely}, SEND with -D).
+     */
+    private boolean duplexOwnOnly() {
+        return settings.runInfinitely() || settings.test() == BenchTest.SEND && settings.timed();
     }
 
     /** A bandwidth row as named values for {@link Rendezvous#swap}. */

@@ -22,6 +22,8 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  *       responder acks.</li>
  *   <li>READ / atomic bandwidth: {@code -t} requests in flight; the server answers each with the
  *       message's datagrams.</li>
+ *   <li>{@code -b}: both sides run the bandwidth window at once, each answering the other's
+ *       traffic as it goes and then until the other's END; each measures its own direction.</li>
  *   <li>WRITE / SEND latency: ping-pong of whole messages (reported halved);
  *       READ / atomic latency: request then response (full round trip).</li>
  * </ul>
@@ -49,6 +51,8 @@ final class UdpBaseline implements AutoCloseable {
     static final long LOSS_NANOS = 100_000_000L;
     /** The server gives up after this long without a datagram. */
     static final long SILENCE_NANOS = 30_000_000_000L;
+    /** With {@code -b}, a side done with its own traffic takes a peer silent this long to be done. */
+    static final long PEER_DONE_NANOS = 1_000_000_000L;
 
     private static final byte LAST = 1;
 
@@ -60,6 +64,8 @@ final class UdpBaseline implements AutoCloseable {
     private final ByteBuffer in;
     private long[] postTimes = new long[0];
     private long[] completionTimes = new long[0];
+    /** With {@code -b}: the peer's END arrived (its traffic of this size is over). */
+    private boolean peerEnded;
     private byte inType;
     private boolean inLast;
     private int inSeq;
@@ -110,16 +116,49 @@ final class UdpBaseline implements AutoCloseable {
 
     // ---------------------------------------------------------------- client
 
-    /** Measures one size (the client), then tells the server the size is over. */
+    /**
+     * Measures one size, then tells the peer this side's traffic is over (the client; with
+     * {@code -b} both sides, each also answering the peer's traffic meanwhile and then until the
+     * peer's END: the row is this side's direction).
+     */
     BenchRow measure(int size, int sizeIndex) throws BenchException {
         try {
+            peerEnded = false;
             BenchRow row = settings.mode() == BenchMode.BW ? bandwidth(size, sizeIndex) : latency(size, sizeIndex);
             for (int i = 0; i < 3; i++) {
                 send(END, false, 0, 0, 0, 0);
             }
+            if (settings.bidirectional()) {
+                answerUntilPeerEnds();
+            }
             return row;
         } catch (IOException e) {
             throw new BenchException("the UDP baseline failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code -b}, this side's traffic done: answers the peer's until its END, or until it has been
+     * silent for {@link #PEER_DONE_NANOS} (its END lost: a side still sending sends all the time).
+     */
+    private void answerUntilPeerEnds() throws IOException, BenchException {
+        long lastHeard = System.nanoTime();
+        int idle = 0;
+        while (!peerEnded) {
+            byte type = receive();
+            if (type == 0) {
+                Progress.idle(idle++);
+                if ((idle & 0xff) == 0xff) {
+                    progress.checkStop();
+                    if (System.nanoTime() - lastHeard > PEER_DONE_NANOS) {
+                        return;
+                    }
+                }
+                continue;
+            }
+            idle = 0;
+            lastHeard = System.nanoTime();
+            answer(type, true);
         }
     }
 
@@ -185,6 +224,10 @@ final class UdpBaseline implements AutoCloseable {
             }
             byte type = receive();
             long now = System.nanoTime();
+            if (settings.bidirectional() && (type == DATA || type == REQUEST || type == END)) {
+                answer(type, true); // the peer's own traffic (-b)
+                continue;
+            }
             boolean answer = (type == ACK || (type == RESPONSE && inLast)) && inSeq >= completed && inSeq < posted;
             if (answer) {
                 if (record) {
@@ -327,28 +370,41 @@ final class UdpBaseline implements AutoCloseable {
                 }
                 idle = 0;
                 lastDatagram = System.nanoTime();
-                switch (type) {
-                    case DATA -> {
-                        if (inLast) {
-                            if (bandwidth) {
-                                send(ACK, true, 0, inSeq, 0, 0);
-                            } else {
-                                sendMessage(DATA, inSeq, inSize);
-                            }
-                        }
-                    }
-                    case REQUEST -> sendMessage(RESPONSE, inSeq, inSize);
-                    case END -> {
-                        return;
-                    }
-                    default -> {
-                        // A stray answer type: ignore it, as a responder drops what it does not expect.
-                    }
+                if (answer(type, bandwidth)) {
+                    return;
                 }
             }
         } catch (IOException e) {
             throw new BenchException("the UDP baseline failed: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Answers one datagram of the peer's traffic as a responder does: the last datagram of a
+     * message is acked ({@code bandwidth}) or echoed whole, a request is answered with the data;
+     * true for the peer's END, which also sets {@link #peerEnded}.
+     */
+    private boolean answer(byte type, boolean bandwidth) throws IOException, BenchException {
+        switch (type) {
+            case DATA -> {
+                if (inLast) {
+                    if (bandwidth) {
+                        send(ACK, true, 0, inSeq, 0, 0);
+                    } else {
+                        sendMessage(DATA, inSeq, inSize);
+                    }
+                }
+            }
+            case REQUEST -> sendMessage(RESPONSE, inSeq, inSize);
+            case END -> {
+                peerEnded = true;
+                return true;
+            }
+            default -> {
+                // A stray answer type: ignore it, as a responder drops what it does not expect.
+            }
+        }
+        return false;
     }
 
     // ---------------------------------------------------------------- datagrams

@@ -302,7 +302,7 @@ class BenchViewModelTest {
     }
 
     @Test
-    void untilStoppedAndBothWaysReachTheSettingsWithoutTheBaseline() {
+    void untilStoppedReachesTheSettingsWithoutTheBaselineAndBothWaysWithIt() {
         BenchSettings forever = onUi(() -> {
             bench.modeProperty().set(BenchMode.BW);
             bench.baselineProperty().set(true);
@@ -321,7 +321,8 @@ class BenchViewModelTest {
         });
         assertTrue(duplex.bidirectional());
         assertFalse(duplex.runInfinitely());
-        assertFalse(duplex.baseline(), "-b has no baseline");
+        assertTrue(duplex.baseline(), "-b keeps its baseline (both ways too)");
+        assertFalse(onUi(() -> bench.baselineUnavailable().get()));
         BenchSettings latency = onUi(() -> {
             bench.modeProperty().set(BenchMode.LAT);
             bench.qpsProperty().set(4);

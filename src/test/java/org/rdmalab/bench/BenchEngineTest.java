@@ -256,6 +256,36 @@ class BenchEngineTest {
     }
 
     /**
+     * {@code -b --baseline} over TCP: the baseline runs both ways at once too, and each side prints
+     * an RDMA row and a baseline row, each both directions summed, the same on both sides.
+     */
+    @Test
+    void minusBHasABaselineBothWaysSummedOnBothSides() throws Exception {
+        int tcp = Ports.freeTcpPort();
+        int udp = Ports.freeUdpPort();
+        int baseline = Ports.freeUdpPort();
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
+                .withIterations(500).withBidirectional(true).withBaseline(true);
+        BenchEngine engine = new BenchEngine(Backends.installed());
+        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, baseline,
+                Duration.ofSeconds(60)), BenchListener.NONE);
+        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, baseline,
+                Duration.ofSeconds(60)), BenchListener.NONE);
+        BenchReport measured = client.await(WAIT);
+        BenchReport answered = server.await(WAIT);
+        for (BenchReport report : List.of(measured, answered)) {
+            assertEquals(List.of(BenchRow.Path.RDMA, BenchRow.Path.BASELINE),
+                    report.rows().stream().map(BenchRow::path).toList());
+            BenchRow udpRow = report.rows().get(1);
+            assertEquals(500, udpRow.bandwidth().iterations(), "this side's iterations");
+            assertEquals(0, udpRow.lostMessages(), udpRow.toString());
+            assertTrue(report.ratio(4096).orElseThrow() > 0);
+        }
+        assertEquals(measured.rows().get(1).bandwidth().averageBytesPerSecond(),
+                answered.rows().get(1).bandwidth().averageBytesPerSecond(), 1e-6, "both sides print the same sum");
+    }
+
+    /**
      * {@code -q 3} over TCP with SENDs: each QP sends its own {@code -n}, the server keeps receives
      * posted on every QP and ends the size once each QP's "STOP" arrived, and both print the row,
      * whose {@code #iterations} is per QP as perftest's.

@@ -69,13 +69,13 @@ class BenchSettingsTest {
     }
 
     @Test
-    void bothWaysIsForBandwidthWithoutTheBaseline() {
+    void bothWaysIsForBandwidthAndKeepsTheBaseline() {
         BenchSettings duplex = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withBidirectional(true);
         assertTrue(duplex.bidirectional());
         assertTrue(duplex.agreement().endsWith(" both ways"), "both sides must agree on it");
         assertMessage("-b is for bandwidth tests", () -> BenchSettings.defaults(BenchTest.SEND, BenchMode.LAT)
                 .withBidirectional(true));
-        assertMessage("drop --baseline", () -> duplex.withBaseline(true));
+        assertTrue(duplex.withBaseline(true).baseline(), "-b with --baseline: the baseline runs both ways");
         assertEquals("RDMA_Write Bidirectional BW Test", BenchFormat.title(duplex));
     }
 

@@ -66,7 +66,6 @@ class BenchCommandTest {
         "write --bw --run_infinitely --baseline|drop --baseline",
         "send --bw --run_infinitely --perftest 127.0.0.1|--run_infinitely runs between two RDMA Lab sides only",
         "write --lat -b|-b is for bandwidth tests (--bw)",
-        "write --bw -b --baseline|-b has no UDP baseline yet; drop --baseline",
         "write --bw -b --perftest 127.0.0.1|--perftest does not speak perftest's -b yet; drop -b",
         "write --lat -q 2|-q is for bandwidth tests (--bw)",
         "write --bw -q 0|-q 0: the number of QPs must be 1..64",
