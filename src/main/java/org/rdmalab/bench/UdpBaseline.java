@@ -129,36 +129,12 @@ final class UdpBaseline implements AutoCloseable {
                 send(END, false, 0, 0, 0, 0);
             }
             if (settings.bidirectional()) {
-                answerUntilPeerEnds();
+                // A side still sending sends all the time: a silent peer is done (its END was lost).
+                answerUntilEnd(true, PEER_DONE_NANOS, true);
             }
             return row;
         } catch (IOException e) {
             throw new BenchException("the UDP baseline failed: " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * {@code -b}, this side's traffic done: answers the peer's until its END, or until it has been
-     * silent for {@link #PEER_DONE_NANOS} (its END lost: a side still sending sends all the time).
-     */
-    private void answerUntilPeerEnds() throws IOException, BenchException {
-        long lastHeard = System.nanoTime();
-        int idle = 0;
-        while (!peerEnded) {
-            byte type = receive();
-            if (type == 0) {
-                Progress.idle(idle++);
-                if ((idle & 0xff) == 0xff) {
-                    progress.checkStop();
-                    if (System.nanoTime() - lastHeard > PEER_DONE_NANOS) {
-                        return;
-                    }
-                }
-                continue;
-            }
-            idle = 0;
-            lastHeard = System.nanoTime();
-            answer(type, true);
         }
     }
 
@@ -351,31 +327,41 @@ final class UdpBaseline implements AutoCloseable {
 
     /** Answers one size until the client's END (the server). */
     void serve() throws BenchException {
-        boolean bandwidth = settings.mode() == BenchMode.BW;
-        long lastDatagram = System.nanoTime();
-        int idle = 0;
         try {
-            while (true) {
-                byte type = receive();
-                if (type == 0) {
-                    Progress.idle(idle++);
-                    if ((idle & 0xff) == 0xff) {
-                        progress.checkStop();
-                        if (System.nanoTime() - lastDatagram > SILENCE_NANOS) {
-                            throw new BenchException("the UDP baseline heard nothing from the client for "
-                                    + SILENCE_NANOS / 1_000_000_000L + " s");
-                        }
-                    }
-                    continue;
-                }
-                idle = 0;
-                lastDatagram = System.nanoTime();
-                if (answer(type, bandwidth)) {
-                    return;
-                }
-            }
+            peerEnded = false;
+            answerUntilEnd(settings.mode() == BenchMode.BW, SILENCE_NANOS, false);
         } catch (IOException e) {
             throw new BenchException("the UDP baseline failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Answers the peer's datagrams until its END. After {@code silenceNanos} without one it fails
+     * (a server whose client is gone), or with {@code silenceEnds} takes the peer to be done.
+     */
+    private void answerUntilEnd(boolean bandwidth, long silenceNanos, boolean silenceEnds)
+            throws IOException, BenchException {
+        long lastDatagram = System.nanoTime();
+        int idle = 0;
+        while (!peerEnded) {
+            byte type = receive();
+            if (type == 0) {
+                Progress.idle(idle++);
+                if ((idle & 0xff) == 0xff) {
+                    progress.checkStop();
+                    if (System.nanoTime() - lastDatagram > silenceNanos) {
+                        if (silenceEnds) {
+                            return;
+                        }
+                        throw new BenchException("the UDP baseline heard nothing from the client for "
+                                + silenceNanos / 1_000_000_000L + " s");
+                    }
+                }
+                continue;
+            }
+            idle = 0;
+            lastDatagram = System.nanoTime();
+            answer(type, bandwidth);
         }
     }
 

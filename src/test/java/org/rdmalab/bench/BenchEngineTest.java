@@ -261,18 +261,11 @@ class BenchEngineTest {
      */
     @Test
     void minusBHasABaselineBothWaysSummedOnBothSides() throws Exception {
-        int tcp = Ports.freeTcpPort();
-        int udp = Ports.freeUdpPort();
-        int baseline = Ports.freeUdpPort();
         BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
                 .withIterations(500).withBidirectional(true).withBaseline(true);
-        BenchEngine engine = new BenchEngine(Backends.installed());
-        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, baseline,
-                Duration.ofSeconds(60)), BenchListener.NONE);
-        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, baseline,
-                Duration.ofSeconds(60)), BenchListener.NONE);
-        BenchReport measured = client.await(WAIT);
-        BenchReport answered = server.await(WAIT);
+        Reports reports = overTcp(settings, BenchListener.NONE);
+        BenchReport measured = reports.client();
+        BenchReport answered = reports.server();
         for (BenchReport report : List.of(measured, answered)) {
             assertEquals(List.of(BenchRow.Path.RDMA, BenchRow.Path.BASELINE),
                     report.rows().stream().map(BenchRow::path).toList());
@@ -314,10 +307,11 @@ class BenchEngineTest {
     private static Reports overTcp(BenchSettings settings, BenchListener serverListener) throws Exception {
         int tcp = Ports.freeTcpPort();
         int udp = Ports.freeUdpPort();
+        int baseline = settings.baseline() ? Ports.freeUdpPort() : 0;
         BenchEngine engine = new BenchEngine(Backends.installed());
-        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
+        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, baseline,
                 Duration.ofSeconds(60)), serverListener);
-        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
+        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, baseline,
                 Duration.ofSeconds(60)), BenchListener.NONE);
         BenchReport measured = client.await(WAIT);
         return new Reports(server.await(WAIT), measured);
