@@ -367,10 +367,10 @@ final class UdpBaseline implements AutoCloseable {
 
     /**
      * Answers one datagram of the peer's traffic as a responder does: the last datagram of a
-     * message is acked ({@code bandwidth}) or echoed whole, a request is answered with the data;
-     * true for the peer's END, which also sets {@link #peerEnded}.
+     * message is acked ({@code bandwidth}) or echoed whole, a request is answered with the data,
+     * and the peer's END sets {@link #peerEnded}.
      */
-    private boolean answer(byte type, boolean bandwidth) throws IOException, BenchException {
+    private void answer(byte type, boolean bandwidth) throws IOException, BenchException {
         switch (type) {
             case DATA -> {
                 if (inLast) {
@@ -382,15 +382,11 @@ final class UdpBaseline implements AutoCloseable {
                 }
             }
             case REQUEST -> sendMessage(RESPONSE, inSeq, inSize);
-            case END -> {
-                peerEnded = true;
-                return true;
-            }
+            case END -> peerEnded = true;
             default -> {
                 // A stray answer type: ignore it, as a responder drops what it does not expect.
             }
         }
-        return false;
     }
 
     // ---------------------------------------------------------------- datagrams

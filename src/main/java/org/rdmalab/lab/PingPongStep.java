@@ -72,6 +72,7 @@ final class PingPongStep extends Step {
 
     @Override
     protected StepResult execute(LabSession session) throws Exception {
+        microsPerIteration = Double.NaN;
         int iterations = parameter("iters").asInt();
         Duration timeout = Duration.ofMillis(parameter("timeout_ms").asLong());
         int size = session.mr().length();

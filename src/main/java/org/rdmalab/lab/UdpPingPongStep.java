@@ -81,6 +81,7 @@ final class UdpPingPongStep extends Step {
 
     @Override
     protected StepResult execute(LabSession session) throws Exception {
+        microsPerIteration = Double.NaN;
         Gid localGid = session.gidEntry().map(GidEntry::gid).orElseThrow();
         Gid remoteGid = session.remoteData().map(ConnectionData::gid).orElseThrow();
         if (!localGid.isIpv4Mapped() || !remoteGid.isIpv4Mapped()) {
@@ -118,8 +119,8 @@ final class UdpPingPongStep extends Step {
                         + "datagram%s each, %s, no RDMA)", iterations, run.nanos() / 1e9, microsPerIteration, size,
                 perMessage, perMessage == 1 ? "" : "s", between));
         if (run.lost() > 0) {
-            session.print(run.lost() + " of " + iterations + " UDP round trips were lost (each counted "
-                    + LOSS_NANOS / 1_000_000 + " ms)");
+            session.print(run.lost() + " of " + iterations + " UDP round trips were lost (the time includes the "
+                    + LOSS_NANOS / 1_000_000 + " ms each waited)");
         }
         OptionalDouble rdma = session.steps().stream().filter(PingPongStep.class::isInstance)
                 .map(PingPongStep.class::cast).map(PingPongStep::microsPerIteration)
