@@ -12,9 +12,6 @@ final class Progress {
 
     /** How often a live sample goes out. */
     static final long SAMPLE_INTERVAL_NANOS = 250_000_000L;
-    /** Idle passes spent spinning before each further pass yields. */
-    static final int SPINS_BEFORE_YIELD = 64;
-
     private final AtomicBoolean stop;
     private final BenchListener listener;
     private BenchRow.Path path = BenchRow.Path.RDMA;
@@ -68,14 +65,5 @@ final class Progress {
         lastDone = done;
         listener.sample(new LiveSample(path, bytes, sizeIndex, sizeCount, done, total, now - start, bandwidth,
                 micros));
-    }
-
-    /** One idle pass of a wait: {@code idle} counts the passes since the last progress. */
-    static void idle(int idle) {
-        if (idle < SPINS_BEFORE_YIELD) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
-        }
     }
 }

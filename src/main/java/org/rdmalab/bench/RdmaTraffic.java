@@ -34,7 +34,7 @@ import org.rdmalab.verbs.WorkCompletion;
  * Warm-up iterations run first and are not measured. The end of a size is said in-band where the
  * server loops (a last WRITE whose byte is {@link #STOP_BYTE}, a SEND with immediate {@link #STOP_IMM}),
  * so a timed run ({@code -D}) needs no count. The CQ is busy-polled: spin, then yield (see
- * {@link Progress#idle}); no sleeps.
+ * {@link CompletionQueue#pauseAfterEmptyPoll}); no sleeps.
  *
  * <p>One thread uses an instance.
  */
@@ -825,7 +825,7 @@ final class RdmaTraffic {
 
     /** One idle pass; fails after {@link #STALL_NANOS} without progress, or when stopped. */
     private long stallCheck(int idle, long lastProgress, String what) throws BenchException {
-        Progress.idle(idle);
+        CompletionQueue.pauseAfterEmptyPoll(idle);
         if ((idle & 0xff) == 0xff) {
             progress.checkStop();
             if (System.nanoTime() - lastProgress > STALL_NANOS) {

@@ -7,6 +7,7 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.Arrays;
+import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.spi.DeviceOptions;
 
 /**
@@ -222,7 +223,7 @@ final class UdpBaseline implements AutoCloseable {
             if (type != 0) {
                 continue;
             }
-            Progress.idle(idle++);
+            CompletionQueue.pauseAfterEmptyPoll(idle++);
             if (now - lastProgress > LOSS_NANOS) {
                 lost += posted - completed;
                 if (record) {
@@ -305,7 +306,7 @@ final class UdpBaseline implements AutoCloseable {
                 return true;
             }
             if (type == 0) {
-                Progress.idle(idle++);
+                CompletionQueue.pauseAfterEmptyPoll(idle++);
                 if ((idle & 0xff) == 0xff) {
                     progress.checkStop();
                     if (System.nanoTime() - since > LOSS_NANOS) {
@@ -346,7 +347,7 @@ final class UdpBaseline implements AutoCloseable {
         while (!peerEnded) {
             byte type = receive();
             if (type == 0) {
-                Progress.idle(idle++);
+                CompletionQueue.pauseAfterEmptyPoll(idle++);
                 if ((idle & 0xff) == 0xff) {
                     progress.checkStop();
                     if (System.nanoTime() - lastDatagram > silenceNanos) {
@@ -407,7 +408,7 @@ final class UdpBaseline implements AutoCloseable {
         out.position(0);
         int idle = 0;
         while (channel.write(out) == 0) {
-            Progress.idle(idle++);
+            CompletionQueue.pauseAfterEmptyPoll(idle++);
             if ((idle & 0xff) == 0xff) {
                 progress.checkStop();
             }

@@ -10,6 +10,7 @@ import java.nio.channels.DatagramChannel;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import org.rdmalab.control.ConnectionData;
+import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Gid;
 import org.rdmalab.verbs.GidEntry;
 
@@ -30,8 +31,6 @@ import org.rdmalab.verbs.GidEntry;
  */
 final class UdpPingPongStep extends Step {
 
-    /** The default UDP port on both addresses (the same as {@code bench --baseline-port}). */
-    static final int DEFAULT_PORT = 18516;
     /** type (1), flags (1), index of the datagram in its message (u16), message number (s32). */
     static final int HEADER = 8;
     /** A round trip not answered this long after it began is lost. */
@@ -42,9 +41,6 @@ final class UdpPingPongStep extends Step {
     private static final byte LAST = 1;
     /** The client's first message, repeated until answered; the measured ones are 1..iterations. */
     private static final int HELLO = 0;
-    private static final int SPINS_BEFORE_YIELD = 64;
-
-    private double microsPerIteration = Double.NaN;
 
     UdpPingPongStep(int iterations, int port, long timeoutMillis) {
         super("udp-baseline", "UDP ping-pong baseline",
@@ -52,11 +48,6 @@ final class UdpPingPongStep extends Step {
                 Parameter.integer("udp_port", "UDP port on both addresses", port, 1, 65535),
                 Parameter.integer("timeout_ms", "longest wait for the peer's first or any later datagram",
                         timeoutMillis, 1, 600_000));
-    }
-
-    /** Microseconds per round trip of the last run, if it ran. */
-    OptionalDouble microsPerIteration() {
-        return Double.isNaN(microsPerIteration) ? OptionalDouble.empty() : OptionalDouble.of(microsPerIteration);
     }
 
     @Override
@@ -81,7 +72,6 @@ final class UdpPingPongStep extends Step {
 
     @Override
     protected StepResult execute(LabSession session) throws Exception {
-        microsPerIteration = Double.NaN;
         Gid localGid = session.gidEntry().map(GidEntry::gid).orElseThrow();
         Gid remoteGid = session.remoteData().map(ConnectionData::gid).orElseThrow();
         if (!localGid.isIpv4Mapped() || !remoteGid.isIpv4Mapped()) {
@@ -113,7 +103,7 @@ final class UdpPingPongStep extends Step {
             return StepResult.failed(run.failure());
         }
         int measured = iterations - (int) run.lost();
-        microsPerIteration = run.nanos() / 1e3 / iterations;
+        double microsPerIteration = run.nanos() / 1e3 / iterations;
         int perMessage = datagrams(size, payload);
         session.print(String.format("UDP baseline: %d iters in %.2f seconds = %.2f usec/iter (%d-byte messages in %d "
                         + "datagram%s each, %s, no RDMA)", iterations, run.nanos() / 1e9, microsPerIteration, size,
@@ -174,7 +164,7 @@ final class UdpPingPongStep extends Step {
         Run client(int iterations, long timeoutNanos) throws IOException {
             long helloSince = System.nanoTime();
             long helloAt = helloSince - HELLO_EVERY_NANOS;
-            while (true) {
+            for (int idle = 0; ; idle++) {
                 long now = System.nanoTime();
                 if (now - helloAt >= HELLO_EVERY_NANOS) {
                     sendMessage(DATA, HELLO);
@@ -187,7 +177,7 @@ final class UdpPingPongStep extends Step {
                     return Run.failed("the peer's UDP baseline did not answer within " + timeoutNanos / 1_000_000
                             + " ms (is it running with --baseline, on the same --baseline-port?)");
                 }
-                Thread.onSpinWait();
+                CompletionQueue.pauseAfterEmptyPoll(idle);
             }
             long lost = 0;
             long start = System.nanoTime();
@@ -215,7 +205,7 @@ final class UdpPingPongStep extends Step {
                     if ((idle & 0xff) == 0xff && System.nanoTime() - since > LOSS_NANOS) {
                         return false;
                     }
-                    idle(idle);
+                    CompletionQueue.pauseAfterEmptyPoll(idle);
                 }
             }
         }
@@ -240,7 +230,7 @@ final class UdpPingPongStep extends Step {
                         }
                         break; // the END was lost: the client is gone
                     }
-                    idle(idle);
+                    CompletionQueue.pauseAfterEmptyPoll(idle);
                     continue;
                 }
                 idle = 0;
@@ -271,14 +261,6 @@ final class UdpPingPongStep extends Step {
             return new Run(end - start, iterations - answered, null);
         }
 
-        private static void idle(int idle) {
-            if (idle < SPINS_BEFORE_YIELD) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
-        }
-
         private void sendMessage(byte type, int seq) throws IOException {
             int count = datagrams(size, payload);
             for (int index = 0; index < count; index++) {
@@ -298,7 +280,7 @@ final class UdpPingPongStep extends Step {
                 } catch (PortUnreachableException e) {
                     continue; // an earlier datagram found no socket (ICMP); this one goes now
                 }
-                idle(idle); // the send buffer is full: it drains in microseconds
+                CompletionQueue.pauseAfterEmptyPoll(idle); // the send buffer is full: it drains in microseconds
             }
         }
 

@@ -416,16 +416,16 @@ final class UdpFabric implements Fabric {
          */
         private void afterCallerTurn(long start, long earliestTimer, boolean blocked, boolean held,
                                      boolean readSocket) {
+            long now = System.nanoTime();
             if (readSocket) {
-                long now = System.nanoTime();
                 if (start - callerTurnAt < BUSY_GAP_NANOS) {
                     busyTurnAt = now;
                 }
                 callerTurnAt = now;
             }
             if (hasTasks() || blocked
-                    || (earliestTimer - plannedWake < 0 && !callersPoll(System.nanoTime()))
-                    || (held && plannedWake - System.nanoTime() > MAX_POLLING_WAIT_NANOS)) {
+                    || (earliestTimer - plannedWake < 0 && !callersPoll(now))
+                    || (held && plannedWake - now > MAX_POLLING_WAIT_NANOS)) {
                 if (!wakeAsked.get() && wakeAsked.compareAndSet(false, true)) {
                     wake();
                 }
