@@ -414,7 +414,8 @@ test_bench_vs_perftest() {
 }
 
 # perftest_pair CASE BYTES "SIDES" SERVER... -- CLIENT...: one bench_perftest_peer case (-n 500):
-# both sides exit 0, and each of SIDES (server, client) printed a row of BYTES bytes.
+# both sides exit 0, and each of SIDES (server, client) printed a row of BYTES bytes and ROWS
+# iterations (default 500; -q 2 rows count both QPs' messages).
 perftest_pair() {
     local name=$1 bytes=$2 sides=$3 side
     shift 3
@@ -423,7 +424,7 @@ perftest_pair() {
     expect_status "bench_perftest_peer.$name server" "$server_status" 0
     expect_status "bench_perftest_peer.$name client" "$client_status" 0
     for side in $sides; do
-        expect_row "bench_perftest_peer.$name.$side" "$bytes" 500
+        expect_row "bench_perftest_peer.$name.$side" "$bytes" "${ROWS:-500}"
     done
 }
 
@@ -464,6 +465,35 @@ test_bench_perftest_peer() {
         -- lab bench atomic --bw --perftest -d rxe0 --local-ip "$IP2" -n 500 --timeout 600 "$IP1"
     perftest_pair atomic_lat_lab_server 8 "client" lab bench atomic --lat --perftest -d rxe0 --local-ip "$IP1" \
         -n 500 --timeout 600 -- ib_atomic_lat -d rxe0 -x 2 -n 500 "$IP1"
+    # -q 2: the keys per QP, each QP's -n, rows of -n x 2 on both sides (the server's is its client's).
+    ROWS=1000 perftest_pair bw_q2_lab_client 4096 "server client" ib_write_bw -d rxe0 -x 1 -s 4096 -n 500 -q 2 \
+        -- lab bench write --bw --perftest -q 2 -d rxe0 --local-ip "$IP2" -s 4096 -n 500 --timeout 600 "$IP1"
+    # -b: both sides measure and print both directions summed; SEND -b with two QPs as well.
+    perftest_pair bw_b_lab_server 4096 "client server" lab bench write --bw --perftest -b -d rxe0 --local-ip "$IP1" \
+        -s 4096 -n 500 --timeout 600 -- ib_write_bw -d rxe0 -x 2 -s 4096 -n 500 -b "$IP1"
+    ROWS=1000 perftest_pair send_bw_b_q2_lab_client 1024 "server client" ib_send_bw -d rxe0 -x 1 -s 1024 -n 500 -b -q 2 \
+        -- lab bench send --bw --perftest -b -q 2 -d rxe0 --local-ip "$IP2" -s 1024 -n 500 --timeout 600 "$IP1"
+    # --run_infinitely, ended by a Ctrl-C as perftest's is. An RDMA Lab client: rows every 2 s with
+    # BW peak 0.00 and its closing line, exit 130 (the JVM's status after SIGINT); ib_write_bw's
+    # server then fails to read its client's keys, as it does when its own client is killed. An RDMA Lab SEND server: rows of what arrived, until its
+    # ib_send_bw client's Ctrl-C closes the connection; it ends as stopped, exit 0.
+    perftest_cases+=(inf_lab_client inf_lab_server)
+    peers bench_perftest_peer.inf_lab_client ib_write_bw -d rxe0 -x 1 -s 4096 --run_infinitely -D 2 \
+        -- timeout --preserve-status -s INT 9 java "${JAVA_OPTS[@]}" -jar "$JAR" bench write --bw --perftest \
+        --run_infinitely -D 2 -d rxe0 --local-ip "$IP2" -s 4096 --timeout 600 "$IP1"
+    expect_status "bench_perftest_peer.inf_lab_client client" "$client_status" 130
+    expect_status "bench_perftest_peer.inf_lab_client server (ib_write_bw)" "$server_status" 1
+    grep -Eq "^ 4096 +[1-9][0-9]* +0\.00 +[0-9.]+" "$LOGS/bench_perftest_peer.inf_lab_client.client" \
+        || problems="$problems\n    bench_perftest_peer.inf_lab_client.client lacks an interval row with BW peak 0.00"
+    expect bench_perftest_peer.inf_lab_client.client "stopped after "
+    expect bench_perftest_peer.inf_lab_client.server "Couldn't read remote address"
+    peers bench_perftest_peer.inf_lab_server lab bench send --bw --perftest --run_infinitely -D 2 -d rxe0 \
+        --local-ip "$IP1" -s 1024 --timeout 600 \
+        -- timeout -s INT 9 ib_send_bw -d rxe0 -x 2 -s 1024 --run_infinitely -D 2 "$IP1"
+    expect_status "bench_perftest_peer.inf_lab_server server" "$server_status" 0
+    grep -Eq "^ 1024 +[1-9][0-9]* +0\.00 +[0-9.]+" "$LOGS/bench_perftest_peer.inf_lab_server.server" \
+        || problems="$problems\n    bench_perftest_peer.inf_lab_server.server lacks an interval row of what arrived"
+    expect bench_perftest_peer.inf_lab_server.server "the perftest client ended the run after"
     local f
     for f in "${perftest_cases[@]}"; do
         echo "    $f: perftest $(grep -h -A1 -E '#bytes' "$out.$f".* | grep -E '^ [0-9]' | tr -s ' ' | paste -sd'|')"

@@ -2,6 +2,7 @@ package org.rdmalab.bench;
 
 import java.net.Inet4Address;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.control.ControlException;
@@ -17,22 +18,32 @@ import org.rdmalab.verbs.VerbsException;
 /**
  * One side of a run whose peer is a real perftest binary ({@code bench --perftest}): the steps of
  * {@code ib_write_*}, {@code ib_read_*}, {@code ib_send_*} or {@code ib_atomic_*} (bw and lat) over
- * perftest's TCP exchange, in that program's order.
+ * perftest's TCP exchange, in that program's order (perftest 6.06's).
  *
  * <ul>
- *   <li>Both: versions, cycle buffer and cache line, MTU; the keys; (WRITE, READ and atomic
- *       latency: the keys once more); RTR and RTS; the keys twice more as barriers.</li>
+ *   <li>Both: versions, cycle buffer and cache line, MTU; the keys, one swap per QP ({@code -q});
+ *       (WRITE, READ and atomic latency: the keys once more); RTR and RTS; a barrier (QP 0's keys)
+ *       and the keys per QP once more, SEND with the barrier first.</li>
  *   <li>Bandwidth (WRITE, READ, atomic) client: every size, then a barrier, its last row to the server
  *       ({@code xchg_bw_reports}) and a closing barrier. Bandwidth server: one-sided, it waits in
  *       that barrier, prints the client's row and closes.</li>
+ *   <li>{@code -b}: per size a barrier, both sides measure (with {@code -a} a second barrier), they
+ *       swap rows and each prints both directions summed; a closing barrier.</li>
+ *   <li>{@code --run_infinitely}: the sending sides print a row every {@code -D} seconds with no
+ *       more TCP, and a one-sided server waits for the client's connection to close; perftest's
+ *       run ends with a Ctrl-C, so a side here ends as stopped when its peer's connection has
+ *       closed.</li>
  *   <li>WRITE latency: both sides run ib_write_lat's loop for every size, with no more TCP.</li>
  *   <li>READ and atomic latency: the client measures every size, then a closing barrier; the
  *       server waits in it and prints nothing, as ib_read_lat's and ib_atomic_lat's servers.</li>
  *   <li>SEND: per size, receives posted and a barrier, then ib_send_lat's loop on both sides, or
  *       ib_send_bw's client sending and server counting (both print a row); a closing barrier.</li>
  * </ul>
- * perftest has no warm-up in latency tests and no notion of RDMA Lab's baseline; the sides must be
- * started with the same test, sizes and iterations, as two perftest programs must.
+ * With {@code -q}, QP i talks to the peer's QP i and sends to the buffer address that QP announced;
+ * each QP runs {@code -n}, and a row's {@code #iterations} is all of them, as perftest's. perftest
+ * has no warm-up in latency tests and no notion of RDMA Lab's baseline; the sides must be started
+ * with the same test, sizes, iterations, {@code -q}, {@code -b} and {@code --run_infinitely}, as two
+ * perftest programs must (perftest 6.06 exchanges none of them).
  */
 final class PerftestSide {
 
@@ -67,22 +78,18 @@ final class PerftestSide {
     }
 
     /**
-     * Refuses what a perftest peer cannot run with this side: {@code -q}, {@code -b}, {@code --run_infinitely},
-     * {@code -D} and {@code --baseline}, each with a one-line reason.
+     * Refuses what a perftest peer cannot run with this side, each with a one-line reason: {@code -D}
+     * (except as {@code --run_infinitely}'s report interval), {@code --baseline}, and SEND with both
+     * {@code -b} and {@code --run_infinitely} (ib_send_bw refuses that pair too).
      */
     static void check(BenchSettings settings) {
-        if (settings.qps() > 1) {
-            throw new IllegalArgumentException("--perftest speaks perftest's exchange for one QP; drop -q");
+        if (settings.timed() && !settings.runInfinitely()) {
+            throw new IllegalArgumentException("--perftest runs -n iterations (-D is only --run_infinitely's report"
+                    + " interval there); drop -D");
         }
-        if (settings.bidirectional()) {
-            throw new IllegalArgumentException("--perftest does not speak perftest's -b yet; drop -b");
-        }
-        if (settings.runInfinitely()) {
-            throw new IllegalArgumentException("--perftest runs -n iterations; --run_infinitely runs between two"
-                    + " RDMA Lab sides only, drop one of them");
-        }
-        if (settings.timed()) {
-            throw new IllegalArgumentException("--perftest runs -n iterations; drop -D");
+        if (settings.runInfinitely() && settings.bidirectional() && settings.test() == BenchTest.SEND) {
+            throw new IllegalArgumentException("perftest's ib_send_bw does not run -b with --run_infinitely; drop one"
+                    + " of them");
         }
         if (settings.baseline()) {
             throw new IllegalArgumentException("--baseline needs RDMA Lab on both sides; drop it with --perftest");
@@ -97,7 +104,7 @@ final class PerftestSide {
     static Duration runTimeout(BenchSettings settings) {
         long seconds = 120;
         for (int size : settings.sizes()) {
-            long messages = (long) settings.warmupFor(size) + settings.iterations();
+            long messages = ((long) settings.warmupFor(size) + settings.iterations()) * settings.qps();
             seconds += Math.max(messages * size / 1_000_000L, messages / 100);
         }
         return Duration.ofSeconds(Math.min(seconds, Duration.ofDays(1).toSeconds()));
@@ -117,36 +124,59 @@ final class PerftestSide {
             try (VerbsSide side = new VerbsSide(device, localAddress, settings, buffer)) {
                 Mtu mtu = exchange.mtu(side.mtu());
                 boolean withGid = side.port().linkLayer() == LinkLayer.ETHERNET || settings.gidIndex() >= 0;
-                ConnectionData local = side.local();
-                PerftestKeys mine = PerftestKeys.from(local, side.outstandingReads());
-                PerftestKeys peer = exchange.handShake(mine, withGid);
+                int qps = settings.qps();
+                List<PerftestKeys> mine = new ArrayList<>();
+                for (int i = 0; i < qps; i++) {
+                    mine.add(PerftestKeys.from(side.local(i), side.outstandingReads()));
+                }
+                // The keys, one swap per QP in QP order (-q); later swaps repeat them or QP 0's.
+                List<PerftestKeys> peer = handShakes(mine, withGid);
                 if (settings.mode() == BenchMode.LAT && settings.test() != BenchTest.SEND) {
                     // ib_write_lat, ib_read_lat and ib_atomic_lat swap the keys twice before connecting.
-                    peer = exchange.handShake(mine, withGid);
+                    peer = handShakes(mine, withGid);
                 }
-                ConnectionData remote = new ConnectionData(QpType.RC, peer.qpn(), peer.psn(), peer.lid(), peer.gid(),
-                        peer.vaddr(), peer.rkey(), buffer, mtu);
-                side.connect(remote);
+                List<ConnectionData> remotes = new ArrayList<>();
+                for (int i = 0; i < qps; i++) {
+                    PerftestKeys keys = peer.get(i);
+                    ConnectionData remote = new ConnectionData(QpType.RC, keys.qpn(), keys.psn(), keys.lid(),
+                            keys.gid(), keys.vaddr(), keys.rkey(), buffer, mtu);
+                    side.connect(i, remote);
+                    remotes.add(remote);
+                }
                 side.mr().write(side.slot(), new byte[side.slot()]);
-                exchange.handShake(mine, withGid);
-                exchange.handShake(mine, withGid);
+                // Then a barrier (QP 0's keys) and the keys once more for printing, per QP; ib_send_*
+                // meets first, the others swap first.
+                PerftestKeys first = mine.get(0);
+                if (settings.test() == BenchTest.SEND) {
+                    exchange.handShake(first, withGid);
+                    handShakes(mine, withGid);
+                } else {
+                    handShakes(mine, withGid);
+                    exchange.handShake(first, withGid);
+                }
                 info = new BenchInfo(settings, device.name(), device.backend() + " (" + device.description() + ")",
-                        side.port().linkLayer(), side.mtu(), side.gid().index(), 0, side.outstandingReads(), local,
-                        remote, "Ethernet");
+                        side.port().linkLayer(), side.mtu(), side.gid().index(), 0, side.outstandingReads(),
+                        side.local(), remotes.get(0), "Ethernet");
                 listener.started(info);
-                RdmaTraffic traffic = new RdmaTraffic(side, remote, settings, progress);
+                RdmaTraffic traffic = new RdmaTraffic(side, remotes, settings, progress);
                 // From here a side may wait in a barrier while the other measures.
                 exchange.channel().setReadTimeout(runTimeout);
                 if (settings.test() == BenchTest.SEND) {
-                    send(traffic, mine, withGid);
+                    send(traffic, first, withGid);
                 } else if (settings.mode() == BenchMode.LAT && settings.test() == BenchTest.WRITE) {
                     writeLatency(traffic);
                 } else if (settings.mode() == BenchMode.LAT) {
-                    readLatency(traffic, mine, withGid);
+                    readLatency(traffic, first, withGid);
+                } else if (settings.runInfinitely() && (client || settings.bidirectional())) {
+                    intervals(traffic, settings.sizes().get(0));
+                } else if (settings.runInfinitely()) {
+                    awaitTheClientsEnd();
+                } else if (settings.bidirectional()) {
+                    bothWays(traffic, first, withGid);
                 } else if (client) {
-                    bandwidthClient(traffic, mine, withGid);
+                    bandwidthClient(traffic, first, withGid);
                 } else {
-                    bandwidthServer(mine, withGid);
+                    bandwidthServer(first, withGid);
                 }
             }
         } catch (ControlException e) {
@@ -158,6 +188,15 @@ final class PerftestSide {
         }
     }
 
+    /** One key swap per QP, in QP order; the peer's keys in that order. */
+    private List<PerftestKeys> handShakes(List<PerftestKeys> mine, boolean withGid) throws ControlException {
+        List<PerftestKeys> peer = new ArrayList<>();
+        for (PerftestKeys keys : mine) {
+            peer.add(exchange.handShake(keys, withGid));
+        }
+        return peer;
+    }
+
     private void writeLatency(RdmaTraffic traffic) throws VerbsException, BenchException {
         List<Integer> sizes = settings.sizes();
         for (int index = 0; index < sizes.size(); index++) {
@@ -166,34 +205,141 @@ final class PerftestSide {
     }
 
     /**
-     * ib_send_lat and ib_send_bw: for every size, this side's receives, then a barrier (so no SEND
-     * finds the peer without a receive), then the size (latency: ib_send_lat's loop on both sides;
-     * bandwidth: the client sends, the server counts and measures too); with {@code -a},
-     * ib_send_bw meets again after each size. A closing barrier ends the run. Both sides print
-     * their rows.
+     * ib_send_lat and ib_send_bw: for every size, the receives of the sides that receive (with
+     * {@code -b} both), then a barrier (so no SEND finds the peer without a receive), then the size
+     * (latency: ib_send_lat's loop on both sides; bandwidth: the client sends and the server counts
+     * and measures too; {@code -b}: both send, the server once the client's first SEND arrived, and
+     * swap their rows); with {@code -a}, ib_send_bw meets again after each size. A closing barrier
+     * ends the run. Both sides print their rows. {@code --run_infinitely}: the client sends and the
+     * server takes SENDs, both printing a row every {@code -D} seconds, until one of them is stopped.
      */
     private void send(RdmaTraffic traffic, PerftestKeys mine, boolean withGid)
             throws VerbsException, BenchException, ControlException {
         List<Integer> sizes = settings.sizes();
         boolean sweep = sizes.size() > 1;
         int iterations = settings.iterations();
+        if (settings.runInfinitely()) {
+            if (!client) {
+                traffic.perftestReceives(Long.MAX_VALUE);
+            }
+            exchange.handShake(mine, withGid);
+            if (client) {
+                intervals(traffic, sizes.get(0));
+            } else {
+                receiveIntervals(traffic, sizes.get(0));
+            }
+            return;
+        }
         for (int index = 0; index < sizes.size(); index++) {
             int size = sizes.get(index);
-            if (settings.mode() == BenchMode.LAT || !client) {
+            if (settings.mode() == BenchMode.LAT || !client || settings.bidirectional()) {
                 traffic.perftestReceives(iterations);
             }
             exchange.handShake(mine, withGid);
             if (settings.mode() == BenchMode.LAT) {
                 report(traffic.perftestSendLatency(size, index, iterations, client));
             } else {
-                report(client ? traffic.perftestSendBandwidthClient(size, index, iterations)
-                        : traffic.perftestSendBandwidthServer(size, index, iterations));
+                if (settings.bidirectional()) {
+                    reportBothWays(traffic.perftestSendBothWays(size, index, iterations, client));
+                } else {
+                    report(client ? traffic.perftestSendBandwidthClient(size, index, iterations)
+                            : traffic.perftestSendBandwidthServer(size, index, iterations));
+                }
                 if (sweep) {
                     exchange.handShake(mine, withGid);
                 }
             }
         }
         exchange.handShake(mine, withGid);
+    }
+
+    /**
+     * ib_write_bw, ib_read_bw and ib_atomic_bw with {@code -b}: for every size both sides meet, both
+     * measure (with {@code -a} they meet again), and they swap their rows; each prints both
+     * directions summed (perftest's {@code print_full_bw_report}). A closing barrier ends the run.
+     */
+    private void bothWays(RdmaTraffic traffic, PerftestKeys mine, boolean withGid)
+            throws VerbsException, BenchException, ControlException {
+        List<Integer> sizes = settings.sizes();
+        boolean sweep = sizes.size() > 1;
+        for (int index = 0; index < sizes.size(); index++) {
+            traffic.prepare(sizes.get(index));
+            exchange.handShake(mine, withGid);
+            BenchRow own = traffic.measure(sizes.get(index), index);
+            if (sweep) {
+                exchange.handShake(mine, withGid);
+            }
+            reportBothWays(own);
+        }
+        exchange.handShake(mine, withGid);
+    }
+
+    /** Swaps this side's {@code -b} row for the peer's and prints both directions summed. */
+    private void reportBothWays(BenchRow own) throws BenchException, ControlException {
+        BandwidthReport peer = exchange.bandwidthReports(reportOf(own.bandwidth(), settings.reportGbits()));
+        report(new BenchRow(BenchRow.Path.RDMA, own.bandwidth().bytes(),
+                own.bandwidth().plus(statsOf(peer, settings.reportGbits())), null, own.usage(), 0));
+    }
+
+    /**
+     * {@code --run_infinitely} on the side that sends (the client; with {@code -b} both): a row every
+     * {@code -D} seconds, with {@code -b} this side's doubled as perftest's, and no more TCP, until
+     * this side is stopped or the peer goes (after an interval, a failure while its connection is
+     * closed ends the run as stopped, not as a failure: perftest's end is a Ctrl-C).
+     */
+    private void intervals(RdmaTraffic traffic, int size) throws VerbsException, BenchException {
+        if (settings.test() != BenchTest.SEND) {
+            traffic.prepare(size);
+        }
+        for (long interval = 0; ; interval++) {
+            BenchRow row;
+            try {
+                row = traffic.measureInterval(size, interval == 0, false);
+            } catch (BenchStopped e) {
+                throw e;
+            } catch (BenchException | VerbsException e) {
+                if (interval > 0 && peerClosed()) {
+                    listener.note("the perftest peer ended the run after " + interval + " intervals ("
+                            + e.getMessage() + ")");
+                    throw new BenchStopped();
+                }
+                throw e;
+            }
+            report(settings.bidirectional() ? new BenchRow(BenchRow.Path.RDMA, size,
+                    SideRunner.ownBothWays(settings, row.bandwidth()), null, row.usage(), 0) : row);
+        }
+    }
+
+    /**
+     * ib_send_bw's {@code --run_infinitely} server: a row every {@code -D} seconds of the SENDs
+     * that arrived, until this side is stopped or the client's connection closes (perftest's own
+     * server goes on printing empty rows).
+     */
+    private void receiveIntervals(RdmaTraffic traffic, int size) throws VerbsException, BenchException {
+        for (long interval = 1; ; interval++) {
+            report(traffic.perftestReceiveInterval(size));
+            if (peerClosed()) {
+                listener.note("the perftest client ended the run after " + interval + " intervals (it closed the"
+                        + " connection)");
+                throw new BenchStopped();
+            }
+        }
+    }
+
+    /**
+     * The one-sided server of an endless WRITE, READ or atomic run: perftest's waits in a barrier
+     * that never comes; this one waits for the client's connection to close (its end), or for its
+     * own stop.
+     */
+    private void awaitTheClientsEnd() throws ControlException {
+        listener.note("the client runs until it is stopped and prints the rows; this side waits for its end");
+        exchange.channel().readNextIfOpen(1, "the end of the client's run");
+        listener.note("the client ended the run (it closed the connection)");
+    }
+
+    /** True when the peer closed its connection (or sent something, which it does not while it runs endlessly). */
+    private boolean peerClosed() {
+        return exchange.channel().peerClosedOrSent();
     }
 
     /**
@@ -244,8 +390,8 @@ final class PerftestSide {
     /** The peer's report as a row of this side's. */
     static BandwidthStats statsOf(BandwidthReport report, boolean gbits) throws BenchException {
         if (report.size() < 1 || report.size() > BenchSettings.MAX_SIZE || report.iterations() < 1) {
-            throw new BenchException("the client's report holds no row (" + report.size() + " bytes, "
-                    + report.iterations() + " iterations); did the client finish?");
+            throw new BenchException("the peer's report holds no row (" + report.size() + " bytes, "
+                    + report.iterations() + " iterations); did the peer finish?");
         }
         double unit = gbits ? BandwidthStats.GIGABIT_BYTES : BandwidthStats.MEBIBYTE;
         double average = report.average() * unit;

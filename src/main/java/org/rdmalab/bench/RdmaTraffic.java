@@ -50,6 +50,8 @@ final class RdmaTraffic {
     private static final int SIGNALED = SendFlag.SIGNALED.value();
 
     private final VerbsSide side;
+    /** The peer's connection data per QP ({@code -q}: QP i's WRITEs, READs and atomics go to its i-th). */
+    private final List<ConnectionData> remotes;
     private final ConnectionData remote;
     private final BenchSettings settings;
     private final Progress progress;
@@ -70,14 +72,21 @@ final class RdmaTraffic {
     private final int[] receivesPosted;
     /** "STOP" SENDs that arrived this size: one per QP ends it. */
     private int stopsArrived;
-    /** Receives a perftest peer's size still needs posted ({@link #perftestReceives}). */
-    private int receivesToPost;
+    /**
+     * Receives a perftest peer's size still needs posted, per QP ({@link #perftestReceives}); null
+     * until then, when a used receive goes back at once instead.
+     */
+    private long[] receivesToPost;
     private int sendsOutstanding;
     private long receivesArrived;
 
-    RdmaTraffic(VerbsSide side, ConnectionData remote, BenchSettings settings, Progress progress) {
+    RdmaTraffic(VerbsSide side, List<ConnectionData> remotes, BenchSettings settings, Progress progress) {
+        if (remotes.size() != side.qps().size()) {
+            throw new IllegalArgumentException(remotes.size() + " peer QPs for " + side.qps().size() + " QPs");
+        }
         this.side = side;
-        this.remote = remote;
+        this.remotes = List.copyOf(remotes);
+        this.remote = remotes.get(0);
         this.settings = settings;
         this.progress = progress;
         this.qp = side.qp();
@@ -120,21 +129,27 @@ final class RdmaTraffic {
 
     /**
      * Measures one report interval of {@code --run_infinitely} (the client): {@code -D} seconds of
-     * bandwidth, after the size's warm-up when {@code first}.
+     * bandwidth, after the size's warm-up when {@code first}; a SEND test ends it with the stop SEND
+     * when {@code stop} (not for a perftest server, which counts). The row has no peak, as perftest's.
      */
-    BenchRow measureInterval(int size, boolean first) throws VerbsException, BenchException {
-        return bandwidth(size, 0, first ? settings.warmupFor(size) : 0, 0, true);
+    BenchRow measureInterval(int size, boolean first, boolean stop) throws VerbsException, BenchException {
+        return bandwidth(size, 0, first ? settings.warmupFor(size) : 0, 0, stop);
     }
 
     private SendWorkRequest request(int size, long wrId, int flags) {
+        return request(remote, size, wrId, flags);
+    }
+
+    /** The test's work request of {@code size} bytes against {@code target} (a QP's peer). */
+    private SendWorkRequest request(ConnectionData target, int size, long wrId, int flags) {
         ScatterGatherElement source = mr.sge(0, size);
         ScatterGatherElement landing = mr.sge(slot, size);
         return switch (settings.test()) {
-            case WRITE -> SendWorkRequest.write(wrId, source, remote.addr(), remote.rkey(), flags);
-            case READ -> SendWorkRequest.read(wrId, landing, remote.addr(), remote.rkey(), flags);
+            case WRITE -> SendWorkRequest.write(wrId, source, target.addr(), target.rkey(), flags);
+            case READ -> SendWorkRequest.read(wrId, landing, target.addr(), target.rkey(), flags);
             case SEND -> SendWorkRequest.send(wrId, source, flags);
-            case ATOMIC -> SendWorkRequest.fetchAdd(wrId, mr.sge(slot, BenchTest.ATOMIC_SIZE), remote.addr(),
-                    remote.rkey(), 1, flags);
+            case ATOMIC -> SendWorkRequest.fetchAdd(wrId, mr.sge(slot, BenchTest.ATOMIC_SIZE), target.addr(),
+                    target.rkey(), 1, flags);
         };
     }
 
@@ -149,12 +164,12 @@ final class RdmaTraffic {
      */
     private BenchRow bandwidth(int size, int sizeIndex, int warmup, long count, boolean stop)
             throws VerbsException, BenchException {
-        SendWorkRequest signaled = request(size, 1, SIGNALED);
-        SendWorkRequest unsignaled = request(size, 0, 0);
         int perQp = qps.size();
         if (perQp > 1) {
-            return bandwidthOverQps(size, sizeIndex, signaled, unsignaled, (warmup + perQp - 1) / perQp, count, stop);
+            return bandwidthOverQps(size, sizeIndex, (warmup + perQp - 1) / perQp, count, stop);
         }
+        SendWorkRequest signaled = request(size, 1, SIGNALED);
+        SendWorkRequest unsignaled = request(size, 0, 0);
         window(signaled, unsignaled, warmup, 0, false);
         ensureCapacity(settings.timed() ? 1 << 16 : count);
         progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), count, false, 1);
@@ -169,7 +184,7 @@ final class RdmaTraffic {
             }
         }
         BandwidthStats stats = BandwidthStats.of(size, postTimes, completionTimes, (int) moved,
-                settings.cqModeration(), true);
+                settings.cqModeration(), !settings.runInfinitely());
         return new BenchRow(BenchRow.Path.RDMA, size, stats, null, usage, 0);
     }
 
@@ -227,7 +242,7 @@ final class RdmaTraffic {
                 check(completions, i);
                 if (isReceive(i)) {
                     // -b with SENDs: the peer's stream arrives on the same CQ; its receives go back at once.
-                    repostReceive(received(i));
+                    takeReceive(i);
                     continue;
                 }
                 long last = ring[head];
@@ -252,11 +267,18 @@ final class RdmaTraffic {
      * {@link #bandwidth} over {@code -q} QPs, as perftest's: each QP sends {@code count} messages
      * (or for {@code -D}) with {@code -t} of its own in flight, a completion signaled on one in
      * {@code cq_mod} of its messages and on its last; the posts go round the QPs, each filling its
-     * window in turn. The row has every QP's bytes in its rates and {@code #iterations} per QP; its
-     * peak looks at every message, since signaled ones are no longer every {@code cq_mod}-th.
+     * window in turn, each against its own peer QP's buffer. The row has every QP's messages, as
+     * perftest's ({@code #iterations} is {@code -n} × {@code -q}); its peak looks at every message,
+     * since signaled ones are no longer every {@code cq_mod}-th.
      */
-    private BenchRow bandwidthOverQps(int size, int sizeIndex, SendWorkRequest signaled, SendWorkRequest unsignaled,
-                                      int warmup, long count, boolean stop) throws VerbsException, BenchException {
+    private BenchRow bandwidthOverQps(int size, int sizeIndex, int warmup, long count, boolean stop)
+            throws VerbsException, BenchException {
+        SendWorkRequest[] signaled = new SendWorkRequest[qps.size()];
+        SendWorkRequest[] unsignaled = new SendWorkRequest[qps.size()];
+        for (int q = 0; q < qps.size(); q++) {
+            signaled[q] = request(remotes.get(q), size, 1, SIGNALED);
+            unsignaled[q] = request(remotes.get(q), size, 0, 0);
+        }
         windowOverQps(signaled, unsignaled, warmup, 0, false);
         ensureCapacity(settings.timed() ? 1 << 16 : count * qps.size());
         progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), count * qps.size(), false, 1);
@@ -270,9 +292,8 @@ final class RdmaTraffic {
                 takeSends("the peer's SENDs");
             }
         }
-        BandwidthStats all = BandwidthStats.of(size, postTimes, completionTimes, (int) moved, 1, true);
-        BandwidthStats stats = new BandwidthStats(size, moved / qps.size(), all.peakBytesPerSecond(),
-                all.averageBytesPerSecond(), all.messagesPerSecond(), all.elapsedNanos());
+        BandwidthStats stats = BandwidthStats.of(size, postTimes, completionTimes, (int) moved, 1,
+                !settings.runInfinitely());
         return new BenchRow(BenchRow.Path.RDMA, size, stats, null, usage, 0);
     }
 
@@ -285,7 +306,7 @@ final class RdmaTraffic {
      * --bw -s 65536 -m 4096 --loopback --baseline} fell from 0.70–0.76 to 0.43–0.66 of the baseline
      * in six alternating runs.)
      */
-    private long windowOverQps(SendWorkRequest signaled, SendWorkRequest unsignaled, long count, long deadline,
+    private long windowOverQps(SendWorkRequest[] signaled, SendWorkRequest[] unsignaled, long count, long deadline,
                                boolean record) throws VerbsException, BenchException {
         int n = qps.size();
         int cqMod = settings.cqModeration();
@@ -325,7 +346,7 @@ final class RdmaTraffic {
                         }
                         postTimes[(int) numbered] = now;
                     }
-                    qps.get(q).postSend(signal ? signaled : unsignaled);
+                    qps.get(q).postSend(signal ? signaled[q] : unsignaled[q]);
                     open[q][openTail[q]] = numbered;
                     openTail[q] = (openTail[q] + 1) % open[q].length;
                     if (signal) {
@@ -351,7 +372,7 @@ final class RdmaTraffic {
                 check(completions, i);
                 if (isReceive(i)) {
                     // -b with SENDs: the peer's streams arrive on the same CQ; each receive goes back at once.
-                    repostReceive(received(i));
+                    takeReceive(i);
                     continue;
                 }
                 int q = qpIndex(completions.qpNum(i));
@@ -514,15 +535,31 @@ final class RdmaTraffic {
      * #perftestSendLatency}, {@link #perftestSendBandwidthServer}), so none is left over for the
      * next size. A receive takes a whole slot, so it fits any size.
      */
-    void perftestReceives(int iterations) throws VerbsException {
-        receivesToPost = iterations;
+    void perftestReceives(long iterations) throws VerbsException {
+        if (receivesToPost == null) {
+            receivesToPost = new long[qps.size()];
+        }
+        Arrays.fill(receivesToPost, iterations);
         topUpReceives();
     }
 
+    /** Posts what each QP's receive queue has room for of the receives a perftest peer still needs. */
     private void topUpReceives() throws VerbsException {
-        while (receivesToPost > 0 && receivesPosted[0] < side.rxDepth()) {
-            repostReceive(0);
-            receivesToPost--;
+        for (int q = 0; q < qps.size(); q++) {
+            while (receivesToPost[q] > 0 && receivesPosted[q] < side.rxDepth()) {
+                repostReceive(q);
+                receivesToPost[q]--;
+            }
+        }
+    }
+
+    /** Counts receive completion {@code i}; its receive goes back at once, or as a perftest peer needs. */
+    private void takeReceive(int i) throws VerbsException {
+        int q = received(i);
+        if (receivesToPost == null) {
+            repostReceive(q);
+        } else {
+            topUpReceives();
         }
     }
 
@@ -580,22 +617,73 @@ final class RdmaTraffic {
         return new BenchRow(BenchRow.Path.RDMA, size, null, stats, usage, 0);
     }
 
-    /** ib_send_bw's client for a perftest server: {@code iterations} SENDs, no warm-up, no stop SEND. */
+    /** ib_send_bw's client for a perftest server: {@code iterations} SENDs per QP, no warm-up, no stop SEND. */
     BenchRow perftestSendBandwidthClient(int size, int sizeIndex, int iterations)
             throws VerbsException, BenchException {
         return bandwidth(size, sizeIndex, 0, iterations, false);
     }
 
     /**
+     * ib_send_bw {@code -b} for a perftest peer ({@link #perftestReceives} first; both sides run
+     * it): this side's {@code iterations} SENDs per QP, the server's once its first receive
+     * completed, as ib_send_bw's {@code run_iter_bi}; then the rest of the peer's. The row is this
+     * side's SENDs.
+     */
+    BenchRow perftestSendBothWays(int size, int sizeIndex, int iterations, boolean client)
+            throws VerbsException, BenchException {
+        long target = receivesArrived + (long) iterations * qps.size();
+        if (!client) {
+            awaitArrivals(receivesArrived + 1, "the client's first SEND");
+        }
+        BenchRow own = bandwidth(size, sizeIndex, 0, iterations, false);
+        awaitArrivals(target, "the peer's SENDs");
+        return own;
+    }
+
+    /**
+     * One {@code -D} interval of ib_send_bw's {@code --run_infinitely} server, for a perftest client
+     * ({@link #perftestReceives} first, without a limit): takes SENDs and posts receives again; the
+     * row is what arrived in the interval (no peak).
+     */
+    BenchRow perftestReceiveInterval(int size) throws VerbsException, BenchException {
+        long start = System.nanoTime();
+        long end = start + settings.durationSeconds() * 1_000_000_000L;
+        long before = receivesArrived;
+        progress.begin(BenchRow.Path.RDMA, size, 0, 1, 0, false, 1);
+        ResourceMeter.Snapshot meter = ResourceMeter.snapshot(side.context());
+        int idle = 0;
+        long now = start;
+        while (now - end < 0) {
+            if (reap()) {
+                topUpReceives();
+                idle = 0;
+                now = System.nanoTime();
+                progress.tick(receivesArrived - before, now);
+                progress.checkStop();
+            } else {
+                CompletionQueue.pauseAfterEmptyPoll(idle++);
+                if ((idle & 0xff) == 0) {
+                    progress.checkStop();
+                }
+                now = System.nanoTime();
+            }
+        }
+        long arrived = receivesArrived - before;
+        ResourceMeter.Usage usage = ResourceMeter.since(meter, side.context(), arrived);
+        return new BenchRow(BenchRow.Path.RDMA, size, BandwidthStats.ofTotals(size, arrived, now - start), null, usage, 0);
+    }
+
+    /**
      * ib_send_bw's server for a perftest client ({@link #perftestReceives} first): takes
-     * {@code iterations} SENDs, posting receives as they are used; its row is the bandwidth from
+     * {@code iterations} SENDs per QP, posting receives as they are used; its row is the bandwidth from
      * the first arrival to the last (no peak: the server sees no post times).
      */
     BenchRow perftestSendBandwidthServer(int size, int sizeIndex, int iterations)
             throws VerbsException, BenchException {
-        progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), iterations, false, 1);
+        long total = (long) iterations * qps.size();
+        progress.begin(BenchRow.Path.RDMA, size, sizeIndex, settings.sizes().size(), total, false, 1);
         ResourceMeter.Snapshot before = ResourceMeter.snapshot(side.context());
-        long target = receivesArrived + iterations;
+        long target = receivesArrived + total;
         long first = 0;
         long last = 0;
         long lastProgress = System.nanoTime();
@@ -608,7 +696,7 @@ final class RdmaTraffic {
                     first = first == 0 ? now : first;
                     last = now;
                     topUpReceives();
-                    progress.tick(iterations - (target - receivesArrived), now);
+                    progress.tick(total - (target - receivesArrived), now);
                 }
                 idle = 0;
                 lastProgress = now;
@@ -617,8 +705,8 @@ final class RdmaTraffic {
                 lastProgress = stallCheck(idle++, lastProgress, "the client's SENDs");
             }
         }
-        ResourceMeter.Usage usage = ResourceMeter.since(before, side.context(), iterations);
-        BandwidthStats stats = BandwidthStats.ofTotals(size, iterations, Math.max(1, last - first));
+        ResourceMeter.Usage usage = ResourceMeter.since(before, side.context(), total);
+        BandwidthStats stats = BandwidthStats.ofTotals(size, total, Math.max(1, last - first));
         return new BenchRow(BenchRow.Path.RDMA, size, stats, null, usage, 0);
     }
 
@@ -741,16 +829,21 @@ final class RdmaTraffic {
         receivesPosted[q]++;
     }
 
-    /** Polls once; true when something completed. */
+    /** Polls once; true when something completed. A perftest peer's receives are topped up. */
     private boolean reap() throws VerbsException, BenchException {
         int polled = cq.poll(completions);
+        boolean receives = false;
         for (int i = 0; i < polled; i++) {
             check(completions, i);
             if (isReceive(i)) {
                 received(i);
+                receives = true;
             } else {
                 sendsOutstanding--;
             }
+        }
+        if (receives && receivesToPost != null) {
+            topUpReceives();
         }
         return polled > 0;
     }

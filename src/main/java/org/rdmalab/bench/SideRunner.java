@@ -2,6 +2,7 @@ package org.rdmalab.bench;
 
 import java.net.Inet4Address;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.rdmalab.control.ConnectionData;
@@ -54,15 +55,17 @@ final class SideRunner {
             rendezvous.sync("bench " + settings.agreement(), HANDSHAKE);
             side.connect(remote);
             // -q: QP i of each side talks to QP i of the other (both sides agreed on the count above).
+            List<ConnectionData> remotes = new ArrayList<>(List.of(remote));
             for (int i = 1; i < settings.qps(); i++) {
-                side.connect(i, rendezvous.exchange(side.local(i), HANDSHAKE));
+                remotes.add(rendezvous.exchange(side.local(i), HANDSHAKE));
+                side.connect(i, remotes.get(i));
             }
             rendezvous.sync("connected", HANDSHAKE);
             info = new BenchInfo(settings, device.name(), device.backend() + " (" + device.description() + ")",
                     side.port().linkLayer(), side.mtu(), side.gid().index(), 0, side.outstandingReads(), local, remote,
                     rendezvous.method());
             listener.started(info);
-            RdmaTraffic traffic = new RdmaTraffic(side, remote, settings, progress);
+            RdmaTraffic traffic = new RdmaTraffic(side, remotes, settings, progress);
             String localIp = addressOf(local, localAddress.getHostAddress());
             String peerIp = addressOf(remote, rendezvous.peerAddress());
             List<Integer> sizes = settings.sizes();
@@ -90,7 +93,7 @@ final class SideRunner {
                         if (own != null) {
                             // As the RDMA row of -b: both directions summed, this side's iterations.
                             Map<String, String> peer = rendezvous.swap(bandwidthFacts(own.bandwidth()), HANDSHAKE);
-                            BandwidthStats stats = duplexOwnOnly() ? own.bandwidth()
+                            BandwidthStats stats = duplexOwnOnly() ? ownBothWays(settings, own.bandwidth())
                                     : own.bandwidth().plus(bandwidthOf(size, peer));
                             report(new BenchRow(BenchRow.Path.BASELINE, size, stats, null, own.usage(),
                                     own.lostMessages()));
@@ -130,7 +133,7 @@ final class SideRunner {
             Map<String, String> peer = rendezvous.swap(measured != null ? bandwidthFacts(measured.bandwidth())
                     : Map.of(), HANDSHAKE);
             if (settings.bidirectional()) {
-                BandwidthStats stats = duplexOwnOnly() ? measured.bandwidth()
+                BandwidthStats stats = duplexOwnOnly() ? ownBothWays(settings, measured.bandwidth())
                         : measured.bandwidth().plus(bandwidthOf(size, peer));
                 report(new BenchRow(BenchRow.Path.RDMA, size, stats, null, measured.usage(), 0));
             } else if (!client) {
@@ -149,7 +152,7 @@ final class SideRunner {
             boolean first = interval == 0;
             try {
                 measureSize(traffic, size, "size " + size + " interval " + interval,
-                        () -> traffic.measureInterval(size, first));
+                        () -> traffic.measureInterval(size, first, true));
             } catch (PeerGone e) {
                 // A stop here closes this side's own connection first: that is not the peer leaving.
                 progress.checkStop();
@@ -168,6 +171,15 @@ final class SideRunner {
      */
     private boolean duplexOwnOnly() {
         return settings.runInfinitely() || settings.test() == BenchTest.SEND && settings.timed();
+    }
+
+    /**
+     * A {@code -b} row from this side's direction alone ({@link #duplexOwnOnly}): doubled in a
+     * {@code --run_infinitely} run of WRITE, READ or atomics (perftest's {@code run_inf_bi_factor}:
+     * rates times 2, {@code #iterations} this side's), as it is.
+     */
+    static BandwidthStats ownBothWays(BenchSettings settings, BandwidthStats own) {
+        return settings.runInfinitely() && settings.test() != BenchTest.SEND ? own.plus(own) : own;
     }
 
     /** A bandwidth row as named values for {@link Rendezvous#swap}. */

@@ -146,7 +146,7 @@ final class UdpBaseline implements AutoCloseable {
     /**
      * Bandwidth: with {@code -q N} the window holds N × {@code -t} messages and N × {@code -n} go in
      * all, the RDMA traffic's N QPs sharing one UDP socket pair as a device's QPs share its socket;
-     * the row's {@code #iterations} is per QP, as the RDMA row's.
+     * the row's {@code #iterations} counts them all, as the RDMA row's (perftest's).
      */
     private BenchRow bandwidth(int size, int sizeIndex) throws IOException, BenchException {
         int qps = settings.qps();
@@ -162,7 +162,7 @@ final class UdpBaseline implements AutoCloseable {
         ResourceMeter.Usage usage = ResourceMeter.since(before, moved);
         BandwidthStats all = BandwidthStats.of(size, postTimes, completionTimes, (int) moved, 1, true);
         double delivered = moved == 0 ? 0 : (double) (moved - lost) / moved;
-        BandwidthStats stats = new BandwidthStats(size, moved / qps, all.peakBytesPerSecond(),
+        BandwidthStats stats = new BandwidthStats(size, moved, all.peakBytesPerSecond(),
                 all.averageBytesPerSecond() * delivered, all.messagesPerSecond() * delivered, all.elapsedNanos());
         return new BenchRow(BenchRow.Path.BASELINE, size, stats, null, usage, lost);
     }

@@ -254,6 +254,29 @@ public final class ControlChannel implements AutoCloseable {
                 cause);
     }
 
+    /**
+     * True when the peer closed (or reset) the connection or sent something, looking for at most a
+     * millisecond; for a side that expects nothing more until the peer's end (a byte that came is
+     * read and dropped).
+     */
+    public boolean peerClosedOrSent() {
+        try {
+            if (in.available() > 0) {
+                return true;
+            }
+            if (socket == null) {
+                return closedStreams;
+            }
+            socket.setSoTimeout(1);
+            in.read();
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
     /** True once {@link #close()} ran (or the socket was closed). */
     public boolean isClosed() {
         return socket != null ? socket.isClosed() : closedStreams;

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,42 +29,13 @@ class BenchEngineTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
 
     /** Records what the run reports. */
-    private static final class Recorder implements BenchListener {
-        final AtomicInteger started = new AtomicInteger();
-        final List<LiveSample> samples = new CopyOnWriteArrayList<>();
-        final List<BenchRow> rows = new CopyOnWriteArrayList<>();
-        final List<String> notes = new CopyOnWriteArrayList<>();
-        final CountDownLatch firstSample = new CountDownLatch(1);
-
-        @Override
-        public void started(BenchInfo info) {
-            started.incrementAndGet();
-        }
-
-        @Override
-        public void sample(LiveSample sample) {
-            samples.add(sample);
-            firstSample.countDown();
-        }
-
-        @Override
-        public void row(BenchRow row) {
-            rows.add(row);
-        }
-
-        @Override
-        public void note(String text) {
-            notes.add(text);
-        }
-    }
-
     private static Topology.Loopback loopback() {
         return new Topology.Loopback("127.0.0.1", "127.0.0.2", Ports.freeUdpPort(), Ports.freeUdpPort());
     }
 
     @Test
     void aLoopbackRunReportsTheRdmaRowThenTheBaselineRowAndTheirRatio() throws Exception {
-        Recorder recorder = new Recorder();
+        RecordingListener recorder = new RecordingListener();
         BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
                 .withIterations(200).withBaseline(true);
         BenchReport report = new BenchEngine(Backends.installed()).start(settings, loopback(), recorder).await(WAIT);
@@ -98,7 +68,7 @@ class BenchEngineTest {
     /**
      * {@code -q 3 --baseline}: the baseline's window carries all three QPs' messages over its one
      * socket pair (3 × -t in flight, 3 × -n in all), as the device's three QPs share its socket;
-     * both rows give {@code #iterations} per QP.
+     * both rows count every QP's messages in {@code #iterations}, as perftest's does (-n × -q).
      */
     @Test
     void severalQpsHaveABaselineOfAllTheirMessagesOverOneSocketPair() throws Exception {
@@ -110,7 +80,7 @@ class BenchEngineTest {
                 report.rows().stream().map(BenchRow::path).toList());
         for (BenchRow row : report.rows()) {
             BandwidthStats stats = row.bandwidth();
-            assertEquals(200, stats.iterations(), "#iterations is per QP: " + row);
+            assertEquals(600, stats.iterations(), "#iterations is -n x -q: " + row);
             double moved = stats.messagesPerSecond() * stats.elapsedNanos() / 1e9;
             assertEquals(600, moved, 6, "every QP's messages were measured: " + row);
         }
@@ -131,7 +101,7 @@ class BenchEngineTest {
 
     @Test
     void stopEndsARunWithinSecondsAndReleasesItsSockets() throws Exception {
-        Recorder recorder = new Recorder();
+        RecordingListener recorder = new RecordingListener();
         Topology.Loopback topology = loopback();
         BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
                 .withDuration(120).withTxDepth(16);
@@ -156,7 +126,7 @@ class BenchEngineTest {
         BenchEngine engine = new BenchEngine(Backends.installed());
         BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, baseline,
                 Duration.ofSeconds(60)), BenchListener.NONE);
-        Recorder recorder = new Recorder();
+        RecordingListener recorder = new RecordingListener();
         BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, baseline,
                 Duration.ofSeconds(60)), recorder);
         BenchReport measured = client.await(WAIT);
@@ -177,9 +147,9 @@ class BenchEngineTest {
     void runningUntilStoppedReportsARowEveryIntervalUntilTheStop() throws Exception {
         BenchSettings settings = BenchSettings.defaults(BenchTest.SEND, BenchMode.BW).withSizes(List.of(1024))
                 .withRunInfinitely(true, 1);
-        Recorder recorder = new Recorder();
+        RecordingListener recorder = new RecordingListener();
         BenchRun run = new BenchEngine(Backends.installed()).start(settings, loopback(), recorder);
-        awaitRows(recorder, 2);
+        RecordingListener.awaitRows(recorder, 2);
         run.stop();
         BenchReport report = run.await(WAIT);
         assertTrue(report.stopped());
@@ -205,13 +175,13 @@ class BenchEngineTest {
         BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
                 .withRunInfinitely(true, 1);
         BenchEngine engine = new BenchEngine(Backends.installed());
-        Recorder served = new Recorder();
+        RecordingListener served = new RecordingListener();
         BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
                 Duration.ofSeconds(60)), served);
-        Recorder measured = new Recorder();
+        RecordingListener measured = new RecordingListener();
         BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
                 Duration.ofSeconds(60)), measured);
-        awaitRows(served, 2);
+        RecordingListener.awaitRows(served, 2);
         client.stop();
         BenchReport clientReport = client.await(WAIT);
         BenchReport serverReport = server.await(WAIT);
@@ -245,7 +215,7 @@ class BenchEngineTest {
         BandwidthStats serverRow = answered.rows().get(0).bandwidth();
         assertEquals(clientRow.averageBytesPerSecond(), serverRow.averageBytesPerSecond(), 1e-6,
                 "both sides print the same sum");
-        assertEquals(2000 / qps, clientRow.iterations(), "per QP");
+        assertEquals(2000, clientRow.iterations(), "-n x -q, this side's");
         for (BenchReport report : List.of(measured, answered)) {
             // Over each side's measured part its device sent its 2000 SENDs, on every QP (without -b
             // the server sends none). How much of the peer's stream arrives meanwhile varies: the
@@ -281,7 +251,7 @@ class BenchEngineTest {
     /**
      * {@code -q 3} over TCP with SENDs: each QP sends its own {@code -n}, the server keeps receives
      * posted on every QP and ends the size once each QP's "STOP" arrived, and both print the row,
-     * whose {@code #iterations} is per QP as perftest's.
+     * whose {@code #iterations} is -n × -q as perftest's.
      */
     @Test
     void threeQpsEachSendTheirIterationsAndTheServerTakesThemAll() throws Exception {
@@ -291,7 +261,7 @@ class BenchEngineTest {
         BenchReport measured = reports.client();
         BenchReport answered = reports.server();
         BandwidthStats row = measured.rows().get(0).bandwidth();
-        assertEquals(1000, row.iterations(), "#iterations is per QP");
+        assertEquals(3000, row.iterations(), "#iterations is -n x -q");
         assertEquals(row, answered.rows().get(0).bandwidth(), "the server shows the client's row");
         // Over the measured part the client's device sent every QP's 1000 SENDs.
         long sends = measured.rows().get(0).usage().counters().getOrDefault("rdma_sends", 0L);
@@ -317,20 +287,12 @@ class BenchEngineTest {
         return new Reports(server.await(WAIT), measured);
     }
 
-    private static void awaitRows(Recorder recorder, int rows) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (recorder.rows.size() < rows && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertTrue(recorder.rows.size() >= rows, "rows so far: " + recorder.rows);
-    }
-
     /** perftest's bandwidth server prints the client's row (xchg_bw_reports); so does this one. */
     @Test
     void aBandwidthServerReportsTheClientsRow() throws Exception {
         BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096, 8192))
                 .withIterations(200);
-        Recorder served = new Recorder();
+        RecordingListener served = new RecordingListener();
         Reports reports = overTcp(settings, served);
         BenchReport measured = reports.client();
         BenchReport answered = reports.server();

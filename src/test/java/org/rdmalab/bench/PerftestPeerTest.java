@@ -1,6 +1,7 @@
 package org.rdmalab.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,12 +26,16 @@ class PerftestPeerTest {
     private final BenchEngine engine = new BenchEngine(Backends.installed());
 
     private BenchRun[] pair(BenchSettings settings) {
+        return pair(settings, BenchListener.NONE, BenchListener.NONE);
+    }
+
+    private BenchRun[] pair(BenchSettings settings, BenchListener serverListener, BenchListener clientListener) {
         int tcp = Ports.freeTcpPort();
         int udp = Ports.freeUdpPort();
         BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0, Duration.ofSeconds(60))
-                .withExchange(Topology.Exchange.PERFTEST), BenchListener.NONE);
+                .withExchange(Topology.Exchange.PERFTEST), serverListener);
         BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
-                Duration.ofSeconds(60)).withExchange(Topology.Exchange.PERFTEST), BenchListener.NONE);
+                Duration.ofSeconds(60)).withExchange(Topology.Exchange.PERFTEST), clientListener);
         return new BenchRun[] {server, client};
     }
 
@@ -134,6 +139,132 @@ class PerftestPeerTest {
         assertThrows(BenchException.class, () -> client.await(WAIT));
     }
 
+    /**
+     * {@code -q 3}: the keys go once per QP (twice, and QP 0's as barriers), each QP sends its
+     * {@code -n}, and the row counts them all (perftest's {@code #iterations} is -n × -q); a WRITE
+     * server prints its client's row, a SEND server counts every QP's SENDs.
+     */
+    @Test
+    void severalQpsEachRunTheirIterationsAndTheRowCountsThemAll() throws Exception {
+        for (BenchTest test : List.of(BenchTest.WRITE, BenchTest.SEND)) {
+            BenchRun[] runs = pair(BenchSettings.defaults(test, BenchMode.BW).withSizes(List.of(1024))
+                    .withIterations(400).withQps(3));
+            BenchReport measured = runs[1].await(WAIT);
+            BenchReport served = runs[0].await(WAIT);
+            assertEquals(1200, measured.rows().get(0).bandwidth().iterations(), test.name());
+            assertEquals(1200, served.rows().get(0).bandwidth().iterations(), test.name());
+            long sent = measured.rows().get(0).usage().counters().getOrDefault("rdma_sends", 0L);
+            if (test == BenchTest.SEND) {
+                assertTrue(sent >= 1200, measured.rows().get(0).usage().counters().toString());
+            }
+        }
+    }
+
+    /**
+     * {@code -b}: both sides measure after a barrier and swap their rows, and each prints both
+     * directions summed with its own #iterations (WRITE, and SEND with two QPs, where the server
+     * starts once the client's first SEND arrived).
+     */
+    @Test
+    void bothWaysEachSidePrintsBothDirectionsSummed() throws Exception {
+        for (BenchSettings settings : List.of(
+                BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096)).withIterations(500)
+                        .withBidirectional(true),
+                BenchSettings.defaults(BenchTest.SEND, BenchMode.BW).withSizes(List.of(1024)).withIterations(300)
+                        .withBidirectional(true).withQps(2))) {
+            BenchRun[] runs = pair(settings);
+            BenchReport measured = runs[1].await(WAIT);
+            BenchReport served = runs[0].await(WAIT);
+            BandwidthStats client = measured.rows().get(0).bandwidth();
+            BandwidthStats server = served.rows().get(0).bandwidth();
+            long iterations = (long) settings.iterations() * settings.qps();
+            assertEquals(iterations, client.iterations(), settings.test().name());
+            assertEquals(iterations, server.iterations(), settings.test().name());
+            assertEquals(client.averageBytesPerSecond(), server.averageBytesPerSecond(),
+                    1e-6 * client.averageBytesPerSecond(), "both print the same sum: " + settings.test());
+            // Each side's device sent its own stream (a one-way server would send a few ACKs only).
+            for (BenchReport report : List.of(measured, served)) {
+                java.util.Map<String, Long> counters = report.rows().get(0).usage().counters();
+                assertTrue(counters.getOrDefault("sent_pkts", 0L) >= iterations, counters.toString());
+            }
+        }
+    }
+
+    /**
+     * {@code --run_infinitely} WRITE: the client prints a row each interval (no peak, as perftest's)
+     * and the one-sided server waits; when the client is stopped its connection closes, and the
+     * server ends as a served run, without rows.
+     */
+    @Test
+    void anEndlessWriteClientPrintsIntervalsAndItsStopEndsTheWaitingServer() throws Exception {
+        RecordingListener served = new RecordingListener();
+        RecordingListener measured = new RecordingListener();
+        BenchRun[] runs = pair(BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
+                .withRunInfinitely(true, 1).withQps(2), served, measured);
+        RecordingListener.awaitRows(measured, 2);
+        runs[1].stop();
+        BenchReport client = runs[1].await(WAIT);
+        BenchReport server = runs[0].await(WAIT);
+        assertTrue(client.stopped());
+        for (BenchRow row : client.rows()) {
+            assertTrue(row.bandwidth().iterations() > 0, row.toString());
+            assertEquals(0, row.bandwidth().peakBytesPerSecond(), row.toString());
+        }
+        assertFalse(server.stopped(), "the client's end is the server's normal end");
+        assertTrue(server.rows().isEmpty());
+        assertTrue(served.notes.contains("the client ended the run (it closed the connection)"), served.notes.toString());
+    }
+
+    /**
+     * {@code --run_infinitely} SEND: both sides print a row each interval (the server what arrived);
+     * the client's stop ends the server as stopped too, once its interval is over.
+     */
+    @Test
+    void anEndlessSendServerPrintsWhatArrivedUntilTheClientStops() throws Exception {
+        RecordingListener served = new RecordingListener();
+        RecordingListener measured = new RecordingListener();
+        BenchRun[] runs = pair(BenchSettings.defaults(BenchTest.SEND, BenchMode.BW).withSizes(List.of(1024))
+                .withRunInfinitely(true, 1), served, measured);
+        RecordingListener.awaitRows(served, 2);
+        runs[1].stop();
+        BenchReport client = runs[1].await(WAIT);
+        BenchReport server = runs[0].await(WAIT);
+        assertTrue(client.stopped());
+        assertTrue(server.stopped());
+        assertTrue(server.rows().size() >= 2);
+        assertTrue(server.rows().get(0).bandwidth().iterations() > 0, server.rows().get(0).toString());
+        assertTrue(served.notes.stream().anyMatch(note -> note.startsWith("the perftest client ended the run after")),
+                served.notes.toString());
+    }
+
+    /**
+     * {@code -b --run_infinitely} WRITE: both sides send and print their own rate doubled (perftest's
+     * {@code run_inf_bi_factor}); when one stops, the other's WRITEs fail and, its peer's
+     * connection being closed, it ends as stopped.
+     */
+    @Test
+    void endlessBothWaysSidesPrintTheirOwnRateDoubledAndEndWithTheirPeer() throws Exception {
+        RecordingListener served = new RecordingListener();
+        RecordingListener measured = new RecordingListener();
+        BenchRun[] runs = pair(BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
+                .withRunInfinitely(true, 1).withBidirectional(true), served, measured);
+        RecordingListener.awaitRows(served, 2);
+        RecordingListener.awaitRows(measured, 2);
+        runs[1].stop();
+        BenchReport client = runs[1].await(WAIT);
+        BenchReport server = runs[0].await(WAIT);
+        assertTrue(client.stopped());
+        assertTrue(server.stopped(), "the peer's end ends this side as stopped");
+        for (BenchReport report : List.of(client, server)) {
+            BenchRow row = report.rows().get(0);
+            BandwidthStats stats = row.bandwidth();
+            double own = (double) stats.bytes() * stats.iterations() / (stats.elapsedNanos() / 1e9);
+            assertEquals(2 * own, stats.averageBytesPerSecond(), 0.01 * own, row.toString());
+        }
+        assertTrue(served.notes.stream().anyMatch(note -> note.startsWith("the perftest peer ended the run after")),
+                served.notes.toString());
+    }
+
     @Test
     void everyTestWithIterationsAndNoBaselineTalksToPerftest() {
         for (BenchTest test : BenchTest.values()) {
@@ -143,5 +274,10 @@ class PerftestPeerTest {
         assertThrows(IllegalArgumentException.class, () -> PerftestSide.check(write.withDuration(5)));
         assertThrows(IllegalArgumentException.class, () -> PerftestSide.check(write.withBaseline(true)));
         PerftestSide.check(write);
+        BenchSettings send = BenchSettings.defaults(BenchTest.SEND, BenchMode.BW).withSizes(List.of(64));
+        PerftestSide.check(send.withQps(4).withBidirectional(true));
+        PerftestSide.check(send.withRunInfinitely(true, 5));
+        assertThrows(IllegalArgumentException.class,
+                () -> PerftestSide.check(send.withRunInfinitely(true, 5).withBidirectional(true)));
     }
 }

@@ -64,12 +64,11 @@ class BenchCommandTest {
         "write --bw --run_infinitely -a|--run_infinitely runs one size until stopped; give -s N, not -a",
         "write --bw --run_infinitely -n 100|drop -n (-D sets how often a row is printed)",
         "write --bw --run_infinitely --baseline|drop --baseline",
-        "send --bw --run_infinitely --perftest 127.0.0.1|--run_infinitely runs between two RDMA Lab sides only",
+        "send --bw --run_infinitely -b --perftest 127.0.0.1|ib_send_bw does not run -b with --run_infinitely",
+        "write --bw -D 3 --perftest 127.0.0.1|--perftest runs -n iterations (-D is only --run_infinitely's",
         "write --lat -b|-b is for bandwidth tests (--bw)",
-        "write --bw -b --perftest 127.0.0.1|--perftest does not speak perftest's -b yet; drop -b",
         "write --lat -q 2|-q is for bandwidth tests (--bw)",
         "write --bw -q 0|-q 0: the number of QPs must be 1..64",
-        "write --bw -q 2 --perftest 127.0.0.1|--perftest speaks perftest's exchange for one QP; drop -q",
     })
     void badInputIsOneLineAndExitTwo(String args, String message) {
         Result result = execute(("bench " + args).split(" "));

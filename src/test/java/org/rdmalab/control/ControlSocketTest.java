@@ -1,6 +1,7 @@
 package org.rdmalab.control;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -86,6 +87,25 @@ class ControlSocketTest {
         assertEquals(ControlException.Reason.IO, e.reason());
         assertTrue(e.getMessage().contains("was closed before a client came"), e.getMessage());
         assertThrows(IllegalStateException.class, () -> listener.acceptOne(QUICK));
+    }
+
+    /** A side that expects nothing until its peer ends sees the end at once, and no end before it. */
+    @Test
+    void aPeerThatClosesIsSeenWithoutWaitingAndALivePeerIsNot() throws Exception {
+        try (ControlListener listener = ControlListener.bind(LOOPBACK, 0);
+                ControlChannel client = ControlChannel.connect(LOOPBACK, listener.port(), QUICK);
+                ControlChannel server = listener.acceptOne(QUICK)) {
+            long start = System.nanoTime();
+            assertFalse(server.peerClosedOrSent(), "the client is there and silent");
+            assertTrue(System.nanoTime() - start < 1_000_000_000L, "a look, not a wait");
+            client.close();
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            boolean ended = false;
+            while (!ended && System.nanoTime() < deadline) {
+                ended = server.peerClosedOrSent();
+            }
+            assertTrue(ended, "the client's close is seen");
+        }
     }
 
     @Test
