@@ -473,13 +473,15 @@ test_bench_perftest_peer() {
         -s 4096 -n 500 --timeout 600 -- ib_write_bw -d rxe0 -x 2 -s 4096 -n 500 -b "$IP1"
     ROWS=1000 perftest_pair send_bw_b_q2_lab_client 1024 "server client" ib_send_bw -d rxe0 -x 1 -s 1024 -n 500 -b -q 2 \
         -- lab bench send --bw --perftest -b -q 2 -d rxe0 --local-ip "$IP2" -s 1024 -n 500 --timeout 600 "$IP1"
-    # --run_infinitely, ended by a Ctrl-C as perftest's is. An RDMA Lab client: rows every 2 s with
-    # BW peak 0.00 and its closing line, exit 130 (the JVM's status after SIGINT); ib_write_bw's
-    # server then fails to read its client's keys, as it does when its own client is killed. An RDMA Lab SEND server: rows of what arrived, until its
-    # ib_send_bw client's Ctrl-C closes the connection; it ends as stopped, exit 0.
+    # --run_infinitely, ended by a Ctrl-C as perftest's is (the JVM's start and the exchange take
+    # several seconds of the emulated VM: the Java client gets 30 s). An RDMA Lab client: rows every
+    # 2 s with BW peak 0.00 and its closing line, exit 130 (the JVM's status after SIGINT);
+    # ib_write_bw's server then fails to read its client's keys, as when its own client is killed.
+    # An RDMA Lab SEND server: rows of what arrived, until its ib_send_bw client's Ctrl-C closes the
+    # connection; it ends as stopped, exit 0.
     perftest_cases+=(inf_lab_client inf_lab_server)
     peers bench_perftest_peer.inf_lab_client ib_write_bw -d rxe0 -x 1 -s 4096 --run_infinitely -D 2 \
-        -- timeout --preserve-status -s INT 9 java "${JAVA_OPTS[@]}" -jar "$JAR" bench write --bw --perftest \
+        -- timeout --preserve-status -s INT 30 java "${JAVA_OPTS[@]}" -jar "$JAR" bench write --bw --perftest \
         --run_infinitely -D 2 -d rxe0 --local-ip "$IP2" -s 4096 --timeout 600 "$IP1"
     expect_status "bench_perftest_peer.inf_lab_client client" "$client_status" 130
     expect_status "bench_perftest_peer.inf_lab_client server (ib_write_bw)" "$server_status" 1

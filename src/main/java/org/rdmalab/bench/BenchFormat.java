@@ -61,10 +61,15 @@ public final class BenchFormat {
             lines.add(String.format(" Duration        : %d[sec]", s.durationSeconds()));
         }
         lines.add(LINE);
-        lines.add(address("local", info.local()));
-        lines.add(gid(info.local()));
-        lines.add(address("remote", info.remote()));
-        lines.add(gid(info.remote()));
+        // One pair of lines per QP (-q), this side's first, as perftest prints them.
+        for (ConnectionData local : info.locals()) {
+            lines.add(address("local", local));
+            lines.add(gid(local));
+        }
+        for (ConnectionData remote : info.remotes()) {
+            lines.add(address("remote", remote));
+            lines.add(gid(remote));
+        }
         lines.add(LINE);
         return lines;
     }

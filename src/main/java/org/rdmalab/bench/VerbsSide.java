@@ -155,6 +155,15 @@ final class VerbsSide implements AutoCloseable {
                 mr.address() + slot, mr.rkey(), slot, mtu);
     }
 
+    /** {@link #local(int)} of every QP, in order. */
+    List<ConnectionData> locals() {
+        List<ConnectionData> all = new ArrayList<>();
+        for (int i = 0; i < qps.size(); i++) {
+            all.add(local(i));
+        }
+        return all;
+    }
+
     /**
      * RESET → INIT → RTR → RTS of the first QP against {@code remote}, with perftest's attributes;
      * the path MTU is the smaller of this side's and the peer's.

@@ -1,6 +1,7 @@
 package org.rdmalab.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -40,6 +41,27 @@ class BenchFormatTest {
                 Mtu.MTU_1024);
         return new BenchInfo(settings, "soft0", "software", LinkLayer.ETHERNET, Mtu.MTU_1024, 3, 0, 16, local, remote,
                 "in process");
+    }
+
+    /** With -q, perftest prints an address line and a GID line per QP: this side's QPs, then the peer's. */
+    @Test
+    void theHeaderListsEveryQpOfBothSides() {
+        BenchInfo one = info(BW.withQps(2));
+        ConnectionData second = new ConnectionData(QpType.RC, 0x13, 0x000001, 0, one.local().gid(), 0x7f0000001000L,
+                0x13c, 4096, Mtu.MTU_1024);
+        ConnectionData peerSecond = new ConnectionData(QpType.RC, 0x14, 0x000002, 0, one.remote().gid(),
+                0x7f0000002000L, 0x13d, 4096, Mtu.MTU_1024);
+        BenchInfo two = new BenchInfo(one.settings(), "soft0", "software", LinkLayer.ETHERNET, Mtu.MTU_1024, 3, 0, 16,
+                one.local(), one.remote(), "Ethernet", List.of(one.local(), second), List.of(one.remote(), peerSecond));
+        List<String> addresses = BenchFormat.header(two).stream().filter(line -> line.contains(" address: ")).toList();
+        assertEquals(4, addresses.size(), addresses.toString());
+        assertTrue(addresses.get(0).startsWith(" local address: LID 0000 QPN 0x0011"), addresses.toString());
+        assertTrue(addresses.get(1).startsWith(" local address: LID 0000 QPN 0x0013"), addresses.toString());
+        assertTrue(addresses.get(2).startsWith(" remote address: LID 0000 QPN 0x0012"), addresses.toString());
+        assertTrue(addresses.get(3).startsWith(" remote address: LID 0000 QPN 0x0014"), addresses.toString());
+        assertThrows(IllegalArgumentException.class, () -> new BenchInfo(one.settings(), "soft0", "software",
+                LinkLayer.ETHERNET, Mtu.MTU_1024, 3, 0, 16, one.local(), one.remote(), "Ethernet",
+                List.of(second), List.of(one.remote())), "the lists start with the first QPs");
     }
 
     @Test
