@@ -79,6 +79,11 @@ final class LabRendezvous implements Rendezvous {
     }
 
     @Override
+    public boolean peerClosed() {
+        return connection.channel().peerClosed();
+    }
+
+    @Override
     public void close() {
         connection.close();
     }

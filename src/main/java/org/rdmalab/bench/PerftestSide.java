@@ -337,9 +337,9 @@ final class PerftestSide {
         listener.note("the client ended the run (it closed the connection)");
     }
 
-    /** True when the peer closed its connection (or sent something, which it does not while it runs endlessly). */
+    /** True when the peer closed its connection. */
     private boolean peerClosed() {
-        return exchange.channel().peerClosedOrSent();
+        return exchange.channel().peerClosed();
     }
 
     /**

@@ -30,6 +30,14 @@ interface Rendezvous extends AutoCloseable {
     /** perftest's "Data ex. method": {@code Ethernet} over TCP, {@code in process} in a loopback run. */
     String method();
 
+    /**
+     * True when the peer's side has closed the connection (it ended, or was stopped), looking for a
+     * moment at most; false while it is there, and in one process.
+     */
+    default boolean peerClosed() {
+        return false;
+    }
+
     /** Releases the connection; unblocks a side waiting in {@link #sync}. Idempotent. */
     @Override
     void close();

@@ -145,7 +145,9 @@ final class SideRunner {
     /**
      * {@code --run_infinitely}: one interval after another, each a row on both sides, until this
      * side is stopped or the peer goes (it was stopped: its connection closes, which ends the run
-     * here as stopped too, not as a failure).
+     * here as stopped too, not as a failure). With {@code -b} a peer stopped in the middle of an
+     * interval leaves this side's requests without answers: they fail once their retries are
+     * spent, and with the peer's connection closed that too is the peer's end.
      */
     private void intervals(RdmaTraffic traffic, int size) throws VerbsException, BenchException {
         for (long interval = 0; ; interval++) {
@@ -153,10 +155,19 @@ final class SideRunner {
             try {
                 measureSize(traffic, size, "size " + size + " interval " + interval,
                         () -> traffic.measureInterval(size, first, true));
+            } catch (BenchStopped e) {
+                throw e;
             } catch (PeerGone e) {
                 // A stop here closes this side's own connection first: that is not the peer leaving.
                 progress.checkStop();
                 if (first) {
+                    throw e;
+                }
+                listener.note("the other side ended the run after " + interval + " intervals (" + e.getMessage() + ")");
+                throw new BenchStopped();
+            } catch (BenchException | VerbsException e) {
+                progress.checkStop();
+                if (first || !rendezvous.peerClosed()) {
                     throw e;
                 }
                 listener.note("the other side ended the run after " + interval + " intervals (" + e.getMessage() + ")");

@@ -255,21 +255,18 @@ public final class ControlChannel implements AutoCloseable {
     }
 
     /**
-     * True when the peer closed (or reset) the connection or sent something, looking for at most a
-     * millisecond; for a side that expects nothing more until the peer's end (a byte that came is
-     * read and dropped).
+     * True when the peer closed (or reset) the connection, looking for about a millisecond; false
+     * while it is open. For a side whose run ends either way (a failure it will report, or the
+     * peer's end): what the peer sent and this side has not read is dropped.
      */
-    public boolean peerClosedOrSent() {
+    public boolean peerClosed() {
         try {
-            if (in.available() > 0) {
-                return true;
-            }
+            in.skip(in.available());
             if (socket == null) {
                 return closedStreams;
             }
             socket.setSoTimeout(1);
-            in.read();
-            return true;
+            return in.read() < 0;
         } catch (SocketTimeoutException e) {
             return false;
         } catch (IOException e) {

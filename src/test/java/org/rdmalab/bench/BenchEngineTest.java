@@ -197,6 +197,38 @@ class BenchEngineTest {
     }
 
     /**
+     * {@code -b --run_infinitely} over TCP: both sides print their own rate doubled (perftest's
+     * {@code run_inf_bi_factor}), and when the client is stopped in the middle of an interval the
+     * server's WRITEs go unanswered; with the client's connection closed that is the client's end,
+     * and the server ends as stopped, not as a failure.
+     */
+    @Test
+    void aBothWaysServerRunningUntilStoppedEndsWhenItsClientIsStopped() throws Exception {
+        int tcp = Ports.freeTcpPort();
+        int udp = Ports.freeUdpPort();
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
+                .withRunInfinitely(true, 1).withBidirectional(true);
+        BenchEngine engine = new BenchEngine(Backends.installed());
+        RecordingListener served = new RecordingListener();
+        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), served);
+        RecordingListener measured = new RecordingListener();
+        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), measured);
+        RecordingListener.awaitRows(served, 2);
+        Thread.sleep(300); // into an interval
+        client.stop();
+        assertTrue(client.await(WAIT).stopped());
+        BenchReport serverReport = server.await(WAIT);
+        assertTrue(serverReport.stopped(), "the client's stop ends the server as stopped: " + served.notes);
+        BandwidthStats row = serverReport.rows().get(0).bandwidth();
+        double own = (double) row.bytes() * row.iterations() / (row.elapsedNanos() / 1e9);
+        assertEquals(2 * own, row.averageBytesPerSecond(), 0.01 * own, "its own rate doubled: " + row);
+        assertTrue(served.notes.stream().anyMatch(note -> note.startsWith("the other side ended the run after")),
+                served.notes.toString());
+    }
+
+    /**
      * {@code -b} over TCP, on one QP and with {@code -q 2}: both sides send SENDs at once (each
      * side's device sends its own stream, not only ACKs), and each prints the same row, both
      * directions summed as perftest's duplex report.
