@@ -163,6 +163,18 @@ class BenchEngineTest {
         }
     }
 
+    /** A server (reporting to {@code served}) and its client over TCP, started: {server, client}. */
+    private static BenchRun[] endlessOverTcp(BenchSettings settings, RecordingListener served) {
+        int tcp = Ports.freeTcpPort();
+        int udp = Ports.freeUdpPort();
+        BenchEngine engine = new BenchEngine(Backends.installed());
+        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), served);
+        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
+                Duration.ofSeconds(60)), BenchListener.NONE);
+        return new BenchRun[] {server, client};
+    }
+
     /**
      * {@code --run_infinitely} between two processes' worth of sides: the server prints each of the
      * client's rows, and when the client is stopped (its connection closes) the server ends as
@@ -170,17 +182,11 @@ class BenchEngineTest {
      */
     @Test
     void aServerRunningUntilStoppedEndsWhenItsClientIsStopped() throws Exception {
-        int tcp = Ports.freeTcpPort();
-        int udp = Ports.freeUdpPort();
-        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
-                .withRunInfinitely(true, 1);
-        BenchEngine engine = new BenchEngine(Backends.installed());
         RecordingListener served = new RecordingListener();
-        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
-                Duration.ofSeconds(60)), served);
-        RecordingListener measured = new RecordingListener();
-        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
-                Duration.ofSeconds(60)), measured);
+        BenchRun[] runs = endlessOverTcp(BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
+                .withRunInfinitely(true, 1), served);
+        BenchRun server = runs[0];
+        BenchRun client = runs[1];
         RecordingListener.awaitRows(served, 2);
         client.stop();
         BenchReport clientReport = client.await(WAIT);
@@ -204,17 +210,11 @@ class BenchEngineTest {
      */
     @Test
     void aBothWaysServerRunningUntilStoppedEndsWhenItsClientIsStopped() throws Exception {
-        int tcp = Ports.freeTcpPort();
-        int udp = Ports.freeUdpPort();
-        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
-                .withRunInfinitely(true, 1).withBidirectional(true);
-        BenchEngine engine = new BenchEngine(Backends.installed());
         RecordingListener served = new RecordingListener();
-        BenchRun server = engine.start(settings, new Topology.Server("127.0.0.1", tcp, udp, 0,
-                Duration.ofSeconds(60)), served);
-        RecordingListener measured = new RecordingListener();
-        BenchRun client = engine.start(settings, new Topology.Client("127.0.0.2", "127.0.0.1", tcp, udp, 0,
-                Duration.ofSeconds(60)), measured);
+        BenchRun[] runs = endlessOverTcp(BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096))
+                .withRunInfinitely(true, 1).withBidirectional(true), served);
+        BenchRun server = runs[0];
+        BenchRun client = runs[1];
         RecordingListener.awaitRows(served, 2);
         Thread.sleep(300); // into an interval
         client.stop();
