@@ -531,9 +531,9 @@ final class RdmaTraffic {
 
     /**
      * Posts the receives of one size for a perftest peer, which sends exactly {@code iterations}
-     * SENDs: as many as the receive queue holds, the rest as they are used ({@link
-     * #perftestSendLatency}, {@link #perftestSendBandwidthServer}), so none is left over for the
-     * next size. A receive takes a whole slot, so it fits any size.
+     * SENDs on each QP ({@link Long#MAX_VALUE}: for as long as it runs): as many as each receive
+     * queue holds, the rest as they are used (every poll tops them up from then on), so none is
+     * left over for the next size. A receive takes a whole slot, so it fits any size.
      */
     void perftestReceives(long iterations) throws VerbsException {
         if (receivesToPost == null) {

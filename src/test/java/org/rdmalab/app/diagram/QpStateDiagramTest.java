@@ -343,9 +343,13 @@ class QpStateDiagramTest {
         assertTrue(ControlSnapshots.FOLDER.resolve("qp-diagram-large.png").toFile().length() > 0);
     }
 
+    /**
+     * Waits until {@code condition} holds, looking on the FX thread: the diagram changes its nodes
+     * there (a refused arrow fades and is removed), and a lookup from this thread may race with it.
+     */
     private static void waitUntil(java.util.concurrent.Callable<Boolean> condition) {
         try {
-            WaitForAsyncUtils.waitFor(5, TimeUnit.SECONDS, condition);
+            WaitForAsyncUtils.waitFor(5, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(condition).get());
         } catch (java.util.concurrent.TimeoutException e) {
             throw new AssertionError("condition not met within 5 s", e);
         }
