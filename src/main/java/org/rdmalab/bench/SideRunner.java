@@ -187,7 +187,7 @@ final class SideRunner {
     /**
      * A {@code -b} row from this side's direction alone ({@link #duplexOwnOnly}): doubled in a
      * {@code --run_infinitely} run of WRITE, READ or atomics (perftest's {@code run_inf_bi_factor}:
-     * rates times 2, {@code #iterations} this side's), as it is.
+     * rates times 2, {@code #iterations} this side's), otherwise as it is.
      */
     static BandwidthStats ownBothWays(BenchSettings settings, BandwidthStats own) {
         return settings.runInfinitely() && settings.test() != BenchTest.SEND ? own.plus(own) : own;
