@@ -156,7 +156,7 @@ final class PerftestSide {
                 }
                 info = new BenchInfo(settings, device.name(), device.backend() + " (" + device.description() + ")",
                         side.port().linkLayer(), side.mtu(), side.gid().index(), 0, side.outstandingReads(),
-                        side.local(), remotes.get(0), "Ethernet", side.locals(), remotes);
+                        "Ethernet", side.locals(), remotes);
                 listener.started(info);
                 RdmaTraffic traffic = new RdmaTraffic(side, remotes, settings, progress);
                 // From here a side may wait in a barrier while the other measures.

@@ -581,7 +581,6 @@ final class RdmaTraffic {
             if (seen < iterations && !(client && sent == 0)) {
                 // The peer's SEND may have completed already, while this side waited for its own.
                 awaitArrivals(arrivedBefore + ++seen, "the peer's SEND");
-                topUpReceives();
             }
             if (sent < iterations) {
                 postAndAwait(request, sent++);
@@ -655,7 +654,6 @@ final class RdmaTraffic {
         long now = start;
         while (now - end < 0) {
             if (reap()) {
-                topUpReceives();
                 idle = 0;
                 now = System.nanoTime();
                 progress.tick(receivesArrived - before, now);
@@ -695,7 +693,6 @@ final class RdmaTraffic {
                 if (receivesArrived > had) {
                     first = first == 0 ? now : first;
                     last = now;
-                    topUpReceives();
                     progress.tick(total - (target - receivesArrived), now);
                 }
                 idle = 0;

@@ -62,7 +62,7 @@ final class SideRunner {
             }
             rendezvous.sync("connected", HANDSHAKE);
             info = new BenchInfo(settings, device.name(), device.backend() + " (" + device.description() + ")",
-                    side.port().linkLayer(), side.mtu(), side.gid().index(), 0, side.outstandingReads(), local, remote,
+                    side.port().linkLayer(), side.mtu(), side.gid().index(), 0, side.outstandingReads(),
                     rendezvous.method(), side.locals(), remotes);
             listener.started(info);
             RdmaTraffic traffic = new RdmaTraffic(side, remotes, settings, progress);
