@@ -34,6 +34,11 @@ expect() { # expect FILE TEXT: FILE contains the literal TEXT
 expect_row() { # expect_row FILE BYTES ITERATIONS: a table row starting with these two figures
     grep -Eq -- "^ $2 +$3 +[0-9]" "$LOGS/$1" || problems="$problems\n    $1 lacks a row for $2 bytes, $3 iterations"
 }
+expect_vaddrs() { # expect_vaddrs FILE COUNT: perftest's "remote address" lines name COUNT different VAddrs
+    local n
+    n=$(grep -F "remote address" "$LOGS/$1" | grep -oE "VAddr 0x[0-9a-fA-F]+" | sort -u | wc -l)
+    [ "$n" = "$2" ] || problems="$problems\n    $1 names $n different remote VAddrs, expected $2"
+}
 expect_status() { # expect_status WHAT ACTUAL EXPECTED
     [ "$2" = "$3" ] || problems="$problems\n    $1 exited $2, expected $3"
 }
@@ -468,6 +473,8 @@ test_bench_perftest_peer() {
     # -q 2: the keys per QP, each QP's -n, rows of -n x 2 on both sides (the server's is its client's).
     ROWS=1000 perftest_pair bw_q2_lab_client 4096 "server client" ib_write_bw -d rxe0 -x 1 -s 4096 -n 500 -q 2 \
         -- lab bench write --bw --perftest -q 2 -d rxe0 --local-ip "$IP2" -s 4096 -n 500 --timeout 600 "$IP1"
+    # Each RDMA Lab QP announces a landing slot of its own, as perftest's do.
+    expect_vaddrs bench_perftest_peer.bw_q2_lab_client.server 2
     # -b: both sides measure and print both directions summed; SEND -b with two QPs as well.
     perftest_pair bw_b_lab_server 4096 "client server" lab bench write --bw --perftest -b -d rxe0 --local-ip "$IP1" \
         -s 4096 -n 500 --timeout 600 -- ib_write_bw -d rxe0 -x 2 -s 4096 -n 500 -b "$IP1"

@@ -143,7 +143,10 @@ final class PerftestSide {
                     side.connect(i, remote);
                     remotes.add(remote);
                 }
-                side.mr().write(side.slot(), new byte[side.slot()]);
+                byte[] zeros = new byte[side.slot()];
+                for (int i = 0; i < qps; i++) {
+                    side.mr().write(side.landing(i), zeros);
+                }
                 // Then a barrier (QP 0's keys) and the keys once more for printing, per QP; ib_send_*
                 // meets first, the others swap first.
                 PerftestKeys first = mine.get(0);

@@ -58,11 +58,11 @@ final class RdmaTraffic {
     private final QueuePair qp;
     private final CompletionQueue cq;
     private final MemoryRegion mr;
-    private final int slot;
     private final byte[] one = new byte[1];
     /** What each poll fills: the loops poll without allocating a list or a record per completion. */
     private final CompletionBuffer completions = new CompletionBuffer(16);
-    private final ReceiveWorkRequest receive;
+    /** Per QP, the receive that takes a whole landing slot, so it fits any size. */
+    private final ReceiveWorkRequest[] receives;
     private long[] postTimes = new long[0];
     private long[] completionTimes = new long[0];
     /** The QPs ({@code -q}; the first is {@link #qp}) and their QP numbers, for a completion's QP. */
@@ -92,9 +92,11 @@ final class RdmaTraffic {
         this.qp = side.qp();
         this.cq = side.cq();
         this.mr = side.mr();
-        this.slot = side.slot();
-        this.receive = ReceiveWorkRequest.of(2, mr.sge(slot, slot));
         this.qps = side.qps();
+        this.receives = new ReceiveWorkRequest[qps.size()];
+        for (int q = 0; q < receives.length; q++) {
+            receives[q] = ReceiveWorkRequest.of(2, mr.sge(side.landing(q), side.slot()));
+        }
         this.qpNums = new int[qps.size()];
         for (int i = 0; i < qpNums.length; i++) {
             qpNums[i] = qps.get(i).qpNum();
@@ -109,7 +111,7 @@ final class RdmaTraffic {
     void prepare(int size) throws VerbsException {
         one[0] = 0;
         mr.write(size - 1, one);
-        mr.write(slot + size - 1, one);
+        mr.write(side.landing(0) + size - 1, one);
         stopsArrived = 0;
         if (settings.test() == BenchTest.SEND) {
             for (int q = 0; q < qps.size(); q++) {
@@ -137,18 +139,22 @@ final class RdmaTraffic {
     }
 
     private SendWorkRequest request(int size, long wrId, int flags) {
-        return request(remote, size, wrId, flags);
+        return request(0, size, wrId, flags);
     }
 
-    /** The test's work request of {@code size} bytes against {@code target} (a QP's peer). */
-    private SendWorkRequest request(ConnectionData target, int size, long wrId, int flags) {
+    /**
+     * QP {@code q}'s work request of {@code size} bytes against its peer QP's landing slot; READ and
+     * atomic results land in QP {@code q}'s own.
+     */
+    private SendWorkRequest request(int q, int size, long wrId, int flags) {
+        ConnectionData target = remotes.get(q);
         ScatterGatherElement source = mr.sge(0, size);
-        ScatterGatherElement landing = mr.sge(slot, size);
+        ScatterGatherElement landing = mr.sge(side.landing(q), size);
         return switch (settings.test()) {
             case WRITE -> SendWorkRequest.write(wrId, source, target.addr(), target.rkey(), flags);
             case READ -> SendWorkRequest.read(wrId, landing, target.addr(), target.rkey(), flags);
             case SEND -> SendWorkRequest.send(wrId, source, flags);
-            case ATOMIC -> SendWorkRequest.fetchAdd(wrId, mr.sge(slot, BenchTest.ATOMIC_SIZE), target.addr(),
+            case ATOMIC -> SendWorkRequest.fetchAdd(wrId, mr.sge(side.landing(q), BenchTest.ATOMIC_SIZE), target.addr(),
                     target.rkey(), 1, flags);
         };
     }
@@ -276,8 +282,8 @@ final class RdmaTraffic {
         SendWorkRequest[] signaled = new SendWorkRequest[qps.size()];
         SendWorkRequest[] unsignaled = new SendWorkRequest[qps.size()];
         for (int q = 0; q < qps.size(); q++) {
-            signaled[q] = request(remotes.get(q), size, 1, SIGNALED);
-            unsignaled[q] = request(remotes.get(q), size, 0, 0);
+            signaled[q] = request(q, size, 1, SIGNALED);
+            unsignaled[q] = request(q, size, 0, 0);
         }
         windowOverQps(signaled, unsignaled, warmup, 0, false);
         ensureCapacity(settings.timed() ? 1 << 16 : count * qps.size());
@@ -459,7 +465,7 @@ final class RdmaTraffic {
                 one[0] = value;
                 mr.write(size - 1, one);
                 postSend(request);
-                awaitByte(slot + size - 1, value, "the server's WRITE");
+                awaitByte(side.landing(0) + size - 1, value, "the server's WRITE");
             }
             case SEND -> {
                 postSend(request);
@@ -518,7 +524,7 @@ final class RdmaTraffic {
         while (sent < iterations || seen < iterations) {
             if (seen < iterations && (client || sent > 0)) {
                 seen++;
-                awaitByte(slot + size - 1, (byte) seen, "the peer's WRITE");
+                awaitByte(side.landing(0) + size - 1, (byte) seen, "the peer's WRITE");
             }
             if (sent < iterations) {
                 one[0] = (byte) (sent + 1);
@@ -533,7 +539,7 @@ final class RdmaTraffic {
      * Posts the receives of one size for a perftest peer, which sends exactly {@code iterations}
      * SENDs on each QP ({@link Long#MAX_VALUE}: for as long as it runs): as many as each receive
      * queue holds, the rest as they are used (every poll tops them up from then on), so none is
-     * left over for the next size. A receive takes a whole slot, so it fits any size.
+     * left over for the next size. A receive takes a whole landing slot, so it fits any size.
      */
     void perftestReceives(long iterations) throws VerbsException {
         if (receivesToPost == null) {
@@ -732,7 +738,7 @@ final class RdmaTraffic {
                     SIGNALED);
             for (long i = 0; ; i++) {
                 byte value = counter(i);
-                if (!awaitByteOrStop(slot + size - 1, value)) {
+                if (!awaitByteOrStop(side.landing(0) + size - 1, value)) {
                     break;
                 }
                 one[0] = value;
@@ -822,7 +828,7 @@ final class RdmaTraffic {
     }
 
     private void repostReceive(int q) throws VerbsException {
-        qps.get(q).postRecv(receive);
+        qps.get(q).postRecv(receives[q]);
         receivesPosted[q]++;
     }
 

@@ -32,9 +32,11 @@ import org.rdmalab.verbs.VerbsException;
  * One side's verbs objects, as perftest builds them: an opened device, a PD, one registered buffer,
  * one CQ for sends and receives, one RC QP, brought to RTS against the peer's connection data.
  *
- * <p>The buffer has two slots of {@link #slot()} bytes: messages go out from slot 0 and the peer's
- * WRITEs, SENDs and this side's READ / atomic results land in slot 1 (as ib_write_lat keeps the byte
- * it posts apart from the byte it polls). The peer is told the address of slot 1.
+ * <p>The buffer has one slot of {@link #slot()} bytes per QP, and one more: messages go out from
+ * slot 0, and QP i's landing slot is slot i + 1 ({@link #landing(int)}), where the peer's WRITEs and
+ * SENDs on that QP and this side's READ / atomic results on it land (as ib_write_lat keeps the byte it
+ * posts apart from the byte it polls, and as perftest gives each QP a target slot of its own). The
+ * peer is told each QP's landing slot.
  *
  * <p>Used by one thread at a time. {@link #close()} releases everything (QP, MR, CQ, PD, device) and
  * is idempotent.
@@ -113,7 +115,7 @@ final class VerbsSide implements AutoCloseable {
                 psns[i] = random.nextInt(1 << 24);
             }
             pd = context.allocatePd();
-            mr = pd.registerMemory(2 * slot, AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
+            mr = pd.registerMemory(Math.multiplyExact(settings.qps() + 1, slot), AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
                     AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC));
             int cqe = (int) Math.min(attributes.maxCqe(), (long) settings.qps() * (sendDepth + rxDepth) + 16);
             cq = context.createCq(cqe, null, 0);
@@ -144,15 +146,15 @@ final class VerbsSide implements AutoCloseable {
                         + " port " + settings.ibPort() + " has no GID; RoCE needs one"));
     }
 
-    /** What the peer needs for the first QP: QPN, PSN, LID, GID, and the address and rkey of slot 1. */
+    /** What the peer needs for the first QP: QPN, PSN, LID, GID, and the address and rkey of its landing slot. */
     ConnectionData local() {
         return local(0);
     }
 
-    /** The same for QP {@code index} ({@code -q}): its QPN and PSN, the one buffer. */
+    /** The same for QP {@code index} ({@code -q}): its QPN and PSN, its landing slot in the one buffer. */
     ConnectionData local(int index) {
         return new ConnectionData(QpType.RC, qps.get(index).qpNum(), psns[index], port.lid(), gid.gid(),
-                mr.address() + slot, mr.rkey(), slot, mtu);
+                mr.address() + landing(index), mr.rkey(), slot, mtu);
     }
 
     /** {@link #local(int)} of every QP, in order. */
@@ -236,6 +238,11 @@ final class VerbsSide implements AutoCloseable {
     /** Bytes per slot (the largest size, rounded up to 64). */
     int slot() {
         return slot;
+    }
+
+    /** The offset in the buffer of QP {@code index}'s landing slot: slot {@code index + 1}. */
+    int landing(int index) {
+        return (index + 1) * slot;
     }
 
     int outstandingReads() {

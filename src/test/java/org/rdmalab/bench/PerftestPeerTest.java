@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmalab.control.ConnectionData;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.spi.Backends;
 
@@ -157,6 +158,16 @@ class PerftestPeerTest {
             if (test == BenchTest.SEND) {
                 assertTrue(sent >= 1200, measured.rows().get(0).usage().counters().toString());
             }
+            // Each QP announces a landing slot of its own, as perftest's do: no two overlap.
+            for (BenchReport report : List.of(measured, served)) {
+                List<Long> addresses = report.info().locals().stream().map(ConnectionData::addr).sorted().toList();
+                for (int i = 1; i < addresses.size(); i++) {
+                    assertTrue(addresses.get(i) - addresses.get(i - 1) >= 1024, addresses.toString());
+                }
+                assertEquals(3, addresses.size(), test.name());
+            }
+            assertEquals(measured.info().locals().stream().map(ConnectionData::addr).toList(),
+                    served.info().remotes().stream().map(ConnectionData::addr).toList(), "the server saw each slot");
         }
     }
 
