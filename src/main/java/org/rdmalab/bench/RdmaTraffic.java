@@ -154,8 +154,8 @@ final class RdmaTraffic {
             case WRITE -> SendWorkRequest.write(wrId, source, target.addr(), target.rkey(), flags);
             case READ -> SendWorkRequest.read(wrId, landing, target.addr(), target.rkey(), flags);
             case SEND -> SendWorkRequest.send(wrId, source, flags);
-            case ATOMIC -> SendWorkRequest.fetchAdd(wrId, mr.sge(side.landing(q), BenchTest.ATOMIC_SIZE), target.addr(),
-                    target.rkey(), 1, flags);
+            case ATOMIC -> SendWorkRequest.fetchAdd(wrId, mr.sge(side.landing(q), BenchTest.ATOMIC_SIZE),
+                    target.addr(), target.rkey(), 1, flags);
         };
     }
 

@@ -30,7 +30,8 @@ import org.rdmalab.verbs.VerbsException;
 
 /**
  * One side's verbs objects, as perftest builds them: an opened device, a PD, one registered buffer,
- * one CQ for sends and receives, one RC QP, brought to RTS against the peer's connection data.
+ * one CQ for sends and receives, and RC QPs ({@code -q} of them), brought to RTS against the peer's
+ * connection data.
  *
  * <p>The buffer has one slot of {@link #slot()} bytes per QP, and one more: messages go out from
  * slot 0, and QP i's landing slot is slot i + 1 ({@link #landing(int)}), where the peer's WRITEs and
@@ -115,8 +116,9 @@ final class VerbsSide implements AutoCloseable {
                 psns[i] = random.nextInt(1 << 24);
             }
             pd = context.allocatePd();
-            mr = pd.registerMemory(Math.multiplyExact(settings.qps() + 1, slot), AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-                    AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC));
+            // Slot 0 for what goes out, then one landing slot per QP.
+            mr = pd.registerMemory(Math.multiplyExact(settings.qps() + 1, slot), AccessFlag.of(AccessFlag.LOCAL_WRITE,
+                    AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC));
             int cqe = (int) Math.min(attributes.maxCqe(), (long) settings.qps() * (sendDepth + rxDepth) + 16);
             cq = context.createCq(cqe, null, 0);
             for (int i = 0; i < settings.qps(); i++) {
