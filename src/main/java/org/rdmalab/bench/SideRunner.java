@@ -157,17 +157,10 @@ final class SideRunner {
                         () -> traffic.measureInterval(size, first, true));
             } catch (BenchStopped e) {
                 throw e;
-            } catch (PeerGone e) {
+            } catch (BenchException | VerbsException e) {
                 // A stop here closes this side's own connection first: that is not the peer leaving.
                 progress.checkStop();
-                if (first) {
-                    throw e;
-                }
-                listener.note("the other side ended the run after " + interval + " intervals (" + e.getMessage() + ")");
-                throw new BenchStopped();
-            } catch (BenchException | VerbsException e) {
-                progress.checkStop();
-                if (first || !rendezvous.peerClosed()) {
+                if (first || !(e instanceof PeerGone || rendezvous.peerClosed())) {
                     throw e;
                 }
                 listener.note("the other side ended the run after " + interval + " intervals (" + e.getMessage() + ")");
