@@ -34,6 +34,7 @@ final class PingPongStep extends Step {
     static final int SHORT_RUN = 100_000;
 
     private double microsPerIteration = Double.NaN;
+    private RoundTrips roundTrips;
 
     PingPongStep(int iterations, long timeoutMillis) {
         super("pingpong", "Ping-pong SEND/RECV",
@@ -44,6 +45,14 @@ final class PingPongStep extends Step {
     /** Microseconds per round trip of the last run, if it ran to the end. */
     OptionalDouble microsPerIteration() {
         return Double.isNaN(microsPerIteration) ? OptionalDouble.empty() : OptionalDouble.of(microsPerIteration);
+    }
+
+    /**
+     * Each round trip of the last run, if it ran to the end: the time from one of this side's
+     * SENDs to its next (and the client's last one to the run's end).
+     */
+    Optional<RoundTrips> roundTrips() {
+        return Double.isNaN(microsPerIteration) ? Optional.empty() : Optional.ofNullable(roundTrips);
     }
 
     @Override
@@ -73,6 +82,8 @@ final class PingPongStep extends Step {
     @Override
     protected StepResult execute(LabSession session) throws Exception {
         microsPerIteration = Double.NaN;
+        RoundTrips trips = new RoundTrips();
+        roundTrips = trips;
         int iterations = parameter("iters").asInt();
         Duration timeout = Duration.ofMillis(parameter("timeout_ms").asLong());
         int size = session.mr().length();
@@ -84,6 +95,7 @@ final class PingPongStep extends Step {
         boolean sendPending = false;
         boolean receivePending = true;
         long start = System.nanoTime();
+        long lastSend = start;
         if (session.role() == Role.CLIENT) {
             session.qp().postSend(send);
             sendPending = true;
@@ -117,12 +129,21 @@ final class PingPongStep extends Step {
                 }
             }
             if (sent < iterations && !sendPending && !receivePending) {
+                long now = System.nanoTime();
+                if (sent > 0) {
+                    trips.record(now - lastSend);
+                }
+                lastSend = now;
                 session.qp().postSend(send);
                 sendPending = true;
                 receivePending = true;
             }
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
+        long end = System.nanoTime();
+        if (session.role() == Role.CLIENT) {
+            trips.record(end - lastSend); // its last SEND's answer; the server's last turn waits only for an ACK
+        }
+        double seconds = (end - start) / 1e9;
         microsPerIteration = seconds * 1e6 / iterations;
         long bytes = (long) size * iterations * 2;
         session.print(String.format("%d bytes in %.2f seconds = %.2f Mbit/sec", bytes, seconds, bytes * 8 / seconds / 1e6));
@@ -135,7 +156,8 @@ final class PingPongStep extends Step {
                     + "compiled their path: a run this short mostly measures that (README: for short runs start both "
                     + "sides with java -XX:TieredStopAtLevel=1)");
         }
-        return StepResult.ok(iterations + " round trips of " + size + " bytes in " + String.format("%.2f s", seconds));
+        return StepResult.ok(iterations + " round trips of " + size + " bytes in " + String.format("%.2f s", seconds)
+                + "; round trip " + trips.summary());
     }
 
     /** ibv_rc_pingpong's {@code pp_post_recv(ctx, rx_depth)}. */

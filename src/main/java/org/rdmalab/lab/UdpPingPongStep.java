@@ -8,7 +8,6 @@ import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.Optional;
-import java.util.OptionalDouble;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Gid;
@@ -112,12 +111,17 @@ final class UdpPingPongStep extends Step {
             session.print(run.lost() + " of " + iterations + " UDP round trips were lost (the time includes the "
                     + LOSS_NANOS / 1_000_000 + " ms each waited)");
         }
-        OptionalDouble rdma = session.steps().stream().filter(PingPongStep.class::isInstance)
-                .map(PingPongStep.class::cast).map(PingPongStep::microsPerIteration)
-                .filter(OptionalDouble::isPresent).findFirst().orElse(OptionalDouble.empty());
-        if (rdma.isPresent()) {
+        RoundTrips trips = run.roundTrips();
+        session.print("UDP round trip: " + trips.summary());
+        Optional<PingPongStep> pingPong = session.steps().stream().filter(PingPongStep.class::isInstance)
+                .map(PingPongStep.class::cast).filter(step -> step.microsPerIteration().isPresent()).findFirst();
+        if (pingPong.isPresent()) {
             session.print(String.format("ratio: %.2f (RDMA ping-pong usec/iter / UDP ping-pong usec/iter)",
-                    rdma.getAsDouble() / microsPerIteration));
+                    pingPong.get().microsPerIteration().getAsDouble() / microsPerIteration));
+            pingPong.get().roundTrips().filter(rdma -> rdma.count() > 0 && trips.count() > 0).ifPresent(rdma ->
+                    session.print(String.format("median ratio: %.2f (RDMA ping-pong median round trip %.2f usec / UDP "
+                            + "%.2f usec)", rdma.medianMicros() / trips.medianMicros(), rdma.medianMicros(),
+                            trips.medianMicros())));
         }
         return StepResult.ok(String.format("%d UDP round trips of %d bytes: %.2f usec/iter", measured, size,
                 microsPerIteration));
@@ -133,10 +137,13 @@ final class UdpPingPongStep extends Step {
         return Math.max(1, (size + payload - 1) / payload);
     }
 
-    /** What one side measured: the time of the measured round trips, those lost, or why it failed. */
-    record Run(long nanos, long lost, String failure) {
+    /**
+     * What one side measured: the time of the measured round trips, those lost, each answered
+     * round trip's time, or why it failed.
+     */
+    record Run(long nanos, long lost, RoundTrips roundTrips, String failure) {
         static Run failed(String why) {
-            return new Run(0, 0, why);
+            return new Run(0, 0, new RoundTrips(), why);
         }
     }
 
@@ -180,18 +187,25 @@ final class UdpPingPongStep extends Step {
                 CompletionQueue.pauseAfterEmptyPoll(idle);
             }
             long lost = 0;
+            RoundTrips trips = new RoundTrips();
             long start = System.nanoTime();
+            long begun = start;
             for (int seq = 1; seq <= iterations; seq++) {
                 sendMessage(DATA, seq);
-                if (!awaitEcho(seq)) {
+                if (awaitEcho(seq)) {
+                    long now = System.nanoTime();
+                    trips.record(now - begun);
+                    begun = now;
+                } else {
                     lost++;
+                    begun = System.nanoTime();
                 }
             }
             long nanos = System.nanoTime() - start;
             for (int i = 0; i < 3; i++) {
                 send(END, true, 0, 0, 0);
             }
-            return new Run(nanos, lost, null);
+            return new Run(nanos, lost, trips, null);
         }
 
         private boolean awaitEcho(int seq) throws IOException {
@@ -219,6 +233,7 @@ final class UdpPingPongStep extends Step {
             long start = 0;
             long end = 0;
             int answered = 0;
+            RoundTrips trips = new RoundTrips();
             for (int idle = 0; ; idle++) {
                 byte type = receive();
                 if (type == 0) {
@@ -248,7 +263,11 @@ final class UdpPingPongStep extends Step {
                     sendMessage(DATA, inSeq);
                     if (inSeq >= 1) {
                         answered = Math.max(answered, inSeq);
-                        end = System.nanoTime();
+                        long now = System.nanoTime();
+                        if (end != 0) {
+                            trips.record(now - end); // from one echo to the next
+                        }
+                        end = now;
                     }
                     if (inSeq == iterations) {
                         break;
@@ -258,7 +277,7 @@ final class UdpPingPongStep extends Step {
             if (start == 0) {
                 return Run.failed("the peer's UDP baseline ended before its first measured message");
             }
-            return new Run(end - start, iterations - answered, null);
+            return new Run(end - start, iterations - answered, trips, null);
         }
 
         private void sendMessage(byte type, int seq) throws IOException {

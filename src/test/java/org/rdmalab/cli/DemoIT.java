@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -98,6 +100,21 @@ class DemoIT {
                     + ", no RDMA\\).*"), out);
             assertTrue(out.matches("(?s).*\nratio: [0-9]+\\.[0-9]{2} \\(RDMA ping-pong usec/iter / UDP ping-pong "
                     + "usec/iter\\)\n.*"), out);
+            // Each side's round trips as a distribution, and the ratio of the two medians.
+            Matcher rdma = Pattern.compile("Ping-pong SEND/RECV: 50 round trips of 4096 bytes in [0-9.]+ s; round trip "
+                    + "median ([0-9.]+) usec, 99% ([0-9.]+) usec").matcher(out);
+            Matcher baselineTrip = Pattern.compile("\nUDP round trip: median ([0-9.]+) usec, 99% ([0-9.]+) usec\n").matcher(out);
+            Matcher ratio = Pattern.compile("\nmedian ratio: ([0-9.]+) \\(RDMA ping-pong median round trip ([0-9.]+) "
+                    + "usec / UDP ([0-9.]+) usec\\)\n").matcher(out);
+            assertTrue(rdma.find() && baselineTrip.find() && ratio.find(), out);
+            assertEquals(rdma.group(1), ratio.group(2));
+            assertEquals(baselineTrip.group(1), ratio.group(3));
+            double rdmaMedian = Double.parseDouble(rdma.group(1));
+            double udpMedian = Double.parseDouble(baselineTrip.group(1));
+            assertTrue(rdmaMedian > 0 && rdmaMedian <= Double.parseDouble(rdma.group(2)), out);
+            assertTrue(udpMedian > 0 && udpMedian <= Double.parseDouble(baselineTrip.group(2)), out);
+            assertEquals(rdmaMedian / udpMedian, Double.parseDouble(ratio.group(1)), 0.01 + 0.01 * rdmaMedian / udpMedian,
+                    out);
         }
         assertTrue(output("client.out").matches("(?s).*tcp -> \"0000:[0-9a-f]{6}:[0-9a-f]{6}:[0-9a-f]{32}\" \\(52 bytes\\).*"),
                 output("client.out"));

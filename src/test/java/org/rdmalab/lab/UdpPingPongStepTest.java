@@ -46,6 +46,13 @@ class UdpPingPongStepTest {
             assertEquals(0, ran.lost());
             assertEquals(0, served.lost());
             assertTrue(ran.nanos() > 0 && served.nanos() > 0, ran + " " + served);
+            // Every round trip is in the distribution: the client's 300, the server's 299 between its echoes.
+            assertEquals(300, ran.roundTrips().count());
+            assertEquals(299, served.roundTrips().count());
+            double meanMicros = ran.nanos() / 1e3 / 300;
+            double median = ran.roundTrips().medianMicros();
+            assertTrue(median > 0 && median <= ran.roundTrips().p99Micros(), ran.roundTrips().summary());
+            assertTrue(median < 2 * meanMicros, "median " + median + " against a mean of " + meanMicros);
         }
         assertEquals(3, UdpPingPongStep.datagrams(2500, 1024), "a 2500-byte message is three 1024-byte packets");
     }
