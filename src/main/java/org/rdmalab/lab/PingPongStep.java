@@ -156,8 +156,9 @@ final class PingPongStep extends Step {
                     + "compiled their path: a run this short mostly measures that (README: for short runs start both "
                     + "sides with java -XX:TieredStopAtLevel=1)");
         }
+        // A server of one iteration times none: its only turn waits for the client's SEND, not for a round trip.
         return StepResult.ok(iterations + " round trips of " + size + " bytes in " + String.format("%.2f s", seconds)
-                + "; round trip " + trips.summary());
+                + (trips.count() > 0 ? "; round trip " + trips.summary() : ""));
     }
 
     /** ibv_rc_pingpong's {@code pp_post_recv(ctx, rx_depth)}. */
