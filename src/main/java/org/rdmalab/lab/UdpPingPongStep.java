@@ -112,7 +112,7 @@ final class UdpPingPongStep extends Step {
                     + LOSS_NANOS / 1_000_000 + " ms each waited)");
         }
         RoundTrips trips = run.roundTrips();
-        if (trips.count() > 0) { // the server times from one echo to the next: none in a run of one
+        if (trips.count() > 0) {
             session.print("UDP round trip: " + trips.summary());
         }
         Optional<PingPongStep> pingPong = session.steps().stream().filter(PingPongStep.class::isInstance)
@@ -228,7 +228,9 @@ final class UdpPingPongStep extends Step {
 
         /**
          * Echoes each message once its last datagram is in, until the client's END or its last
-         * message's echo; the time runs from message 1's first datagram to the last echo.
+         * message's echo. The time runs from the echo of the hello, which the client's first
+         * measured message answers, to the last echo: {@code iterations} round trips, as the
+         * client counts them, so that the server's figure also means something for a short run.
          */
         Run server(int iterations, long timeoutNanos) throws IOException {
             long lastHeard = System.nanoTime();
@@ -259,11 +261,13 @@ final class UdpPingPongStep extends Step {
                     continue;
                 }
                 if (inSeq == 1 && start == 0) {
-                    start = lastHeard;
+                    start = end != 0 ? end : lastHeard; // no hello echoed: a client that skipped it
                 }
                 if (inLast) {
                     sendMessage(DATA, inSeq);
-                    if (inSeq >= 1) {
+                    if (inSeq == HELLO && start == 0) {
+                        end = System.nanoTime(); // the last hello's echo, answered by message 1
+                    } else if (inSeq >= 1) {
                         answered = Math.max(answered, inSeq);
                         long now = System.nanoTime();
                         if (end != 0) {
