@@ -138,7 +138,7 @@ public final class BuffersViewModel {
         if (sideEvent.event() instanceof LabEvent.RemoteBuffer remote) {
             remoteBytes = remote.bytes();
             remoteOffset = remote.offset();
-            remoteLabel = remote.source() + " at " + LabViewModel.TIME.format(remote.at());
+            remoteLabel = UiText.format("buffers.seenAt", remote.source(), LabViewModel.TIME.format(remote.at()));
         }
         if (sideEvent.event() instanceof LabEvent.StepFinished || sideEvent.event() instanceof LabEvent.Completion
                 || sideEvent.event() instanceof LabEvent.BufferChanged
@@ -158,27 +158,27 @@ public final class BuffersViewModel {
         for (Pane pane : panes) {
             if (pane.key().equals("remote")) {
                 if (remoteBytes == null) {
-                    pane.update(ByteSource.of(new byte[0]), "remote buffer · not seen yet: an RDMA READ (Traffic) or a"
-                            + " snapshot (lab protocol) shows it", 0);
+                    pane.update(ByteSource.of(new byte[0]), UiText.text("buffers.remoteNotSeen"), 0);
                 } else {
                     long base = lab.sides().isEmpty() ? 0 : lab.sides().get(0).session().remoteData()
                             .map(data -> data.addr()).orElse(0L) + remoteOffset;
-                    pane.update(ByteSource.of(remoteBytes), "remote buffer · " + remoteLabel, base);
+                    pane.update(ByteSource.of(remoteBytes), UiText.text("buffers.remote") + " · " + remoteLabel, base);
                 }
                 continue;
             }
             Optional<SideViewModel> side = lab.sides().stream().filter(each -> each.name().equals(pane.key())).findFirst();
             Optional<MemoryRegion> mr = side.flatMap(each -> each.session().memoryRegion());
-            String who = side.map(each -> each.name() + " buffer · " + each.address()).orElse(pane.key());
+            String who = side.map(each -> UiText.format("buffers.of", UiText.side(each.name())) + " · " + each.address())
+                    .orElse(pane.key());
             if (mr.isEmpty()) {
-                pane.update(ByteSource.of(new byte[0]), who + " · no MR registered", 0);
+                pane.update(ByteSource.of(new byte[0]), who + " · " + UiText.text("buffers.noMr"), 0);
                 continue;
             }
             MemoryRegion region = mr.get();
-            String role = pane.key().equals("server") ? " · the client's remote buffer" : pane.key().equals("client")
-                    ? " · the server's remote buffer" : " · local";
-            pane.update(source(region), who + role + " · " + region.length() + " bytes at "
-                    + LabViewModel.TIME.format(Instant.now()), region.address());
+            String role = UiText.text(pane.key().equals("server") ? "buffers.clientsRemote" : pane.key().equals("client")
+                    ? "buffers.serversRemote" : "buffers.local");
+            pane.update(source(region), who + " · " + role + " · " + UiText.format("buffers.bytesAt", region.length(),
+                    LabViewModel.TIME.format(Instant.now())), region.address());
         }
         version.set(version.get() + 1);
     }

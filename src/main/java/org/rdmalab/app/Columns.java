@@ -15,8 +15,11 @@ final class Columns {
         column.setCellValueFactory(cell -> new ReadOnlyObjectWrapper<>(value.apply(cell.getValue())));
     }
 
-    /** "123 rows" and, when some were dropped, how many. */
+    /**
+     * "123 packets" and, when some were dropped, how many, in the window's language; {@code noun}
+     * is "completions", "calls" or "packets".
+     */
     static String count(int rows, long dropped, String noun) {
-        return rows + " " + noun + (dropped > 0 ? " (" + dropped + " older ones dropped)" : "");
+        return UiText.format("count." + noun, rows) + (dropped > 0 ? UiText.format("count.dropped", dropped) : "");
     }
 }

@@ -53,9 +53,9 @@ public final class CompletionsView {
     private void initialize() {
         BoundedLog<CompletionRow> log = lab.completionLog();
         completionTable.setItems(log.rows());
-        completionTable.setPlaceholder(new Label("No completion yet: post a work request and poll the CQ."));
+        completionTable.setPlaceholder(new Label(UiText.text("completions.none")));
         Columns.show(timeColumn, row -> LabViewModel.TIME.format(row.at()));
-        Columns.show(sideColumn, CompletionRow::side);
+        Columns.show(sideColumn, row -> UiText.side(row.side()));
         Columns.show(wrIdColumn, row -> Long.toUnsignedString(row.completion().wrId()));
         Columns.show(statusColumn, row -> row.completion().status().cName());
         Columns.show(opcodeColumn, row -> row.completion().isSuccess() ? row.completion().opcode().cName() : "");

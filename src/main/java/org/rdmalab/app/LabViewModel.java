@@ -123,13 +123,13 @@ public final class LabViewModel implements AutoCloseable {
 
     private static String describe(LabSetup chosen) {
         if (chosen.mode() == LabSetup.Mode.LOOPBACK) {
-            return "loopback lab: server " + LabSetup.LOOPBACK_SERVER_IP + " and client " + LabSetup.LOOPBACK_CLIENT_IP
-                    + " on " + chosen.device() + " port " + chosen.ibPort() + ", gid_idx " + chosen.gidIndex();
+            return UiText.format("status.loopback", LabSetup.LOOPBACK_SERVER_IP, LabSetup.LOOPBACK_CLIENT_IP,
+                    chosen.device(), chosen.ibPort(), chosen.gidIndex());
         }
-        return chosen.role().name().toLowerCase(java.util.Locale.ROOT) + " on " + chosen.localIp()
-                + (chosen.role() == org.rdmalab.lab.Role.CLIENT ? ", server " + chosen.peerIp() : "")
-                + ", TCP " + chosen.tcpPort() + ", " + chosen.protocol().cliName() + " protocol, "
-                + chosen.device() + " port " + chosen.ibPort() + ", gid_idx " + chosen.gidIndex();
+        String role = chosen.role().name().toLowerCase(java.util.Locale.ROOT);
+        return UiText.format("status.twoMachines", UiText.side(role), chosen.localIp(),
+                chosen.role() == org.rdmalab.lab.Role.CLIENT ? UiText.format("status.server", chosen.peerIp()) : "",
+                chosen.tcpPort(), chosen.protocol().cliName(), chosen.device(), chosen.ibPort(), chosen.gidIndex());
     }
 
     /** One side's batch of events: one change per table, then the views refresh once. */
@@ -155,7 +155,8 @@ public final class LabViewModel implements AutoCloseable {
                 newControl.add(TIME.format(at) + "  " + side + "  " + (message.sent() ? "→ " : "← ")
                         + message.description() + (message.length() > 0 ? "  (" + message.length() + " bytes)" : ""));
             } else if (event instanceof LabEvent.StepFinished finished && !finished.result().ok()) {
-                status.set(side + ": " + finished.step().title() + " failed: " + finished.result().summary());
+                status.set(UiText.format("status.stepFailed", UiText.side(side), UiText.stepTitle(finished.step()),
+                        finished.result().summary()));
             }
         }
         completions.addAll(newCompletions);
@@ -202,8 +203,7 @@ public final class LabViewModel implements AutoCloseable {
                         .filter(step -> step.id().equals(fix.stepId())).findFirst()
                         .ifPresent(step -> step.parameter(fix.parameter()).set(fix.value())));
             }
-            status.set(fix.parameter() + " is now " + fix.value() + "; every side starts over and runs back to"
-                    + " where it was");
+            status.set(UiText.format("status.fixApplied", fix.parameter(), fix.value()));
             return;
         }
         side.steps().stream().filter(row -> row.step().id().equals(fix.stepId())).findFirst()
@@ -212,7 +212,7 @@ public final class LabViewModel implements AutoCloseable {
         if (failed >= 0) {
             side.runTo(failed);
         }
-        status.set(side.name() + ": " + fix.parameter() + " = " + fix.value() + "; running the failed step again");
+        status.set(UiText.format("status.fixRetry", UiText.side(side.name()), fix.parameter(), fix.value()));
     }
 
     /** Remembers a send request {@code side} posted from the traffic form, for Export as C. */

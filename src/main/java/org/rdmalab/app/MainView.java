@@ -58,7 +58,7 @@ public final class MainView {
         statusLabel.textProperty().bind(lab.statusProperty());
         statusLabel.setId("statusLabel");
         controlList.setItems(lab.controlLog().rows());
-        controlList.setPlaceholder(new Label("No control message yet."));
+        controlList.setPlaceholder(new Label(UiText.text("main.noControlMessage")));
         lab.sides().addListener((ListChangeListener<SideViewModel>) change -> layoutSides());
         layoutSides();
         bench.wideProperty().addListener((observable, before, wide) -> widen());
@@ -131,7 +131,7 @@ public final class MainView {
         column.getStyleClass().addAll("panel", "peer-view");
         column.setId("peerColumn");
         String peerRole = side.role() == org.rdmalab.lab.Role.SERVER ? "client" : "server";
-        Label title = new Label("Peer (" + peerRole + ")" + (side.role() == org.rdmalab.lab.Role.CLIENT
+        Label title = new Label(UiText.format("main.peerTitle", UiText.side(peerRole)) + (side.role() == org.rdmalab.lab.Role.CLIENT
                 ? " · " + lab.currentProperty().get().peerIp() : ""));
         title.getStyleClass().add("panel-title");
         column.getChildren().add(title);

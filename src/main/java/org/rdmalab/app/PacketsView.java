@@ -48,7 +48,7 @@ public final class PacketsView {
         packetTable.setPlaceholder(new Label("No packet yet (the software device reports every packet;"
                 + " for rxe or a NIC capture with tcpdump)."));
         Columns.show(timeColumn, row -> LabViewModel.TIME.format(row.at()));
-        Columns.show(sideColumn, PacketRow::side);
+        Columns.show(sideColumn, row -> UiText.side(row.side()));
         Columns.show(directionColumn, row -> row.packet().direction().name().toLowerCase(java.util.Locale.ROOT));
         Columns.show(pathColumn, row -> row.packet().source() + " → " + row.packet().destination());
         Columns.show(opcodeColumn, row -> row.packet().opcode() + (row.packet().ackRequest() ? " (AckReq)" : ""));

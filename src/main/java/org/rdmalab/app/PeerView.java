@@ -102,8 +102,8 @@ public final class PeerView {
     }
 
     private String title(String role) {
-        String label = side.name().equals("local") ? "This peer (" + role + ")" : role.substring(0, 1).toUpperCase()
-                + role.substring(1);
+        String label = side.name().equals("local") ? UiText.format("peer.thisPeer", UiText.side(role))
+                : UiText.text("side." + role + ".title");
         return label + " · " + side.address();
     }
 
@@ -171,13 +171,13 @@ public final class PeerView {
                 case DONE -> "✓";
                 case FAILED -> "✗";
             });
-            title.setText((row.index() + 1) + ". " + row.step().title());
+            title.setText((row.index() + 1) + ". " + UiText.stepTitle(row.step()));
             summary.setText(row.summaryProperty().get());
             summary.setVisible(!row.summaryProperty().get().isEmpty());
             summary.setManaged(summary.isVisible());
             setText(null);
             setGraphic(box);
-            setAccessibleText(row.step().title() + ": " + status.text());
+            setAccessibleText(UiText.stepTitle(row.step()) + ": " + status.text());
         }
     }
 }

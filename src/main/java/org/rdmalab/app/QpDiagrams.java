@@ -23,14 +23,13 @@ final class QpDiagrams {
 
     void install(VBox box) {
         local.setId(side.name() + "LocalQp");
-        String owner = side.name().equals("local") ? "Local" : Character.toUpperCase(side.name().charAt(0))
-                + side.name().substring(1);
+        String owner = UiText.text("side." + side.name() + ".title");
         follow(local, owner + " QP", side.localQpnProperty().get(), side.localStateProperty().get());
         side.localQpnProperty().addListener((observable, before, qpn) -> local.setTitle(title(owner + " QP", qpn.intValue())));
         side.localStateProperty().addListener(stateFollower(local));
         side.lastLocalTransitionProperty().addListener(transitionFollower(local));
         local.setOnStateRequested(this::request);
-        local.setNote("click a state to ask ibv_modify_qp for it");
+        local.setNote(UiText.text("diagram.clickAState"));
         VBox.setVgrow(local, Priority.ALWAYS);
         box.getChildren().add(local);
     }
@@ -38,8 +37,9 @@ final class QpDiagrams {
     /** The peer's QP, for the column opposite this side's (two machines). */
     void installPeer(VBox box) {
         peer.setId("peerQp");
-        follow(peer, "Peer QP", side.peerQpnProperty().get(), side.peerStateProperty().get());
-        side.peerQpnProperty().addListener((observable, before, qpn) -> peer.setTitle(title("Peer QP", qpn.intValue())));
+        String peerQp = UiText.text("side.peer.title") + " QP";
+        follow(peer, peerQp, side.peerQpnProperty().get(), side.peerStateProperty().get());
+        side.peerQpnProperty().addListener((observable, before, qpn) -> peer.setTitle(title(peerQp, qpn.intValue())));
         side.peerStateProperty().addListener(stateFollower(peer));
         side.lastPeerTransitionProperty().addListener(transitionFollower(peer));
         peer.setNote(side.peerStateNote());
@@ -53,7 +53,7 @@ final class QpDiagrams {
     }
 
     private static String title(String name, int qpn) {
-        return qpn < 0 ? name + " (not created yet)" : String.format("%s 0x%x", name, qpn);
+        return qpn < 0 ? UiText.format("diagram.notCreated", name) : String.format("%s 0x%x", name, qpn);
     }
 
     private static ChangeListener<QpState> stateFollower(QpStateDiagram diagram) {

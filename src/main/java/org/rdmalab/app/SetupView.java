@@ -101,7 +101,7 @@ public final class SetupView {
         gidLesson.visibleProperty().bind(setup.gidWarningProperty().isNotEmpty());
         gidLesson.managedProperty().bind(gidLesson.visibleProperty());
         useRecommendedGid.textProperty().bind(Bindings.createStringBinding(() -> setup.recommended()
-                .map(entry -> "Use GID " + entry.index() + " (recommended)").orElse("No GID to recommend"),
+                .map(entry -> UiText.format("setup.useGid", entry.index())).orElse(UiText.text("setup.noGid")),
                 setup.gids()));
         useRecommendedGid.disableProperty().bind(Bindings.isEmpty(setup.gids()));
         recommendation.textProperty().bind(setup.recommendationProperty());
@@ -125,7 +125,7 @@ public final class SetupView {
         twoMachinesRow.visibleProperty().bind(setup.modeProperty().isEqualTo(LabSetup.Mode.TWO_MACHINES));
         twoMachinesRow.managedProperty().bind(twoMachinesRow.visibleProperty());
         runAllButton.textProperty().bind(Bindings.when(setup.modeProperty().isEqualTo(LabSetup.Mode.LOOPBACK))
-                .then("Run both to end").otherwise("Run to end"));
+                .then(UiText.text("setup.runBothToEnd")).otherwise(UiText.text("setup.runToEnd")));
 
         serverRole.setSelected(setup.roleProperty().get() == Role.SERVER);
         clientRole.setSelected(setup.roleProperty().get() == Role.CLIENT);
@@ -164,9 +164,9 @@ public final class SetupView {
                     return "";
                 }
                 return switch (protocol) {
-                    case LAB -> "lab (RDMA Lab: GUI or demo)";
-                    case SEED -> "seed (the seed's C program)";
-                    case PINGPONG -> "pingpong (ibv_rc_pingpong)";
+                    case LAB -> UiText.text("setup.protocol.lab");
+                    case SEED -> UiText.text("setup.protocol.seed");
+                    case PINGPONG -> UiText.text("setup.protocol.pingpong");
                 };
             }
 
@@ -183,8 +183,7 @@ public final class SetupView {
                 if (flow == null) {
                     return "";
                 }
-                return flow == Flows.SeedFlow.WRITE_ONLY ? "write-only: the client WRITEs HelloWorld (the seed)"
-                        : "rc-example: SEND, READ, then WRITE";
+                return UiText.text(flow == Flows.SeedFlow.WRITE_ONLY ? "setup.flow.writeOnly" : "setup.flow.rcExample");
             }
 
             @Override
@@ -219,11 +218,11 @@ public final class SetupView {
                 return;
             }
             if (value.equals("-1")) {
-                setText("-1   no GRH (the seed's default)");
+                setText("-1   " + UiText.text("setup.gid.noGrh"));
                 return;
             }
             if (value.equalsIgnoreCase("auto")) {
-                setText("auto   the recommended entry");
+                setText("auto   " + UiText.text("setup.gid.auto"));
                 return;
             }
             setText(setup.gids().stream().filter(choice -> Integer.toString(choice.entry().index()).equals(value))
@@ -233,7 +232,7 @@ public final class SetupView {
                                 + (entry.netdev() == null ? "" : entry.netdev()) + (entry.ipAddress() == null
                                 || entry.ipAddress().isEmpty() ? "" : "   " + entry.ipAddress())
                                 + (choice.recommended() ? "   ★" : "");
-                    }).orElse(value + "   (not in the table)"));
+                    }).orElse(value + "   " + UiText.text("setup.gid.notInTable")));
         }
     }
 

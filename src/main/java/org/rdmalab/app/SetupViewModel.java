@@ -217,7 +217,21 @@ public final class SetupViewModel {
     }
 
     private String recommendationText() {
-        return recommended().map(entry -> "GID " + entry.index() + " is recommended: " + GidSelection.reason(entry)).orElse("");
+        return recommended().map(entry -> UiText.format("gid.recommended", entry.index(), reason(entry))).orElse("");
+    }
+
+    /** Why perftest's scoring puts {@code entry} first ({@link GidSelection#reason}), in the window's language. */
+    private static String reason(GidEntry entry) {
+        String ip = entry.ipAddress() == null || entry.ipAddress().isEmpty() ? UiText.text("gid.anIpv4Address")
+                : UiText.format("gid.theIpv4Address", entry.ipAddress());
+        String type = switch (entry.type()) {
+            case ROCE_V2 -> UiText.text("gid.roceV2");
+            case ROCE_V1 -> UiText.text("gid.roceV1");
+            default -> entry.type().text();
+        };
+        return UiText.format("gid.reason",
+                entry.gid().isIpv4Mapped() ? UiText.format("gid.ipv4Mapped", ip) : UiText.text("gid.notIpv4Mapped"),
+                UiText.text(entry.gid().isLinkLocal() ? "gid.linkLocal" : "gid.notLinkLocal"), type);
     }
 
     /** The recommended entry, if the table has any. */

@@ -229,10 +229,9 @@ public final class SideViewModel {
             return "";
         }
         return switch (protocol) {
-            case LAB -> "live: the lab protocol reports each change";
-            case SEED -> "the seed protocol carries no QP state; sync 'Q' implies the peer reached RTS";
-            case PINGPONG -> "the pingpong text carries no QP state; the server's data (or the client's "
-                    + "\"done\") implies RTS";
+            case LAB -> UiText.text("peer.note.lab");
+            case SEED -> UiText.text("peer.note.seed");
+            case PINGPONG -> UiText.text("peer.note.pingpong");
         };
     }
 

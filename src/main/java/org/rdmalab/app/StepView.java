@@ -94,7 +94,7 @@ public final class StepView {
         });
         // A step without parameters (a sync, a read of the buffer) says so instead of leaving an
         // empty sheet that looks as if its fields failed to load.
-        Label noParameters = new Label("This step takes no parameters. The C code below is what it runs.");
+        Label noParameters = new Label(UiText.text("step.noParameters"));
         noParameters.setId("noParameters");
         noParameters.getStyleClass().add("placeholder");
         noParameters.setWrapText(true);

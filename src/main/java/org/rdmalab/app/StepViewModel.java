@@ -125,7 +125,8 @@ public final class StepViewModel {
             return;
         }
         SideViewModel side = lab.selectedSideProperty().get();
-        title.set((side == null ? "" : capitalized(side.name()) + " · ") + (row.index() + 1) + ". " + row.step().title());
+        title.set((side == null ? "" : UiText.text("side." + side.name() + ".title") + " · ") + (row.index() + 1) + ". "
+                + UiText.stepTitle(row.step()));
         editable.set(side == null || !side.busyProperty().get());
         try {
             code.set(side == null ? "" : row.step().cCode(side.session()));
@@ -248,10 +249,6 @@ public final class StepViewModel {
     /** The diagnosis of the shown step's failure, if any. */
     public Optional<Diagnosis> diagnosis() {
         return Optional.ofNullable(diagnosis);
-    }
-
-    private static String capitalized(String text) {
-        return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
     }
 
     public ObservableList<ParameterItem> items() {

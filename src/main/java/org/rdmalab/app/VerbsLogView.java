@@ -54,7 +54,7 @@ public final class VerbsLogView {
         verbTable.setPlaceholder(new Label("No verbs call yet."));
         verbTable.getSelectionModel().setSelectionMode(SelectionMode.MULTIPLE);
         Columns.show(timeColumn, row -> LabViewModel.TIME.format(row.at()));
-        Columns.show(sideColumn, VerbRow::side);
+        Columns.show(sideColumn, row -> UiText.side(row.side()));
         Columns.show(verbColumn, VerbRow::verb);
         Columns.show(argumentsColumn, VerbRow::arguments);
         Columns.show(returnColumn, row -> row.ok() ? "0" : "-1");

@@ -9,7 +9,8 @@ import javafx.scene.Parent;
 
 /**
  * Loads the FXML views with their controllers: the controller factory hands each view (and each
- * {@code fx:include} inside it) the controller made for it, which holds its view model.
+ * {@code fx:include} inside it) the controller made for it, which holds its view model. Their
+ * {@code %key} texts come from {@link UiText}'s bundle, in the language chosen for the window.
  */
 final class Views {
 
@@ -25,14 +26,14 @@ final class Views {
 
     /** Loads {@code path} with the registered controllers. */
     Parent load(String path) throws IOException {
-        FXMLLoader loader = new FXMLLoader(resource(path));
+        FXMLLoader loader = new FXMLLoader(resource(path), UiText.bundle());
         loader.setControllerFactory(this::controller);
         return loader.load();
     }
 
     /** Loads {@code path} whose own controller is {@code controller} (a view loaded once per side). */
     Parent load(String path, Object controller) throws IOException {
-        FXMLLoader loader = new FXMLLoader(resource(path));
+        FXMLLoader loader = new FXMLLoader(resource(path), UiText.bundle());
         loader.setControllerFactory(type -> type.isInstance(controller) ? controller : controller(type));
         return loader.load();
     }

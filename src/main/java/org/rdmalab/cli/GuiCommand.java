@@ -3,6 +3,7 @@ package org.rdmalab.cli;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.rdmalab.app.AppLauncher;
+import org.rdmalab.app.UiText;
 import org.rdmalab.app.WindowScenario;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -18,8 +19,14 @@ final class GuiCommand implements Callable<Integer> {
     @Option(names = "--scenario", paramLabel = "NAME", description = "Run a scenario in the window until it ends before the picture: seed, rtr-no-grh, two-machines, doctor, bench, bench-server, bench-narrow.")
     String scenario;
 
+    @Option(names = "--lang", paramLabel = "LANG", description = "The window's language: en or zh_CN (default: zh_CN "
+            + "on a Chinese desktop, else en). Verb, field and status names, the C code, and results and errors stay "
+            + "as the command line prints them.")
+    String lang;
+
     @Override
     public Integer call() throws Exception {
+        UiText.use(lang == null ? UiText.systemDefault() : UiText.parse(lang));
         if (scenario != null) {
             WindowScenario.named(scenario);
         }
@@ -30,11 +37,13 @@ final class GuiCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--scenario runs in the loopback lab for a picture; give --screenshot FILE"
                     + " too, or open the window without it");
         }
-        launch(new String[0]);
+        AppLauncher.launch(new String[0]);
         return 0;
     }
 
+    /** Opens the window in the desktop's language (the jar run with no command). */
     static void launch(String[] args) {
+        UiText.use(UiText.systemDefault());
         AppLauncher.launch(args);
     }
 }

@@ -1,0 +1,81 @@
+package org.rdmalab.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.ListCell;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.rdmalab.app.buffer.HexBufferView;
+import org.rdmalab.testing.Ports;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+
+/** The window built with {@code gui --lang zh_CN}: a student runs the seed flow in Chinese (TestFX, headless). */
+@ExtendWith(ApplicationExtension.class)
+class ChineseWindowTest {
+
+    private MainWindow window;
+
+    @Start
+    void start(Stage stage) throws Exception {
+        UiText.use(UiText.CHINESE);
+        window = MainWindow.create(Backends.installed(), DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort()));
+        stage.setScene(window.scene());
+        stage.show();
+    }
+
+    @AfterEach
+    void close(FxRobot robot) {
+        robot.interact(window::close);
+        UiText.use(UiText.ENGLISH);
+    }
+
+    private static void waitFor(String what, BooleanSupplier condition) {
+        FxWait.waitFor(what, 30, condition);
+    }
+
+    private SideViewModel side(String name) {
+        return window.lab().sides().stream().filter(side -> side.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void theSeedFlowRunsToHelloWorldWithChineseLabelsAndTheVerbsNamesAsVerbsHSpellsThem(FxRobot robot) {
+        waitFor("the devices", () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
+        List<String> tabs = robot.lookup(".inspector .tab .tab-label").queryAll().stream()
+                .map(node -> ((Label) node).getText()).toList();
+        assertEquals(List.of("步骤", "收发", "连接数据", "资源", "Verbs", "数据包", "TCP", "诊断", "性能测试"), tabs);
+        assertEquals("下一步", robot.lookup("#serverRunNext").queryButton().getText());
+        ListCell<?> first = robot.lookup("#serverSteps .list-cell").match(node -> ((ListCell<?>) node).getIndex() == 0)
+                .queryAs(ListCell.class);
+        assertTrue(robot.from(first).lookup(".step-title").queryAs(Label.class).getText().equals("1. 打开设备"));
+
+        robot.clickOn("#useRecommendedGid");
+        waitFor("the recommended GID", () -> window.lab().setup().gidIndexProperty().get().equals("3")
+                && !side("server").busyProperty().get());
+        Button runAll = robot.lookup("#runAllButton").queryButton();
+        assertEquals("两端都运行到结束", runAll.getText());
+        robot.clickOn(runAll);
+        waitFor("the end", () -> side("server").nextIndexProperty().get() == side("server").steps().size()
+                && !side("server").busyProperty().get() && !side("client").busyProperty().get());
+
+        javafx.scene.control.TableView<?> completions = robot.lookup("#completionTable").queryTableView();
+        assertEquals("1 个完成", robot.from(completions.getParent()).lookup("#countLabel").queryAs(Label.class).getText());
+        CompletionRow row = (CompletionRow) completions.getItems().get(0);
+        assertEquals("IBV_WC_SUCCESS", row.completion().status().cName(), "statuses keep verbs.h's names");
+        HexBufferView server = robot.lookup("#serverBuffer").queryAs(HexBufferView.class);
+        assertTrue(server.getCaption().startsWith("服务端缓冲区 · 127.0.0.1 · 客户端的远端缓冲区 · 11 字节"),
+                server.getCaption());
+        String status = robot.lookup("#statusLabel").queryAs(Label.class).getText();
+        assertEquals("gid_idx 现在是 3；每一端重新开始，并运行回原来的位置", status);
+    }
+}
