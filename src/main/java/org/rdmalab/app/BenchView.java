@@ -61,9 +61,12 @@ import org.rdmalab.bench.BenchTest;
  */
 public final class BenchView {
 
-    /** Series names, shown in the legends. */
+    /** Series names, shown in the legends: "RDMA" in every language, the baseline's in the window's. */
     static final String RDMA = "RDMA";
-    static final String BASELINE = "UDP baseline";
+
+    static String baseline() {
+        return UiText.text("bench.udpBaseline");
+    }
 
     /** Below this width (px) the tab is compact: the form folds under Settings and the charts show one at a time. */
     static final double COMPACT_WIDTH = 720;
@@ -227,8 +230,7 @@ public final class BenchView {
         var formShown = compact.not().or(benchSettings.selectedProperty());
         benchSettings.visibleProperty().bind(compact);
         benchSettings.managedProperty().bind(compact);
-        benchSettings.setTooltip(new Tooltip("The run's settings (device, test, sizes, limits, MTU, ...): the tab"
-                + " shows them while this is pressed, and always where it has the room (Wide pressed)"));
+        benchSettings.setTooltip(new Tooltip(UiText.text("bench.tip.settings")));
         // A server has its address and port; a client the server's too; loopback none.
         var peer = role.isNotEqualTo(BenchViewModel.Role.LOOPBACK);
         for (javafx.scene.Node field : benchForm.getChildren()) {
@@ -243,13 +245,13 @@ public final class BenchView {
             field.managedProperty().bind(shown);
         }
         benchPerftest.selectedProperty().bindBidirectional(viewModel.perftestProperty());
-        benchPerftest.setTooltip(new Tooltip("The other side is one of perftest's ib_* programs (bench --perftest):"
-                + " perftest's TCP exchange, no UDP baseline"));
+        benchPerftest.setTooltip(new Tooltip(UiText.text("bench.tip.perftest")));
         benchServer.textProperty().bindBidirectional(viewModel.serverAddressProperty());
         benchLocal.textProperty().bindBidirectional(viewModel.localAddressProperty());
         // bench's defaults for --local-ip, as the field's hint.
         benchLocal.promptTextProperty().bind(javafx.beans.binding.Bindings.when(role.isEqualTo(
-                BenchViewModel.Role.CLIENT)).then("auto").otherwise(org.rdmalab.bench.Topology.DEFAULT_SERVER_ADDRESS));
+                BenchViewModel.Role.CLIENT)).then(UiText.text("bench.auto"))
+                .otherwise(org.rdmalab.bench.Topology.DEFAULT_SERVER_ADDRESS));
         benchTcpPort.textProperty().bindBidirectional(viewModel.tcpPortProperty());
         SpinnerValueFactory.IntegerSpinnerValueFactory timeout = new SpinnerValueFactory.IntegerSpinnerValueFactory(
                 1, 86_400, viewModel.timeoutProperty().get(), 10);
@@ -265,13 +267,13 @@ public final class BenchView {
         benchIbPort.setValueFactory(ibPort);
         ibPort.valueProperty().bindBidirectional(viewModel.ibPortProperty());
         benchGid.textProperty().bindBidirectional(viewModel.gidIndexProperty());
-        benchGid.setTooltip(new Tooltip("GID index (-x): empty lets bench choose the GID carrying this side's"
-                + " address, as perftest scores them"));
+        benchGid.setTooltip(new Tooltip(UiText.text("bench.tip.gid")));
         benchTest.getItems().setAll(BenchTest.WRITE, BenchTest.READ, BenchTest.SEND, BenchTest.ATOMIC);
         benchTest.setConverter(converter(BenchTest::cliName));
         benchTest.valueProperty().bindBidirectional(viewModel.testProperty());
         benchMode.getItems().setAll(BenchMode.values());
-        benchMode.setConverter(converter(mode -> mode == BenchMode.BW ? "bandwidth (--bw)" : "latency (--lat)"));
+        benchMode.setConverter(converter(mode -> UiText.text(mode == BenchMode.BW ? "bench.mode.bw"
+                : "bench.mode.lat")));
         benchMode.valueProperty().bindBidirectional(viewModel.modeProperty());
         benchSize.getItems().setAll(BenchViewModel.SIZES);
         benchSize.setConverter(converter(BenchViewModel::bytes));
@@ -297,7 +299,7 @@ public final class BenchView {
             spinner.managedProperty().bind(spinner.visibleProperty());
         }
         benchMtu.getItems().setAll(BenchViewModel.MTUS);
-        benchMtu.setConverter(converter(bytes -> bytes == 0 ? "active" : String.valueOf(bytes)));
+        benchMtu.setConverter(converter(bytes -> bytes == 0 ? UiText.text("bench.mtu.active") : String.valueOf(bytes)));
         benchMtu.valueProperty().bindBidirectional(viewModel.mtuProperty());
         SpinnerValueFactory.IntegerSpinnerValueFactory depth = new SpinnerValueFactory.IntegerSpinnerValueFactory(
                 1, BenchSettings.MAX_TX_DEPTH, viewModel.txDepthProperty().get(), 16);
@@ -307,8 +309,7 @@ public final class BenchView {
                 1, BenchSettings.MAX_QPS, viewModel.qpsProperty().get(), 1);
         benchQps.setValueFactory(qps);
         qps.valueProperty().bindBidirectional(viewModel.qpsProperty());
-        benchQps.setTooltip(new Tooltip("-q: connected QPs the traffic goes over, each with -t in flight and -n"
-                + " messages (bandwidth tests; the UDP baseline then has -q x -t in flight)"));
+        benchQps.setTooltip(new Tooltip(UiText.text("bench.tip.qps")));
         // A typed number counts when the field loses focus, not only on Enter.
         for (Spinner<Integer> spinner : List.of(benchIterations, benchSeconds, benchTxDepth, benchTimeout, benchIbPort,
                 benchQps)) {
@@ -321,8 +322,7 @@ public final class BenchView {
         benchBaseline.selectedProperty().bindBidirectional(viewModel.baselineProperty());
         benchGbits.selectedProperty().bindBidirectional(viewModel.reportGbitsProperty());
         benchBoth.selectedProperty().bindBidirectional(viewModel.bidirectionalProperty());
-        benchBoth.setTooltip(new Tooltip("-b: both sides send at once, and each row is both directions summed,"
-                + " as perftest's duplex bandwidth (bandwidth tests; the UDP baseline runs both ways too)"));
+        benchBoth.setTooltip(new Tooltip(UiText.text("bench.tip.both")));
         var running = viewModel.runningProperty();
         for (javafx.scene.Node field : List.of(benchRole, benchServer, benchLocal, benchTcpPort, benchPerftest,
                 benchTimeout, benchDevice, benchIbPort, benchGid, benchTest, benchMode,
@@ -341,22 +341,20 @@ public final class BenchView {
         benchStop.disableProperty().bind(running.not().or(viewModel.stoppingProperty()));
         benchSave.disableProperty().bind(running.or(viewModel.reportProperty().isNull()));
         benchWide.selectedProperty().bindBidirectional(viewModel.wideProperty());
-        benchWide.setTooltip(new Tooltip("Pressed (at first): this tab has the window while it is shown; the lab's"
-                + " setup bar, columns and completions / buffers step aside. Released: the tab sits between the lab's"
-                + " columns, with the settings under Settings and one chart at a time."));
+        benchWide.setTooltip(new Tooltip(UiText.text("bench.tip.wide")));
         benchStatus.textProperty().bind(viewModel.statusProperty());
 
         // FXML builds these charts through a builder, which drops styleClass: set it here.
         liveChart.getStyleClass().addAll("bench-chart", "bench-live");
         sizeChart.getStyleClass().addAll("bench-chart", "bench-sizes");
         liveRdma.setName(RDMA);
-        liveBaseline.setName(BASELINE);
+        liveBaseline.setName(baseline());
         liveChart.getData().setAll(List.of(liveRdma, liveBaseline));
         sizeRdma.setName(RDMA);
-        sizeBaseline.setName(BASELINE);
+        sizeBaseline.setName(baseline());
         sizeChart.getData().setAll(List.of(sizeRdma, sizeBaseline));
         distributionRdma.setName(RDMA);
-        distributionBaseline.setName(BASELINE);
+        distributionBaseline.setName(baseline());
         distributionChart.getData().setAll(List.of(distributionRdma, distributionBaseline));
         javafx.beans.binding.Bindings.bindContent(distributionChart.markers(), viewModel.markers());
 
@@ -371,8 +369,7 @@ public final class BenchView {
         benchChart.getItems().setAll(Chart.values());
         benchChart.setValue(Chart.LIVE);
         benchChart.valueProperty().addListener((observable, before, chosen) -> showCharts());
-        benchChart.setTooltip(new Tooltip("The chart the tab shows: one at a time while it is narrow, all three"
-                + " side by side where it has the room (Wide pressed)"));
+        benchChart.setTooltip(new Tooltip(UiText.text("bench.tip.chart")));
         benchScroll.widthProperty().addListener((observable, before, width) -> compact.set(
                 width.doubleValue() > 0 && width.doubleValue() < COMPACT_WIDTH));
         compact.addListener((observable, before, on) -> showCharts());
@@ -405,8 +402,7 @@ public final class BenchView {
         distributionAxes();
 
         benchTable.setItems(viewModel.resultRows());
-        benchTable.setPlaceholder(new Label("Each size's rows appear here as it finishes: RDMA and the UDP baseline"
-                + " in perftest's columns, with the ratio."));
+        benchTable.setPlaceholder(new Label(UiText.text("bench.tablePlaceholder")));
         benchTable.getSelectionModel().setSelectionMode(SelectionMode.MULTIPLE);
         viewModel.columns().addListener((InvalidationListener) observable -> tableColumns());
         tableColumns();
@@ -416,25 +412,23 @@ public final class BenchView {
                 event.consume();
             }
         });
-        MenuItem copySelected = new MenuItem("Copy selected rows");
+        MenuItem copySelected = new MenuItem(UiText.text("bench.copySelectedRows"));
         copySelected.setOnAction(event -> copy(benchTable.getSelectionModel().getSelectedItems()));
-        MenuItem copyAll = new MenuItem("Copy all rows");
+        MenuItem copyAll = new MenuItem(UiText.text("bench.copyAllRows"));
         copyAll.setOnAction(event -> copy(viewModel.resultRows()));
         benchTable.setContextMenu(new ContextMenu(copySelected, copyAll));
         benchCopy.disableProperty().bind(javafx.beans.binding.Bindings.isEmpty(viewModel.resultRows()));
         benchRowCount.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(() -> {
             int count = viewModel.resultRows().size();
-            return count == 0 ? "Results" : "Results: " + count + (count == 1 ? " row" : " rows")
-                    + " (select and Ctrl+C to copy)";
+            return count == 0 ? UiText.text("bench.results")
+                    : UiText.format(count == 1 ? "bench.resultsRow" : "bench.resultsRows", count);
         }, viewModel.resultRows()));
         benchVerbose.textProperty().bind(javafx.beans.binding.Bindings.when(
-                viewModel.verboseTextProperty().isEmpty()).then("bench --verbose's lines appear here as sizes finish:"
-                        + " the bytes allocated per message and the GCs during each size's measured part, and what"
-                        + " this side's device counters moved.").otherwise(viewModel.verboseTextProperty()));
+                viewModel.verboseTextProperty().isEmpty()).then(UiText.text("bench.verbosePlaceholder"))
+                .otherwise(viewModel.verboseTextProperty()));
         benchVerbose.visibleProperty().bind(benchDetails.selectedProperty());
         benchVerbose.managedProperty().bind(benchVerbose.visibleProperty());
-        benchDetails.setTooltip(new Tooltip("bench --verbose's lines under the table: allocation, GCs and device"
-                + " counters per size"));
+        benchDetails.setTooltip(new Tooltip(UiText.text("bench.tip.details")));
     }
 
     /** The table's columns: the path, perftest's for the shown run's mode, then the ratio and the --verbose figures. */
@@ -494,9 +488,9 @@ public final class BenchView {
 
         String title(boolean bandwidth) {
             return switch (this) {
-                case LIVE -> bandwidth ? "Bandwidth over time" : "Latency over time";
-                case SIZES -> bandwidth ? "BW average by size" : "t_typical by size";
-                case DISTRIBUTION -> "Latency distribution";
+                case LIVE -> UiText.text(bandwidth ? "bench.bandwidthOverTime" : "bench.chart.latencyOverTime");
+                case SIZES -> UiText.text(bandwidth ? "bench.chart.bwBySize" : "bench.chart.typicalBySize");
+                case DISTRIBUTION -> UiText.text("bench.chart.distribution");
             };
         }
     }
@@ -519,17 +513,18 @@ public final class BenchView {
         }
         boolean bandwidth = viewModel.shownModeProperty().get() == BenchMode.BW;
         liveChart.setTitle(one ? null : Chart.LIVE.title(bandwidth));
-        sizeChart.setTitle(one ? null : bandwidth ? "BW average by message size" : "t_typical by message size");
+        sizeChart.setTitle(one ? null : UiText.text(bandwidth ? "bench.chart.bwByMessageSize"
+                : "bench.chart.typicalByMessageSize"));
         // The choice says what runs along x; the distribution's scale goes to the side column.
-        liveTime.setLabel(one ? null : "seconds");
-        sizeAxis.setLabel(one ? null : "message size");
+        liveTime.setLabel(one ? null : UiText.text("bench.axis.seconds"));
+        sizeAxis.setLabel(one ? null : UiText.text("bench.axis.messageSize"));
         // The side column holds the legend and the distribution's choices, so the height goes to the plot.
         for (XYChart<?, ?> chart : List.of(liveChart, sizeChart, distributionChart)) {
             chart.setLegendVisible(!one);
         }
         distributionBar.setVisible(!one);
         distributionBar.setManaged(!one);
-        distributionChart.getXAxis().setLabel(one ? null : DistributionChart.X_LABEL);
+        distributionChart.getXAxis().setLabel(one ? null : DistributionChart.xLabel());
         distributionAxes();
     }
 
@@ -547,8 +542,8 @@ public final class BenchView {
     private void distributionAxes() {
         boolean cdf = viewModel.distributionProperty().get() == BenchViewModel.Distribution.CDF;
         // The compact tab's plot is short: its y label too.
-        distributionChart.getYAxis().setLabel(compact.get() ? (cdf ? "fraction" : "%")
-                : cdf ? "fraction of samples" : "% of samples");
+        distributionChart.getYAxis().setLabel(compact.get() ? (cdf ? UiText.text("bench.axis.fraction") : "%")
+                : UiText.text(cdf ? "bench.axis.fractionOfSamples" : "bench.axis.percentOfSamples"));
         NumberAxis y = (NumberAxis) distributionChart.getYAxis();
         y.setAutoRanging(!cdf);
         if (cdf) {
@@ -619,9 +614,9 @@ public final class BenchView {
     @FXML
     private void onSave() {
         FileChooser chooser = new FileChooser();
-        chooser.setTitle("Save the benchmark results");
-        FileChooser.ExtensionFilter csv = new FileChooser.ExtensionFilter("CSV (one row per size and path)", "*.csv");
-        FileChooser.ExtensionFilter json = new FileChooser.ExtensionFilter("JSON (bench --json's keys)", "*.json");
+        chooser.setTitle(UiText.text("bench.saveTitle"));
+        FileChooser.ExtensionFilter csv = new FileChooser.ExtensionFilter(UiText.text("bench.saveCsv"), "*.csv");
+        FileChooser.ExtensionFilter json = new FileChooser.ExtensionFilter(UiText.text("bench.saveJson"), "*.json");
         chooser.getExtensionFilters().setAll(csv, json);
         var settings = viewModel.reportProperty().get().info() == null ? null
                 : viewModel.reportProperty().get().info().settings();

@@ -105,53 +105,59 @@ public final class BenchViewModel {
     /** The device a run uses unless another is chosen ({@code -d}'s default). */
     public static final String DEFAULT_DEVICE = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).device();
 
-    /** Where the two sides run: both here, or this window is one side of a run over TCP. */
+    /**
+     * Where the two sides run: both here, or this window is one side of a run over TCP. Shown as
+     * "loopback", "server", "client" in the window's language.
+     */
     public enum Role {
-        LOOPBACK("loopback"), SERVER("server"), CLIENT("client");
+        LOOPBACK("bench.role.loopback"), SERVER("bench.role.server"), CLIENT("bench.role.client");
 
-        private final String text;
+        private final String key;
 
-        Role(String text) {
-            this.text = text;
+        Role(String key) {
+            this.key = key;
         }
 
         @Override
         public String toString() {
-            return text;
+            return UiText.text(key);
         }
     }
 
-    /** What ends a size: a number of messages ({@code -n}) or a time ({@code -D}). */
+    /**
+     * What ends a size: a number of messages ({@code -n}) or a time ({@code -D}). Shown as
+     * "iterations (-n)", "seconds (-D)", "until stopped (--run_infinitely)" in the window's language.
+     */
     public enum Limit {
-        ITERATIONS("iterations (-n)"), SECONDS("seconds (-D)"),
+        ITERATIONS("bench.limit.iterations"), SECONDS("bench.limit.seconds"),
         /** Bandwidth until Stop, a row every {@link #secondsProperty()} ({@code --run_infinitely}). */
-        UNTIL_STOPPED("until stopped (--run_infinitely)");
+        UNTIL_STOPPED("bench.limit.untilStopped");
 
-        private final String text;
+        private final String key;
 
-        Limit(String text) {
-            this.text = text;
+        Limit(String key) {
+            this.key = key;
         }
 
         @Override
         public String toString() {
-            return text;
+            return UiText.text(key);
         }
     }
 
-    /** How the latency distribution is drawn. */
+    /** How the latency distribution is drawn: "CDF" or "Histogram", in the window's language. */
     public enum Distribution {
-        CDF("CDF"), HISTOGRAM("Histogram");
+        CDF("bench.distribution.cdf"), HISTOGRAM("bench.distribution.histogram");
 
-        private final String text;
+        private final String key;
 
-        Distribution(String text) {
-            this.text = text;
+        Distribution(String key) {
+            this.key = key;
         }
 
         @Override
         public String toString() {
-            return text;
+            return UiText.text(key);
         }
     }
 
@@ -258,7 +264,7 @@ public final class BenchViewModel {
     private final ObjectProperty<Integer> txDepth = new SimpleObjectProperty<>(BenchSettings.DEFAULT_TX_DEPTH_BW);
     private final ObjectProperty<String> device = new SimpleObjectProperty<>(DEFAULT_DEVICE);
     private final ObservableList<String> devices = FXCollections.observableArrayList(DEFAULT_DEVICE);
-    private final ReadOnlyStringWrapper devicesNote = new ReadOnlyStringWrapper("looking for devices...");
+    private final ReadOnlyStringWrapper devicesNote = new ReadOnlyStringWrapper(UiText.text("bench.lookingForDevices"));
     private final ObjectProperty<Integer> ibPort = new SimpleObjectProperty<>(1);
     private final StringProperty gidIndex = new SimpleStringProperty("");
     private final ObjectProperty<Integer> timeout = new SimpleObjectProperty<>(DEFAULT_TIMEOUT_SECONDS);
@@ -282,8 +288,7 @@ public final class BenchViewModel {
 
     private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper();
     private final ReadOnlyBooleanWrapper stopping = new ReadOnlyBooleanWrapper();
-    private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(
-            "Choose a test and press Run: both sides in this window, on the loopback addresses.");
+    private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(UiText.text("bench.status.choose"));
     private final ReadOnlyObjectWrapper<BenchMode> shownMode = new ReadOnlyObjectWrapper<>(BenchMode.BW);
     private final ReadOnlyBooleanWrapper shownGbits = new ReadOnlyBooleanWrapper();
     private final ReadOnlyObjectWrapper<BenchReport> report = new ReadOnlyObjectWrapper<>();
@@ -354,7 +359,7 @@ public final class BenchViewModel {
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "listing the devices for the bench failed", e);
-            lines.add("the devices could not be listed: " + e.getMessage());
+            lines.add(UiText.format("bench.devicesNotListed", e.getMessage()));
         }
         if (!names.contains(DEFAULT_DEVICE)) {
             // Keep the default choosable: a run on it explains what is wrong.
@@ -378,11 +383,11 @@ public final class BenchViewModel {
                 : List.of(chosen == BenchTest.ATOMIC ? BenchTest.ATOMIC_SIZE : size.get());
         String name = device.get() == null ? "" : device.get().trim();
         if (name.isEmpty()) {
-            throw new IllegalArgumentException("choose a device (-d)");
+            throw new IllegalArgumentException(UiText.text("bench.error.device"));
         }
         Integer port = ibPort.get();
         if (port == null) {
-            throw new IllegalArgumentException("type the device port (-i, 1 for most devices)");
+            throw new IllegalArgumentException(UiText.text("bench.error.port"));
         }
         BenchSettings settings = BenchSettings.defaults(chosen, mode.get()).withSizes(sizes).withDevice(name)
                 .withPort(port).withGidIndex(gid());
@@ -390,14 +395,14 @@ public final class BenchViewModel {
         if (limit.get() == Limit.SECONDS || untilStopped) {
             Integer time = seconds.get();
             if (time == null || time < 1) {
-                throw new IllegalArgumentException(untilStopped ? "type the seconds between two rows (-D 1..3600)"
-                        : "type the seconds each size runs (-D 1..3600)");
+                throw new IllegalArgumentException(UiText.text(untilStopped ? "bench.error.secondsBetweenRows"
+                        : "bench.error.secondsPerSize"));
             }
             settings = settings.withDuration(time);
         } else {
             Integer count = iterations.get();
             if (count == null) {
-                throw new IllegalArgumentException("type the number of iterations (-n)");
+                throw new IllegalArgumentException(UiText.text("bench.error.iterations"));
             }
             settings = settings.withIterations(count);
         }
@@ -409,14 +414,14 @@ public final class BenchViewModel {
             // Latency tests keep one message in flight, as perftest's do.
             Integer depth = txDepth.get();
             if (depth == null) {
-                throw new IllegalArgumentException("type the TX depth (-t)");
+                throw new IllegalArgumentException(UiText.text("bench.error.txDepth"));
             }
             settings = settings.withTxDepth(depth);
         }
         boolean both = bidirectional.get() && mode.get() == BenchMode.BW;
         Integer qpCount = qps.get();
         if (qpCount == null) {
-            throw new IllegalArgumentException("type the number of QPs (-q, 1 for one)");
+            throw new IllegalArgumentException(UiText.text("bench.error.qps"));
         }
         int qpsUsed = mode.get() == BenchMode.BW ? qpCount : 1;
         // Where there is no baseline the form's box is disabled, not an error.
@@ -441,13 +446,11 @@ public final class BenchViewModel {
             int index = Integer.parseInt(text);
             if (index < 0) {
                 // bench's -x takes no negative number either; blank is its "choose for me".
-                throw new IllegalArgumentException("-x " + index + ": the GID index must be 0..255 (leave it empty"
-                        + " for bench's choice)");
+                throw new IllegalArgumentException(UiText.format("bench.error.gidNegative", index));
             }
             return index;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("-x '" + text + "' is not a GID index (a number 0..255, or empty for"
-                    + " bench's choice)");
+            throw new IllegalArgumentException(UiText.format("bench.error.gidNotNumber", text));
         }
     }
 
@@ -475,7 +478,7 @@ public final class BenchViewModel {
     private Duration waitLimit() {
         Integer seconds = timeout.get();
         if (seconds == null || seconds < 1) {
-            throw new IllegalArgumentException("--timeout must be at least 1 second");
+            throw new IllegalArgumentException(UiText.text("bench.error.timeout"));
         }
         return Duration.ofSeconds(seconds);
     }
@@ -483,17 +486,17 @@ public final class BenchViewModel {
     private int port() {
         String text = tcpPort.get() == null ? "" : tcpPort.get().trim();
         if (text.isEmpty()) {
-            throw new IllegalArgumentException("type the TCP port (" + Topology.DEFAULT_TCP_PORT + ", as bench's -p)");
+            throw new IllegalArgumentException(UiText.format("bench.error.tcpPortEmpty", Topology.DEFAULT_TCP_PORT));
         }
         try {
             int port = Integer.parseInt(text);
             if (port < 1 || port > 65535) {
-                throw new IllegalArgumentException("TCP port " + text + " is outside 1..65535");
+                throw new IllegalArgumentException(UiText.format("bench.error.tcpPortRange", text));
             }
             return port;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("TCP port '" + text + "' is not a number (" + Topology.DEFAULT_TCP_PORT
-                    + ", as bench's -p)");
+            throw new IllegalArgumentException(UiText.format("bench.error.tcpPortNotNumber", text,
+                    Topology.DEFAULT_TCP_PORT));
         }
     }
 
@@ -503,7 +506,7 @@ public final class BenchViewModel {
         try {
             settings = settings();
         } catch (IllegalArgumentException e) {
-            status.set("Cannot run: " + e.getMessage());
+            status.set(UiText.format("bench.status.cannotRun", e.getMessage()));
             return;
         }
         start(settings);
@@ -521,11 +524,11 @@ public final class BenchViewModel {
         try {
             where = topology();
         } catch (IllegalArgumentException e) {
-            status.set("Cannot run: " + e.getMessage());
+            status.set(UiText.format("bench.status.cannotRun", e.getMessage()));
             return;
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "no topology for the bench", e);
-            status.set("Cannot run: " + e.getMessage());
+            status.set(UiText.format("bench.status.cannotRun", e.getMessage()));
             return;
         }
         runSettings = settings;
@@ -549,10 +552,10 @@ public final class BenchViewModel {
         running.set(true);
         stopping.set(false);
         if (where instanceof Topology.Client client) {
-            status.set("Client: connecting to " + client.serverAddress() + ":" + client.tcpPort() + " from "
-                    + client.localAddress() + " for " + describe(settings) + "...");
+            status.set(UiText.format("bench.status.connecting", client.serverAddress(), client.tcpPort(),
+                    client.localAddress(), describe(settings)));
         } else {
-            status.set("Starting " + describe(settings) + "...");
+            status.set(UiText.format("bench.status.starting", describe(settings)));
         }
         runStart = System.nanoTime();
         EventQueue<Item> queue = new EventQueue<>(ui, this::apply);
@@ -588,7 +591,7 @@ public final class BenchViewModel {
             return;
         }
         stopping.set(true);
-        status.set("Stopping...");
+        status.set(UiText.text("bench.status.stopping"));
         current.stop();
         current.result().copy().orTimeout(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).whenComplete(
                 (result, failure) -> {
@@ -612,23 +615,24 @@ public final class BenchViewModel {
         for (Item item : batch) {
             if (item instanceof Started started) {
                 info = started.info();
-                status.set((runTopology instanceof Topology.Server ? "Server: answering " : "Running ")
-                        + describe(runSettings) + " on " + info.deviceName() + " (" + info.backend()
-                        + ", MTU " + info.mtu().bytes() + ")...");
+                status.set(UiText.format(runTopology instanceof Topology.Server ? "bench.status.answering"
+                        : "bench.status.running", describe(runSettings), info.deviceName(), info.backend(),
+                        info.mtu().bytes()));
             } else if (item instanceof Sample sample) {
                 addLive(sample.sample(), sample.atNanos());
             } else if (item instanceof Row row) {
                 addRow(row.row());
                 drawDistribution = true;
             } else if (item instanceof Note note) {
-                String side = runTopology instanceof Topology.Server ? "Server: "
-                        : runTopology instanceof Topology.Client ? "Client: " : "";
-                status.set(side + note.text());
+                // The engine's note stays as bench prints it; the window names the side.
+                status.set(runTopology instanceof Topology.Server
+                        ? UiText.format("bench.status.serverNote", note.text())
+                        : runTopology instanceof Topology.Client
+                        ? UiText.format("bench.status.clientNote", note.text()) : note.text());
             } else if (item instanceof Finished finished) {
                 finish(finished);
             } else if (item instanceof StopOverdue && running.get()) {
-                status.set("The run did not stop within " + STOP_TIMEOUT.toSeconds() + " s; it ends when its peer"
-                        + " wait times out.");
+                status.set(UiText.format("bench.status.stopOverdue", STOP_TIMEOUT.toSeconds()));
             }
         }
         if (drawDistribution) {
@@ -649,14 +653,17 @@ public final class BenchViewModel {
             series.remove(0, series.size() - LIVE_POINTS);
         }
         if (!stopping.get()) {
-            String of = sample.sizeCount() > 1 ? " (size " + (sample.sizeIndex() + 1) + " of " + sample.sizeCount()
-                    + ")" : "";
-            String done = sample.total() > 0 ? String.format(Locale.ROOT, "%,d of %,d", sample.done(), sample.total())
-                    : String.format(Locale.ROOT, "%,d", sample.done());
-            status.set(String.format(Locale.ROOT, "%s %s%s: %s messages, %s", pathName(sample.path()),
-                    bytes(sample.bytes()), of, done, runSettings.mode() == BenchMode.BW
-                            ? String.format(Locale.ROOT, "%.1f %s", y, bandwidthUnit(runSettings))
-                            : String.format(Locale.ROOT, "%.2f µs", y)));
+            String of = sample.sizeCount() > 1 ? UiText.format("bench.progress.sizeOf", sample.sizeIndex() + 1,
+                    sample.sizeCount()) : "";
+            String done = String.format(Locale.ROOT, "%,d", sample.done());
+            String figure = runSettings.mode() == BenchMode.BW
+                    ? String.format(Locale.ROOT, "%.1f %s", y, bandwidthUnit(runSettings))
+                    : String.format(Locale.ROOT, "%.2f µs", y);
+            status.set(sample.total() > 0
+                    ? UiText.format("bench.progress.ofTotal", pathName(sample.path()), bytes(sample.bytes()), of, done,
+                            String.format(Locale.ROOT, "%,d", sample.total()), figure)
+                    : UiText.format("bench.progress", pathName(sample.path()), bytes(sample.bytes()), of, done,
+                            figure));
         }
     }
 
@@ -694,40 +701,48 @@ public final class BenchViewModel {
         if (finished.failure() != null) {
             Throwable cause = finished.failure() instanceof CompletionException ? finished.failure().getCause()
                     : finished.failure();
-            status.set("The run failed: " + cause.getMessage());
+            status.set(UiText.format("bench.status.failed", cause.getMessage()));
             return;
         }
         BenchReport done = finished.report();
         report.set(done);
         if (runTopology instanceof Topology.Server server && done.info() == null) {
-            status.set(done.stopped() ? "Stopped: no client came; TCP port " + server.tcpPort() + " is free again."
-                    : "Done: no client came.");
+            status.set(done.stopped() ? UiText.format("bench.status.stoppedNoClient", server.tcpPort())
+                    : UiText.text("bench.status.doneNoClient"));
             return;
         }
         if (runTopology instanceof Topology.Server && done.rows(BenchRow.Path.RDMA).isEmpty() && !done.stopped()) {
             // A latency server prints its header only: the client has the figures (but against a
             // perftest ib_write_lat both sides measure, and the rows show).
-            status.set("Done: served " + describe(runSettings) + "; the client measured it and has the figures.");
+            status.set(UiText.format("bench.status.served", describe(runSettings)));
             return;
         }
         List<Integer> sizes = done.rows(BenchRow.Path.RDMA).stream().map(BenchRow::bytes).toList();
-        StringBuilder text = new StringBuilder(done.stopped() ? "Stopped: " : "Done: ");
-        text.append(describe(runSettings)).append(", ").append(sizes.size()).append(sizes.size() == 1 ? " size" : " sizes")
-                .append(runTopology instanceof Topology.Server && runSettings.mode() == BenchMode.BW
-                        ? " measured by the client" : " measured");
+        boolean byClient = runTopology instanceof Topology.Server && runSettings.mode() == BenchMode.BW;
+        String measured;
+        String ratioText = "";
         if (sizes.size() == 1) {
+            // One size: its figure (numbers as bench prints them) and its ratio to the baseline.
             BenchRow row = done.rows(BenchRow.Path.RDMA).get(0);
-            text.append(runSettings.mode() == BenchMode.BW
-                    ? String.format(Locale.ROOT, runSettings.reportGbits() ? ", %.2f %s" : ", %.1f %s",
-                            headline(row, runSettings.reportGbits()),
-                            bandwidthUnit(runSettings))
-                    : String.format(Locale.ROOT, ", t_typical %.2f µs", headline(row, false)));
+            if (runSettings.mode() == BenchMode.BW) {
+                String figure = String.format(Locale.ROOT, runSettings.reportGbits() ? "%.2f" : "%.1f",
+                        headline(row, runSettings.reportGbits()));
+                measured = UiText.format(byClient ? "bench.status.oneSizeBwByClient" : "bench.status.oneSizeBw",
+                        sizes.size(), figure, bandwidthUnit(runSettings));
+            } else {
+                measured = UiText.format("bench.status.oneSizeLat", sizes.size(),
+                        String.format(Locale.ROOT, "%.2f", headline(row, false)));
+            }
             OptionalDouble ratio = done.ratio(row.bytes());
             if (ratio.isPresent()) {
-                text.append(String.format(Locale.ROOT, ", ratio to the UDP baseline %.2f", ratio.getAsDouble()));
+                ratioText = UiText.format("bench.status.ratio",
+                        String.format(Locale.ROOT, "%.2f", ratio.getAsDouble()));
             }
+        } else {
+            measured = UiText.format(byClient ? "bench.status.sizesByClient" : "bench.status.sizes", sizes.size());
         }
-        status.set(text.append('.').toString());
+        status.set(UiText.format(done.stopped() ? "bench.status.stopped" : "bench.status.done", describe(runSettings),
+                measured, ratioText));
     }
 
     /**
@@ -904,22 +919,23 @@ public final class BenchViewModel {
         return settings.reportGbits() ? "Gb/sec" : "MB/sec";
     }
 
-    /** "ib_write_bw, 64 KiB, 5000 iterations, with the UDP baseline". */
+    /** "ib_write_bw, 64 KiB, 5000 iterations, with the UDP baseline", in the window's language. */
     static String describe(BenchSettings settings) {
         String sizes = settings.sizes().size() == 1 ? bytes(settings.sizes().get(0))
-                : "sizes " + bytes(settings.sizes().get(0)) + " to " + bytes(settings.maxSize());
-        String amount = settings.runInfinitely() ? "until stopped, a row every " + settings.durationSeconds() + " s"
-                : settings.timed() ? settings.durationSeconds() + " s per size" : settings.iterations() + " iterations";
-        return settings.test().perftestProgram(settings.mode()) + (settings.bidirectional() ? " -b" : "") + ", "
-                + sizes + ", " + amount
-                + (settings.mtu() != null ? ", MTU " + settings.mtu().bytes() : "")
+                : UiText.format("bench.describe.sizes", bytes(settings.sizes().get(0)), bytes(settings.maxSize()));
+        String amount = settings.runInfinitely() ? UiText.format("bench.describe.untilStopped", sizes,
+                settings.durationSeconds())
+                : settings.timed() ? UiText.format("bench.describe.perSize", sizes, settings.durationSeconds())
+                : UiText.format("bench.describe.iterations", sizes, settings.iterations());
+        return settings.test().perftestProgram(settings.mode()) + (settings.bidirectional() ? " -b" : "") + amount
+                + (settings.mtu() != null ? UiText.format("bench.describe.mtu", settings.mtu().bytes()) : "")
                 + (settings.mode() == BenchMode.BW && settings.txDepth() != BenchSettings.DEFAULT_TX_DEPTH_BW
-                        ? ", TX depth " + settings.txDepth() : "")
-                + (settings.baseline() ? ", with the UDP baseline" : "");
+                        ? UiText.format("bench.describe.txDepth", settings.txDepth()) : "")
+                + (settings.baseline() ? UiText.text("bench.describe.baseline") : "");
     }
 
     private static String pathName(BenchRow.Path path) {
-        return path == BenchRow.Path.RDMA ? "RDMA" : "UDP baseline";
+        return path == BenchRow.Path.RDMA ? "RDMA" : UiText.text("bench.udpBaseline");
     }
 
     /** "2 B", "64 KiB", "8 MiB". */
@@ -1037,7 +1053,7 @@ public final class BenchViewModel {
     public CompletableFuture<Path> save(Path file, Format format) {
         BenchReport saved = report.get();
         if (saved == null) {
-            status.set("Nothing to save yet: run a benchmark first.");
+            status.set(UiText.text("bench.status.nothingToSave"));
             return CompletableFuture.failedFuture(new IllegalStateException("no report to save"));
         }
         String text = format == Format.CSV ? csv(saved) : json(saved);
@@ -1045,12 +1061,12 @@ public final class BenchViewModel {
         background.execute(() -> {
             try {
                 Files.writeString(file, text, StandardCharsets.UTF_8);
-                ui.execute(() -> status.set("Saved " + format.extension().toUpperCase(Locale.ROOT) + " to " + file
-                        + "."));
+                ui.execute(() -> status.set(UiText.format("bench.status.saved",
+                        format.extension().toUpperCase(Locale.ROOT), file)));
                 written.complete(file);
             } catch (IOException | RuntimeException e) {
                 LOG.log(Level.WARNING, "saving the bench results failed", e);
-                ui.execute(() -> status.set("Could not save " + file + ": " + e.getMessage()));
+                ui.execute(() -> status.set(UiText.format("bench.status.couldNotSave", file, e.getMessage())));
                 written.completeExceptionally(e);
             }
         });

@@ -34,6 +34,7 @@ public final class BuffersView {
         for (BuffersViewModel.Pane pane : viewModel.panes()) {
             HexBufferView view = new HexBufferView();
             view.setId(pane.key() + "Buffer");
+            view.setEmptyText(UiText.text("buffers.empty"));
             VBox.setVgrow(view, Priority.ALWAYS);
             views.add(view);
             paneBox.getChildren().add(view);

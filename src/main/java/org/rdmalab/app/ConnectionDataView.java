@@ -32,16 +32,18 @@ public final class ConnectionDataView {
     @FXML
     private void initialize() {
         titleLabel.textProperty().bind(viewModel.titleProperty());
-        viewModel.localProperty().addListener((observable, before, image) -> show(localBox, "sent (local)", image));
-        viewModel.remoteProperty().addListener((observable, before, image) -> show(remoteBox, "received (remote)", image));
-        show(localBox, "sent (local)", viewModel.localProperty().get());
-        show(remoteBox, "received (remote)", viewModel.remoteProperty().get());
+        String sent = UiText.text("connection.sent");
+        String received = UiText.text("connection.received");
+        viewModel.localProperty().addListener((observable, before, image) -> show(localBox, sent, image));
+        viewModel.remoteProperty().addListener((observable, before, image) -> show(remoteBox, received, image));
+        show(localBox, sent, viewModel.localProperty().get());
+        show(remoteBox, received, viewModel.remoteProperty().get());
     }
 
     private static void show(VBox box, String heading, WireImage image) {
         box.getChildren().clear();
-        Label title = new Label(heading + (image == null ? ": nothing yet" : " · " + image.protocol() + " · "
-                + image.bytes().length + " bytes"));
+        Label title = new Label(image == null ? UiText.format("connection.nothingYet", heading) : heading + " · "
+                + image.protocol() + " · " + UiText.format("connection.bytes", image.bytes().length));
         title.getStyleClass().add("panel-title");
         box.getChildren().add(title);
         if (image == null) {
@@ -51,7 +53,8 @@ public final class ConnectionDataView {
         fields.setHgap(10);
         fields.setVgap(2);
         fields.getStyleClass().add("wire-fields");
-        fields.addRow(0, header("field"), header("offset"), header("len"), header("value"));
+        fields.addRow(0, header(UiText.text("connection.field")), header("offset"), header("len"),
+                header(UiText.text("connection.value")));
         FlowPane bytes = new FlowPane(3, 3);
         bytes.getStyleClass().add("wire-bytes");
         byte[] all = image.bytes();
@@ -72,7 +75,7 @@ public final class ConnectionDataView {
             chunk.setTooltip(new javafx.scene.control.Tooltip(field.name() + " = " + field.value()));
             bytes.getChildren().add(chunk);
         }
-        box.getChildren().addAll(fields, new Label("on the wire:"), bytes);
+        box.getChildren().addAll(fields, new Label(UiText.text("connection.onTheWire")), bytes);
     }
 
     private static Label header(String text) {

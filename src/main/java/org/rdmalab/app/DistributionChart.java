@@ -26,8 +26,10 @@ public final class DistributionChart extends LineChart<Number, Number> {
     static final String MARKER_RDMA = "percentile-rdma";
     static final String MARKER_BASELINE = "percentile-baseline";
     static final String MARKER_LABEL = "percentile-label";
-    /** The x axis's label. */
-    static final String X_LABEL = "µs (log scale)";
+    /** The x axis's label, in the window's language. */
+    static String xLabel() {
+        return UiText.text("bench.axis.microsLog");
+    }
 
     private final ObservableList<BenchViewModel.Marker> markers = FXCollections.observableArrayList();
     private final List<Line> lines = new ArrayList<>();
@@ -41,7 +43,7 @@ public final class DistributionChart extends LineChart<Number, Number> {
         getYAxis().setAnimated(false);
         NumberAxis x = (NumberAxis) getXAxis();
         x.setForceZeroInRange(false);
-        x.setLabel(X_LABEL);
+        x.setLabel(xLabel());
         x.setTickLabelFormatter(new javafx.util.StringConverter<>() {
             @Override
             public String toString(Number value) {

@@ -122,7 +122,7 @@ public final class DoctorView {
     private void show() {
         List<Node> nodes = new ArrayList<>();
         if (viewModel.rows().isEmpty()) {
-            Label placeholder = new Label("No report yet: the checks run when this tab is first shown, and on Re-run.");
+            Label placeholder = new Label(UiText.text("doctor.noReportYet"));
             placeholder.getStyleClass().add("placeholder");
             placeholder.setWrapText(true);
             nodes.add(placeholder);
@@ -144,9 +144,9 @@ public final class DoctorView {
         HBox.setHgrow(text, Priority.ALWAYS);
         if (row.check().failed()) {
             if (!row.field().isEmpty()) {
-                text.getChildren().add(wrapped("Change: " + row.field(), FIELD));
+                text.getChildren().add(wrapped(UiText.format("doctor.change", row.field()), FIELD));
             }
-            text.getChildren().add(wrapped("Fix: " + row.check().fix(), FIX));
+            text.getChildren().add(wrapped(UiText.format("doctor.fix", row.check().fix()), FIX));
             row.action().ifPresent(action -> {
                 Button button = new Button(action.label());
                 button.getStyleClass().addAll("fix-button", FIX_BUTTON);
@@ -162,7 +162,7 @@ public final class DoctorView {
         });
         line.setUserData(row);
         line.setAccessibleText(row.symbol() + " " + row.title() + ": " + row.check().found()
-                + (row.check().status() == Check.Status.FAIL ? ". Fix: " + row.check().fix() : ""));
+                + (row.check().status() == Check.Status.FAIL ? UiText.format("doctor.accessibleFix", row.check().fix()) : ""));
         return line;
     }
 

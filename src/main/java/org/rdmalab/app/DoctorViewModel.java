@@ -136,13 +136,13 @@ public final class DoctorViewModel {
     private final Executor background;
     private final Executor ui;
     private final ObservableList<Row> rows = FXCollections.observableArrayList();
-    private final ReadOnlyStringWrapper summary = new ReadOnlyStringWrapper("not run yet");
+    private final ReadOnlyStringWrapper summary = new ReadOnlyStringWrapper(UiText.text("doctor.notRunYet"));
     private final ReadOnlyStringWrapper subject = new ReadOnlyStringWrapper("");
     private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper();
     private final PeerProbe peerProbe;
     private final StringProperty peerIp = new SimpleStringProperty("");
     private final ReadOnlyStringWrapper peerSummary = new ReadOnlyStringWrapper(
-            "not probed: give the IP of a peer running 'doctor --serve <its_ip> <device>'");
+            UiText.text("doctor.probe.notProbed"));
     private final ReadOnlyStringWrapper peerReport = new ReadOnlyStringWrapper("");
     private final ReadOnlyBooleanWrapper probing = new ReadOnlyBooleanWrapper();
     private long peerGeneration;
@@ -198,7 +198,7 @@ public final class DoctorViewModel {
         SetupViewModel setup = lab.setup();
         if (setup.deviceProperty().get() == null) {
             waitingForDevice = true;
-            summary.set("waiting for the device list; the checks run once a device is chosen");
+            summary.set(UiText.text("doctor.waitingForDevices"));
             return;
         }
         String device = setup.deviceProperty().get().name();
@@ -207,19 +207,25 @@ public final class DoctorViewModel {
         String gidIndex = setup.gidIndexProperty().get() == null ? "" : setup.gidIndexProperty().get();
         Mtu pathMtu = largestPathMtu();
         List<Address> addresses = loopback
-                ? List.of(new Address(LabSetup.LOOPBACK_SERVER_IP, "server " + LabSetup.LOOPBACK_SERVER_IP),
-                        new Address(LabSetup.LOOPBACK_CLIENT_IP, "client " + LabSetup.LOOPBACK_CLIENT_IP))
+                ? List.of(new Address(LabSetup.LOOPBACK_SERVER_IP, where("server", LabSetup.LOOPBACK_SERVER_IP)),
+                        new Address(LabSetup.LOOPBACK_CLIENT_IP, where("client", LabSetup.LOOPBACK_CLIENT_IP)))
                 : List.of(new Address(setup.localIpProperty().get().trim(), ""));
-        subject.set(device + " port " + port + (loopback ? " for the loopback lab (" + LabSetup.LOOPBACK_SERVER_IP
-                + " and " + LabSetup.LOOPBACK_CLIENT_IP + ")" : " on " + addresses.get(0).ip()) + ", gid_idx "
-                + gidIndex.trim() + (pathMtu == null ? "" : ", path_mtu " + pathMtu.bytes()));
+        subject.set((loopback ? UiText.format("doctor.subject.loopback", device, port, LabSetup.LOOPBACK_SERVER_IP,
+                LabSetup.LOOPBACK_CLIENT_IP, gidIndex.trim()) : UiText.format("doctor.subject.twoMachines", device, port,
+                addresses.get(0).ip(), gidIndex.trim()))
+                + (pathMtu == null ? "" : UiText.format("doctor.subject.pathMtu", pathMtu.bytes())));
         long run = ++generation;
         running.set(true);
-        summary.set("running the checks...");
+        summary.set(UiText.text("doctor.running"));
         background.execute(() -> {
             List<Row> found = check(device, port, gidIndex, pathMtu, addresses, loopback);
             ui.execute(() -> publish(run, found));
         });
+    }
+
+    /** "server 127.0.0.1": the side's word in the window's language and its address. */
+    private static String where(String side, String ip) {
+        return UiText.format("doctor.where", UiText.side(side), ip);
     }
 
     /** The largest path_mtu of the sides' RTR steps, or null without sides. */
@@ -249,7 +255,7 @@ public final class DoctorViewModel {
                 } catch (IllegalArgumentException e) {
                     found.add(new Row(Check.fail("local IP", "'" + address.ip() + "' is not an IPv4 address: "
                             + e.getMessage(), "type one of this machine's IPv4 addresses"), address.where(),
-                            "Setup › local IP", Optional.empty()));
+                            UiText.text("doctor.field.localIp"), Optional.empty()));
                     continue;
                 }
                 LocalChecks.Result result = checks.run(new LocalChecks.Target(address.ip(), device, options,
@@ -275,25 +281,26 @@ public final class DoctorViewModel {
         if (!check.failed()) {
             return new Row(check, where, "", Optional.empty());
         }
-        String localIp = loopback ? "this machine's loopback addresses" : "Setup › local IP";
+        String localIp = UiText.text(loopback ? "doctor.field.loopbackAddresses" : "doctor.field.localIp");
         return switch (check.name()) {
-            case LabChecks.GID_INDEX -> new Row(check, where, "Setup › gid_idx", facts
+            case LabChecks.GID_INDEX -> new Row(check, where, UiText.text("doctor.field.gidIndex"), facts
                     .filter(side -> side.gidIndex() >= 0)
-                    .map(side -> new Action("Use GID " + side.gidIndex(), () -> useGid(side.gidIndex()))));
+                    .map(side -> new Action(UiText.format("doctor.useGid", side.gidIndex()),
+                            () -> useGid(side.gidIndex()))));
             case "MTU" -> {
                 Optional<Integer> active = facts.map(SideFacts::activeMtu).filter(mtu -> mtu > 0);
                 if (pathMtu != null && active.isPresent() && pathMtu.bytes() > active.get()) {
-                    yield new Row(check, where, "Step 'Modify QP to RTR' › path_mtu (every side)",
-                            Optional.of(new Action("Use path_mtu " + active.get(), () -> usePathMtu(active.get()))));
+                    yield new Row(check, where, UiText.format("doctor.field.pathMtu", UiText.text("step." + RTR_STEP)),
+                            Optional.of(new Action(UiText.format("doctor.usePathMtu", active.get()),
+                                    () -> usePathMtu(active.get()))));
                 }
-                yield new Row(check, where, "This machine › the netdev's MTU (outside the lab)", Optional.empty());
+                yield new Row(check, where, UiText.text("doctor.field.netdevMtu"), Optional.empty());
             }
-            case "GID", "netdev" -> new Row(check, where, loopback ? "This machine › the addresses of lo (outside the lab)"
-                    : "Setup › local IP, or this machine's addresses", Optional.empty());
-            case "device" -> new Row(check, where, "Setup › device, or " + localIp, Optional.empty());
-            case "port" -> new Row(check, where, "This machine › the link (outside the lab)", Optional.empty());
-            default -> new Row(check, where, "This machine (outside the lab): run the fix in a terminal",
-                    Optional.empty());
+            case "GID", "netdev" -> new Row(check, where, UiText.text(loopback ? "doctor.field.loAddresses"
+                    : "doctor.field.localIpOrAddresses"), Optional.empty());
+            case "device" -> new Row(check, where, UiText.format("doctor.field.device", localIp), Optional.empty());
+            case "port" -> new Row(check, where, UiText.text("doctor.field.link"), Optional.empty());
+            default -> new Row(check, where, UiText.text("doctor.field.thisMachine"), Optional.empty());
         };
     }
 
@@ -309,7 +316,8 @@ public final class DoctorViewModel {
         long passed = found.stream().filter(row -> row.check().status() == Check.Status.PASS).count();
         long failed = found.stream().filter(row -> row.check().failed()).count();
         long skipped = found.size() - passed - failed;
-        summary.set(passed + " passed, " + failed + " failed" + (skipped == 0 ? "" : ", " + skipped + " not applicable"));
+        summary.set(UiText.format("doctor.summary", passed, failed)
+                + (skipped == 0 ? "" : UiText.format("doctor.summary.skipped", skipped)));
     }
 
     /** Every side takes GID {@code index}, starts over and runs back to where it was; then the checks run again. */
@@ -340,21 +348,20 @@ public final class DoctorViewModel {
         String peer = peerIp.get() == null ? "" : peerIp.get().trim();
         String local = setup.localIpProperty().get() == null ? "" : setup.localIpProperty().get().trim();
         if (setup.deviceProperty().get() == null) {
-            peerSummary.set("no device yet: choose one in Setup, then probe");
+            peerSummary.set(UiText.text("doctor.probe.noDevice"));
             return;
         }
         DeviceOptions options;
         try {
             DeviceOptions.parseAddress(peer);
         } catch (IllegalArgumentException e) {
-            peerSummary.set("'" + peer + "' is not an IPv4 address: type the peer's address, where 'doctor --serve'"
-                    + " runs");
+            peerSummary.set(UiText.format("doctor.probe.badPeerIp", peer));
             return;
         }
         try {
             options = base.withAddress(DeviceOptions.parseAddress(local));
         } catch (IllegalArgumentException e) {
-            peerSummary.set("Setup › local IP '" + local + "' is not an IPv4 address: type this machine's address");
+            peerSummary.set(UiText.format("doctor.probe.badLocalIp", local));
             return;
         }
         String device = setup.deviceProperty().get().name();
@@ -364,7 +371,7 @@ public final class DoctorViewModel {
         String header = "doctor: " + device + " on " + local + ", peer " + peer + ":" + tcpPort;
         long run = ++peerGeneration;
         probing.set(true);
-        peerSummary.set("probing " + peer + ":" + tcpPort + " from " + device + " on " + local + "...");
+        peerSummary.set(UiText.format("doctor.probe.probing", peer, tcpPort, device, local));
         background.execute(() -> {
             List<Check> found;
             try {

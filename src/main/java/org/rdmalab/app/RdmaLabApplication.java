@@ -3,10 +3,24 @@ package org.rdmalab.app;
 import javafx.application.Application;
 import javafx.stage.Stage;
 
-/** The JavaFX application: one main window. */
+/**
+ * The JavaFX application: one main window. Started by {@code gui} (which chose the language) or
+ * directly ({@code mvn javafx:run}): then {@code --lang=zh_CN} among its parameters, or else the
+ * desktop's language, chooses the window's.
+ */
 public final class RdmaLabApplication extends Application {
 
     private MainWindow window;
+
+    @Override
+    public void init() {
+        String lang = getParameters().getNamed().get("lang");
+        if (lang != null) {
+            UiText.use(UiText.parse(lang));
+        } else if (!UiText.chosen()) {
+            UiText.use(UiText.systemDefault());
+        }
+    }
 
     @Override
     public void start(Stage stage) throws Exception {

@@ -80,7 +80,7 @@ public final class ResourcesViewModel {
                 String gid = session.gidEntry().map(entry -> ", GID[" + entry.index() + "] " + entry.gid() + " "
                         + entry.type().text()).orElse(", no GID (gid_idx -1)");
                 return new Node(name + ": context " + context.device().name() + gid, contextChildren);
-            }).orElse(Node.leaf(name + ": no device open"));
+            }).orElse(Node.leaf(name + ": " + UiText.text("resources.noDevice")));
         } catch (RuntimeException e) {
             return Node.leaf(name + ": " + e.getMessage());
         }

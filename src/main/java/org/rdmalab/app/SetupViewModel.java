@@ -199,18 +199,16 @@ public final class SetupViewModel {
         }
         boolean roce = chosen.attributes().linkLayer() == LinkLayer.ETHERNET;
         if (index.equals("-1") && roce) {
-            return "gid_idx -1 (the seed's default) sends no GRH. On RoCE every packet travels in UDP/IP and"
-                    + " needs one, so ibv_modify_qp to RTR fails with EINVAL.";
+            return UiText.text("setup.warning.noGrh");
         }
         if (!index.equals("-1") && !index.equalsIgnoreCase("auto")) {
             try {
                 int value = Integer.parseInt(index);
                 if (gids.stream().noneMatch(choice -> choice.entry().index() == value)) {
-                    return "GID index " + value + " is not in the table of port " + chosen.number()
-                            + "; ibv_query_gid will fail.";
+                    return UiText.format("setup.warning.notInTable", value, chosen.number());
                 }
             } catch (NumberFormatException e) {
-                return "gid_idx is -1, auto or a table index, not '" + index + "'.";
+                return UiText.format("setup.warning.badIndex", index);
             }
         }
         return "";

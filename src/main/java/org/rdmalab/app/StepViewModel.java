@@ -83,7 +83,7 @@ public final class StepViewModel {
             String cName = step.id().startsWith("modify-") && !parameter.name().equals("flags")
                     ? "attr." + parameter.name() : step.id().startsWith("modify-") ? "attr_mask" : parameter.name();
             return cName + (place.isEmpty() ? "" : " — " + place) + "\n" + parameter.description()
-                    + "\ndefault: " + parameter.defaultValue();
+                    + "\n" + UiText.format("step.default", parameter.defaultValue());
         }
 
         /**
@@ -106,7 +106,7 @@ public final class StepViewModel {
         shown = row;
         items.clear();
         if (row == null) {
-            title.set("Step");
+            title.set(UiText.text("main.step"));
             code.set("");
             result.set("");
             failed.set(false);
@@ -136,8 +136,8 @@ public final class StepViewModel {
         StepResult stepResult = row.resultProperty().get();
         failed.set(stepResult != null && !stepResult.ok());
         diagnosis = stepResult == null || stepResult.ok() ? null : stepResult.diagnosis().orElse(null);
-        cause.set(diagnosis == null ? "" : hasField(row, diagnosis) ? "Caused by " + diagnosis.parameter() + ": "
-                + FIELD_SAYS_WHY : describeCause(diagnosis, side));
+        cause.set(diagnosis == null ? "" : hasField(row, diagnosis) ? UiText.format("step.causedBy", diagnosis.parameter(),
+                fieldSaysWhy()) : describeCause(diagnosis, side));
         fixLabel.set(diagnosis == null ? "" : diagnosis.fix().map(Diagnosis.Fix::label).orElse(""));
         causeElsewhere.set(diagnosis != null && !diagnosis.stepId().equals(row.step().id()));
         Map<String, String> messages = new HashMap<>();
@@ -151,9 +151,11 @@ public final class StepViewModel {
                     if (diagnosis == null && other != row) {
                         // This step holds the field another step's failure blames: offer the fix here too.
                         diagnosis = found;
-                        cause.set("'" + other.step().title() + "' failed because of " + found.parameter()
-                                + (hasField(row, found) ? ": " + FIELD_SAYS_WHY
-                                        : " here: " + errnoText(found) + found.explanation()));
+                        cause.set(hasField(row, found)
+                                ? UiText.format("step.failedBecause", UiText.stepTitle(other.step()), found.parameter(),
+                                        fieldSaysWhy())
+                                : UiText.format("step.failedBecauseHere", UiText.stepTitle(other.step()), found.parameter(),
+                                        errnoText(found) + found.explanation()));
                         fixLabel.set(found.fix().map(Diagnosis.Fix::label).orElse(""));
                         causeElsewhere.set(false);
                     }
@@ -164,8 +166,8 @@ public final class StepViewModel {
             fieldMessages.clear();
             fieldMessages.putAll(messages);
         }
-        result.set(stepResult == null ? (row.statusProperty().get() == StepRow.Status.RUNNING ? "running..." : "not run yet")
-                : (stepResult.ok() ? "ok: " : "failed: ") + stepResult.summary()
+        result.set(stepResult == null ? UiText.text(row.statusProperty().get() == StepRow.Status.RUNNING ? "step.running"
+                : "step.notRun") : UiText.format(stepResult.ok() ? "step.ok" : "step.failed", stepResult.summary())
                 + (stepResult.details().isEmpty() ? "" : "\n" + String.join("\n", stepResult.details())));
     }
 
@@ -174,6 +176,11 @@ public final class StepViewModel {
      * the errno and the explanation, said once.
      */
     static final String FIELD_SAYS_WHY = "the line under its field above says why.";
+
+    /** {@link #FIELD_SAYS_WHY} in the window's language. */
+    private static String fieldSaysWhy() {
+        return UiText.text("step.fieldSaysWhy");
+    }
 
     /** True when {@code row}'s step has the parameter {@code found} blames (its field carries the reason). */
     private static boolean hasField(StepRow row, Diagnosis found) {
@@ -188,13 +195,14 @@ public final class StepViewModel {
 
     /** The line under the blamed field: the errno, its text and why. */
     private static String fieldText(Diagnosis found, StepRow failedRow) {
-        return errnoText(found) + found.explanation() + "  (" + failedRow.step().title() + " failed)";
+        return errnoText(found) + found.explanation() + "  " + UiText.format("step.stepFailed",
+                UiText.stepTitle(failedRow.step()));
     }
 
     private static String describeCause(Diagnosis found, SideViewModel side) {
         String where = side.steps().stream().filter(other -> other.step().id().equals(found.stepId())).findFirst()
-                .map(other -> "'" + other.step().title() + "'").orElse(found.stepId());
-        return "Caused by " + found.parameter() + " of " + where + ": " + errnoText(found) + found.explanation();
+                .map(other -> "'" + UiText.stepTitle(other.step()) + "'").orElse(found.stepId());
+        return UiText.format("step.causedByOf", found.parameter(), where, errnoText(found) + found.explanation());
     }
 
     /** Shows the step that holds the blamed field (its field then carries the explanation). */

@@ -70,7 +70,7 @@ public final class TrafficView {
         sidePicker.setConverter(new StringConverter<>() {
             @Override
             public String toString(SideViewModel side) {
-                return side == null ? "" : side.name() + " (" + side.address() + ")";
+                return side == null ? "" : UiText.side(side.name()) + " (" + side.address() + ")";
             }
 
             @Override

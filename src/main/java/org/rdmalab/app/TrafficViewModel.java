@@ -88,7 +88,7 @@ public final class TrafficViewModel {
             if (field.equals("imm_data") && value <= 0xffffffffL && value >= 0) {
                 return (int) value;
             }
-            throw new IllegalArgumentException(field + ": " + text + " does not fit 32 bits");
+            throw new IllegalArgumentException(UiText.format("traffic.not32Bits", field, text));
         }
         return (int) value;
     }
@@ -99,7 +99,7 @@ public final class TrafficViewModel {
             return trimmed.toLowerCase(java.util.Locale.ROOT).startsWith("0x") ? Long.parseUnsignedLong(trimmed.substring(2), 16)
                     : Long.parseLong(trimmed);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(field + ": '" + text + "' is not a number (write 12 or 0x0c)");
+            throw new IllegalArgumentException(UiText.format("traffic.notANumber", field, text));
         }
     }
 
@@ -107,7 +107,7 @@ public final class TrafficViewModel {
     public void post() {
         SideViewModel from = side.get();
         if (from == null) {
-            outcome.set("no side to post from: apply a setup first");
+            outcome.set(UiText.text("traffic.noSideToPostFrom"));
             return;
         }
         TrafficRequest request;
@@ -120,16 +120,16 @@ public final class TrafficViewModel {
         boolean started = from.perform("posting " + request.opcode().cName(), session -> {
             StepResult posted = session.postSend(request);
             if (!posted.ok()) {
-                return "not posted: " + posted.summary();
+                return UiText.format("traffic.notPosted", posted.summary());
             }
             ui.execute(() -> lab.posted(from, request));
             if (!request.signaled()) {
-                return posted.summary() + " (unsignaled: no completion expected)";
+                return posted.summary() + " " + UiText.text("traffic.unsignaled");
             }
             return posted.summary() + "; " + poll(session, POLL_TIMEOUT);
         }, this::posted);
         if (!started) {
-            outcome.set(from.name() + " is busy; wait for it or reset it");
+            outcome.set(UiText.format("traffic.busy", UiText.side(from.name())));
             return;
         }
         if (request.opcode() == WrOpcode.SEND || request.opcode() == WrOpcode.SEND_WITH_IMM
@@ -146,8 +146,8 @@ public final class TrafficViewModel {
     private static String poll(LabSession session, Duration timeout) {
         try {
             List<WorkCompletion> polled = session.pollCompletions(timeout, 16);
-            return polled.isEmpty() ? "no completion within " + timeout.toMillis() + " ms"
-                    : polled.size() + " completion(s): " + polled.get(polled.size() - 1).status().cName();
+            return polled.isEmpty() ? UiText.format("traffic.noCompletion", timeout.toMillis())
+                    : UiText.format("traffic.completions", polled.size(), polled.get(polled.size() - 1).status().cName());
         } catch (VerbsException e) {
             return "ibv_poll_cq failed: " + e.getMessage();
         }
@@ -157,7 +157,7 @@ public final class TrafficViewModel {
     public void postReceive() {
         SideViewModel on = side.get();
         if (on == null) {
-            outcome.set("no side: apply a setup first");
+            outcome.set(UiText.text("traffic.noSide"));
             return;
         }
         long id;
@@ -172,7 +172,7 @@ public final class TrafficViewModel {
             return;
         }
         if (!on.perform("posting a receive", session -> session.postReceive(id, offset, bytes).summary(), this::posted)) {
-            outcome.set(on.name() + " is busy; wait for it or reset it");
+            outcome.set(UiText.format("traffic.busy", UiText.side(on.name())));
         }
     }
 
@@ -184,7 +184,7 @@ public final class TrafficViewModel {
     public String preview() {
         try {
             byte[] bytes = hexData.get() ? TrafficRequest.parseHex(data.get()) : TrafficRequest.parseText(data.get());
-            return bytes.length + " bytes: " + new String(bytes, StandardCharsets.ISO_8859_1).replace('\0', '.');
+            return UiText.format("traffic.bytes", bytes.length, new String(bytes, StandardCharsets.ISO_8859_1).replace('\0', '.'));
         } catch (IllegalArgumentException e) {
             return e.getMessage();
         }

@@ -36,6 +36,8 @@ public final class UiText {
             ResourceBundle.Control.getNoFallbackControl(ResourceBundle.Control.FORMAT_PROPERTIES);
 
     private static volatile ResourceBundle bundle = load(ENGLISH);
+    /** A language was chosen ({@link #use}); until then the window speaks English. */
+    private static volatile boolean chosen;
 
     private UiText() {
     }
@@ -43,6 +45,12 @@ public final class UiText {
     /** Makes the window speak {@code locale} ({@link #ENGLISH} or {@link #CHINESE}) from the next view built on. */
     public static void use(Locale locale) {
         bundle = load(locale);
+        chosen = true;
+    }
+
+    /** True once a language was chosen with {@link #use}. */
+    public static boolean chosen() {
+        return chosen;
     }
 
     /** The language in use. */
@@ -84,6 +92,23 @@ public final class UiText {
     /** The pattern of {@code key} (a {@link String#format} pattern) filled with {@code arguments}. */
     static String format(String key, Object... arguments) {
         return String.format(bundle.getString(key), arguments);
+    }
+
+    /**
+     * A regular expression that matches any text {@link #format} makes of {@code key} ({@code %d}
+     * a number, {@code %s} anything), for code that waits for a sentence in whatever language.
+     */
+    static String pattern(String key) {
+        StringBuilder regex = new StringBuilder();
+        String[] parts = bundle.getString(key).split("%[sd]", -1);
+        java.util.regex.Matcher specifiers = java.util.regex.Pattern.compile("%[sd]").matcher(bundle.getString(key));
+        for (int i = 0; i < parts.length; i++) {
+            regex.append(java.util.regex.Pattern.quote(parts[i]));
+            if (i < parts.length - 1 && specifiers.find()) {
+                regex.append(specifiers.group().equals("%d") ? "\\d+" : ".*");
+            }
+        }
+        return regex.toString();
     }
 
     /**

@@ -24,5 +24,12 @@
  * by its timeout); what its listener hears reaches the charts and the results table through the
  * same once-a-frame batching, and Stop and closing the window stop the run without waiting (a
  * server waiting for its client too).
+ *
+ * <p>Words: the window speaks English or Simplified Chinese ({@code gui --lang en|zh_CN}, else the
+ * desktop's language). {@link org.rdmalab.app.UiText} holds the chosen bundle
+ * ({@code messages.properties}, {@code messages_zh_CN.properties} beside it); the FXML views name
+ * their labels as {@code %key}, the controllers and view models ask {@code UiText}. Verb, field,
+ * enum and status names, the C code, perftest's columns and what the engines say (step results,
+ * errors, {@code doctor}'s checks) keep the command line's words.
  */
 package org.rdmalab.app;

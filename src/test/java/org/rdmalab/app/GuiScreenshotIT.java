@@ -45,6 +45,23 @@ class GuiScreenshotIT {
     }
 
     @Test
+    void theDoctorScenarioEndsInChineseToo(@TempDir Path dir) throws Exception {
+        // The scenario waits for the Doctor tab's summary, which is in the window's language.
+        Path file = dir.resolve("doctor-zh.png");
+        Run run = gui("--lang", "zh_CN", "--scenario", "doctor", "--screenshot", file.toString());
+        assertEquals(0, run.exit(), run.output());
+        assertTrue(Files.size(file) > 0);
+    }
+
+    @Test
+    void anUnknownLanguageExits2NamingTheChoices(@TempDir Path dir) throws Exception {
+        Run run = gui("--lang", "fr", "--screenshot", dir.resolve("x.png").toString());
+        assertEquals(2, run.exit(), run.output());
+        assertEquals("rdma-lab: unknown language 'fr' for --lang; use en or zh_CN", run.output().strip());
+        assertFalse(Files.exists(dir.resolve("x.png")));
+    }
+
+    @Test
     void anUnknownScenarioExits2AndListsTheValidOnes(@TempDir Path dir) throws Exception {
         Run run = gui("--scenario", "nope", "--screenshot", dir.resolve("x.png").toString());
         assertEquals(2, run.exit(), run.output());

@@ -61,6 +61,7 @@ public class HexBufferView extends Control {
 
     private final ObjectProperty<ByteSource> source = new SimpleObjectProperty<>(this, "source");
     private final StringProperty caption = new SimpleStringProperty(this, "caption", "");
+    private final StringProperty emptyText = new SimpleStringProperty(this, "emptyText", "the buffer is empty (0 bytes)");
     private final LongProperty baseAddress = new SimpleLongProperty(this, "baseAddress", 0);
     private final List<Range> highlights = new ArrayList<>();
     private long pendingScrollOffset = -1;
@@ -97,6 +98,19 @@ public class HexBufferView extends Control {
 
     public final void setCaption(String value) {
         caption.set(value);
+    }
+
+    /** What an empty buffer's rows say instead (the window's language). */
+    public final StringProperty emptyTextProperty() {
+        return emptyText;
+    }
+
+    public final String getEmptyText() {
+        return emptyText.get();
+    }
+
+    public final void setEmptyText(String value) {
+        emptyText.set(value);
     }
 
     /** The address of offset 0 in the address column (the MR's address); 0 by default. */

@@ -52,6 +52,7 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
 
         registerChangeListener(control.sourceProperty(), observable -> sourceChanged());
         registerChangeListener(control.baseAddressProperty(), observable -> sourceChanged());
+        registerChangeListener(control.emptyTextProperty(), observable -> sourceChanged());
         sourceChanged();
         long pending = control.takePendingScrollOffset();
         if (pending >= 0) {
@@ -80,7 +81,7 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
             list.setItems(FXCollections.emptyObservableList());
             return;
         }
-        placeholder.setText(source == null ? "no buffer" : "the buffer is empty (0 bytes)");
+        placeholder.setText(source == null ? "no buffer" : getSkinnable().getEmptyText());
         long last = getSkinnable().getBaseAddress() + Math.max(0, length - 1);
         int digits = Math.max(8, Long.toHexString(last).length());
         addressDigits = (digits + 3) / 4 * 4;
