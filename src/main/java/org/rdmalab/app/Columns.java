@@ -20,6 +20,7 @@ final class Columns {
      * is "completions", "calls" or "packets".
      */
     static String count(int rows, long dropped, String noun) {
-        return UiText.format("count." + noun, rows) + (dropped > 0 ? UiText.format("count.dropped", dropped) : "");
+        return UiText.format("count." + noun + (rows == 1 ? ".one" : ""), rows)
+                + (dropped > 0 ? UiText.format("count.dropped", dropped) : "");
     }
 }

@@ -232,17 +232,17 @@ public final class LabViewModel implements AutoCloseable {
     public String exportC(java.nio.file.Path file) throws java.io.IOException {
         SideViewModel side = selectedSide.get();
         if (side == null) {
-            throw new IllegalStateException("nothing to export: apply a setup first");
+            throw new IllegalStateException(UiText.text("export.nothing"));
         }
         if (side.busyProperty().get()) {
-            throw new IllegalStateException(side.name() + " is running a step; export when it is idle");
+            throw new IllegalStateException(UiText.format("export.busy", UiText.side(side.name())));
         }
         List<org.rdmalab.lab.CExport.ExtraWork> extras = traffic.getOrDefault(side, List.of());
         String program = org.rdmalab.lab.CExport.of(side.session(), extras);
         java.nio.file.Files.writeString(file, program);
-        String line = "exported the " + side.role().name().toLowerCase(java.util.Locale.ROOT) + "'s program"
-                + (extras.isEmpty() ? "" : " with " + extras.size() + " posted request(s)") + " to " + file.getFileName()
-                + "; build it with gcc -o seed " + file.getFileName() + " -libverbs";
+        String role = UiText.side(side.role().name().toLowerCase(java.util.Locale.ROOT));
+        String line = extras.isEmpty() ? UiText.format("export.done", role, file.getFileName(), file.getFileName())
+                : UiText.format("export.doneWithRequests", role, extras.size(), file.getFileName(), file.getFileName());
         status.set(line);
         return line;
     }

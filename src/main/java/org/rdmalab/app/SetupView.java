@@ -44,6 +44,13 @@ public final class SetupView {
     @FXML
     private Button applyButton;
     @FXML
+    private Button exportButton;
+    /**
+     * Asks where Export as C writes (a save dialog), or null when the user cancels; tests answer
+     * with a file instead of a dialog.
+     */
+    java.util.function.Function<javafx.stage.Window, java.io.File> exportTarget = this::chooseExportFile;
+    @FXML
     private HBox gidLesson;
     @FXML
     private Label gidWarning;
@@ -126,6 +133,8 @@ public final class SetupView {
         twoMachinesRow.managedProperty().bind(twoMachinesRow.visibleProperty());
         runAllButton.textProperty().bind(Bindings.when(setup.modeProperty().isEqualTo(LabSetup.Mode.LOOPBACK))
                 .then(UiText.text("setup.runBothToEnd")).otherwise(UiText.text("setup.runToEnd")));
+        exportButton.disableProperty().bind(lab.selectedSideProperty().isNull());
+        exportButton.getProperties().put(SetupView.class, this);
 
         serverRole.setSelected(setup.roleProperty().get() == Role.SERVER);
         clientRole.setSelected(setup.roleProperty().get() == Role.CLIENT);
@@ -252,20 +261,25 @@ public final class SetupView {
 
     @FXML
     private void onExport() {
-        javafx.stage.FileChooser chooser = new javafx.stage.FileChooser();
-        chooser.setTitle("Export the session as C");
-        chooser.setInitialFileName("rdma_lab_" + (lab.selectedSideProperty().get() == null ? "session"
-                : lab.selectedSideProperty().get().role().name().toLowerCase(java.util.Locale.ROOT)) + ".c");
-        chooser.getExtensionFilters().add(new javafx.stage.FileChooser.ExtensionFilter("C source", "*.c"));
-        java.io.File file = chooser.showSaveDialog(runAllButton.getScene().getWindow());
+        java.io.File file = exportTarget.apply(runAllButton.getScene().getWindow());
         if (file == null) {
             return;
         }
         try {
             lab.exportC(file.toPath());
         } catch (java.io.IOException | RuntimeException e) {
-            lab.status("Export as C failed: " + e.getMessage());
+            lab.status(UiText.format("setup.exportCFailed", e.getMessage()));
         }
+    }
+
+    private java.io.File chooseExportFile(javafx.stage.Window owner) {
+        javafx.stage.FileChooser chooser = new javafx.stage.FileChooser();
+        chooser.setTitle(UiText.text("setup.exportCTitle"));
+        chooser.setInitialFileName("rdma_lab_" + (lab.selectedSideProperty().get() == null ? "session"
+                : lab.selectedSideProperty().get().role().name().toLowerCase(java.util.Locale.ROOT)) + ".c");
+        chooser.getExtensionFilters().add(new javafx.stage.FileChooser.ExtensionFilter(UiText.text("setup.cSource"),
+                "*.c"));
+        return chooser.showSaveDialog(owner);
     }
 
     @FXML

@@ -163,6 +163,32 @@ class LabWindowTest {
                 .summaryProperty().get());
     }
 
+    @Test
+    void exportAsCInTheSetupBarWritesTheSelectedSidesProgramAndSaysHowToBuildIt(FxRobot robot) throws Exception {
+        waitFor("the devices", () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
+        robot.clickOn("#useRecommendedGid");
+        waitFor("the recommended GID", () -> window.lab().setup().gidIndexProperty().get().equals("3")
+                && !side("client").busyProperty().get() && !side("server").busyProperty().get());
+        robot.clickOn("#runAllButton");
+        waitFor("the end", () -> side("client").nextIndexProperty().get() == side("client").steps().size()
+                && !side("server").busyProperty().get() && !side("client").busyProperty().get());
+        javafx.scene.control.Button export = robot.lookup("#exportButton").queryButton();
+        assertEquals("Export as C…", export.getText());
+        assertFalse(export.isDisabled());
+        java.nio.file.Path file = exportDir.resolve("client.c");
+        // The save dialog's answer (a headless window shows none).
+        ((SetupView) export.getProperties().get(SetupView.class)).exportTarget = owner -> file.toFile();
+        robot.clickOn(export);
+        waitFor("the program", () -> java.nio.file.Files.exists(file));
+        String program = java.nio.file.Files.readString(file);
+        assertTrue(program.contains("ibv_post_send") && program.contains("HelloWorld"), program);
+        assertEquals("exported the client's program to client.c; build it with gcc -o seed client.c -libverbs",
+                robot.lookup("#statusLabel").queryAs(Label.class).getText());
+    }
+
+    @org.junit.jupiter.api.io.TempDir
+    java.nio.file.Path exportDir;
+
     /** {@code message} lies whole inside the part of the parameter sheet one sees, drawn without an ellipsis. */
     private static void assertInTheSheetsView(FxRobot robot, Label message) {
         javafx.scene.Node viewport = robot.lookup("#parameterSheet").query().lookup(".scroll-pane > .viewport");
