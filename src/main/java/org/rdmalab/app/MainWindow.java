@@ -101,6 +101,7 @@ public final class MainWindow {
         controllers.put(ResourcesView.class, new ResourcesView(resources));
         controllers.put(VerbsLogView.class, new VerbsLogView(lab));
         controllers.put(PacketsView.class, new PacketsView(lab));
+        controllers.put(CountersView.class, new CountersView(new CountersViewModel(lab, backgroundWork, ui)));
         controllers.put(CompletionsView.class, new CompletionsView(lab));
         controllers.put(ConnectionDataView.class, new ConnectionDataView(new ConnectionDataViewModel(lab)));
         controllers.put(BuffersView.class, new BuffersView(new BuffersViewModel(lab, ui)));

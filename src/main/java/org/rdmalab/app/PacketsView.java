@@ -45,8 +45,7 @@ public final class PacketsView {
     private void initialize() {
         BoundedLog<PacketRow> log = lab.packetLog();
         packetTable.setItems(log.rows());
-        packetTable.setPlaceholder(new Label("No packet yet (the software device reports every packet;"
-                + " for rxe or a NIC capture with tcpdump)."));
+        packetTable.setPlaceholder(new Label(UiText.text("packets.none")));
         Columns.show(timeColumn, row -> LabViewModel.TIME.format(row.at()));
         Columns.show(sideColumn, row -> UiText.side(row.side()));
         Columns.show(directionColumn, row -> row.packet().direction().name().toLowerCase(java.util.Locale.ROOT));

@@ -282,7 +282,7 @@ public final class SideViewModel {
             try {
                 outcome = action.apply(session);
             } catch (RuntimeException e) {
-                outcome = "failed: " + e.getMessage();
+                outcome = UiText.format("step.failed", e.getMessage());
             }
             queue.offer(new Performed(outcome, done));
         });
@@ -296,11 +296,11 @@ public final class SideViewModel {
     public void requestState(QpState target) {
         if (session.queuePair().isEmpty() || localState.get() == null) {
             announceLocal(new Transition(QpState.RESET, target, true,
-                    "there is no QP yet: run the steps up to Create QP first"));
+                    UiText.text("activity.noQp")));
             return;
         }
-        perform("ibv_modify_qp to " + target.name(), each -> each.requestState(target)
-                ? "QP moved to " + target.name() : "refused", outcome -> { });
+        perform(UiText.format("activity.modifyQp", target.name()), each -> each.requestState(target)
+                ? UiText.format("activity.moved", target.name()) : UiText.text("activity.refused"), outcome -> { });
     }
 
     /** Runs every remaining step. */
@@ -331,7 +331,7 @@ public final class SideViewModel {
             running.cancel(true);
         }
         busy.set(true);
-        activity.set("resetting");
+        activity.set(UiText.text("activity.resetting"));
         running = worker.submit(() -> {
             Thread.interrupted();
             session.reset();
@@ -349,7 +349,7 @@ public final class SideViewModel {
             running.cancel(true);
         }
         busy.set(true);
-        activity.set("resetting");
+        activity.set(UiText.text("activity.resetting"));
         running = worker.submit(() -> {
             try {
                 Thread.interrupted();
@@ -392,7 +392,7 @@ public final class SideViewModel {
             if (item instanceof Started started) {
                 StepRow row = steps.get(started.index());
                 row.statusProperty().set(StepRow.Status.RUNNING);
-                activity.set("running " + row.step().title());
+                activity.set(UiText.format("activity.running", UiText.stepTitle(row.step())));
             } else if (item instanceof Idle idle) {
                 busy.set(false);
                 activity.set("");

@@ -117,7 +117,7 @@ public final class TrafficViewModel {
             outcome.set(e.getMessage());
             return;
         }
-        boolean started = from.perform("posting " + request.opcode().cName(), session -> {
+        boolean started = from.perform(UiText.format("activity.posting", request.opcode().cName()), session -> {
             StepResult posted = session.postSend(request);
             if (!posted.ok()) {
                 return UiText.format("traffic.notPosted", posted.summary());
@@ -134,7 +134,7 @@ public final class TrafficViewModel {
         }
         if (request.opcode() == WrOpcode.SEND || request.opcode() == WrOpcode.SEND_WITH_IMM
                 || request.opcode() == WrOpcode.RDMA_WRITE_WITH_IMM) {
-            peerOf(from).ifPresent(peer -> peer.perform("polling for the receive", session ->
+            peerOf(from).ifPresent(peer -> peer.perform(UiText.text("activity.pollingReceive"), session ->
                     poll(session, PEER_POLL_TIMEOUT), text -> { }));
         }
     }
@@ -171,7 +171,7 @@ public final class TrafficViewModel {
             outcome.set(e.getMessage());
             return;
         }
-        if (!on.perform("posting a receive", session -> session.postReceive(id, offset, bytes).summary(), this::posted)) {
+        if (!on.perform(UiText.text("activity.postingReceive"), session -> session.postReceive(id, offset, bytes).summary(), this::posted)) {
             outcome.set(UiText.format("traffic.busy", UiText.side(on.name())));
         }
     }

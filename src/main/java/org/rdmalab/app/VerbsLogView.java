@@ -51,7 +51,7 @@ public final class VerbsLogView {
     private void initialize() {
         BoundedLog<VerbRow> log = lab.verbLog();
         verbTable.setItems(log.rows());
-        verbTable.setPlaceholder(new Label("No verbs call yet."));
+        verbTable.setPlaceholder(new Label(UiText.text("verbslog.none")));
         verbTable.getSelectionModel().setSelectionMode(SelectionMode.MULTIPLE);
         Columns.show(timeColumn, row -> LabViewModel.TIME.format(row.at()));
         Columns.show(sideColumn, row -> UiText.side(row.side()));

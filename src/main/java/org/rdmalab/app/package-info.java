@@ -6,6 +6,7 @@
  * {@link org.rdmalab.app.StepView}, {@link org.rdmalab.app.TrafficView},
  * {@link org.rdmalab.app.ConnectionDataView}, {@link org.rdmalab.app.ResourcesView},
  * {@link org.rdmalab.app.VerbsLogView}, {@link org.rdmalab.app.PacketsView},
+ * {@link org.rdmalab.app.CountersView} / {@link org.rdmalab.app.CountersViewModel} (under the packets),
  * {@link org.rdmalab.app.CompletionsView} and {@link org.rdmalab.app.BuffersView}, all under
  * {@link org.rdmalab.app.LabViewModel}, which builds the sessions.
  *

@@ -189,6 +189,51 @@ class LabWindowTest {
     @org.junit.jupiter.api.io.TempDir
     java.nio.file.Path exportDir;
 
+    /** The counters' row (Packets tab) of {@code side}'s {@code counter}. */
+    private static java.util.Optional<CountersViewModel.Row> counter(FxRobot robot, String side, String counter) {
+        TableView<?> table = robot.lookup("#counterTable").queryTableView();
+        return table.getItems().stream().map(CountersViewModel.Row.class::cast)
+                .filter(row -> row.side().equals(side) && row.name().equals(counter)).findFirst();
+    }
+
+    @Test
+    void thePacketsTabsCountersShowWhatAWriteCostSinceTheMark(FxRobot robot) {
+        waitFor("the devices", () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
+        robot.clickOn("#useRecommendedGid");
+        waitFor("the recommended GID", () -> window.lab().setup().gidIndexProperty().get().equals("3")
+                && !side("client").busyProperty().get() && !side("server").busyProperty().get());
+        robot.clickOn("#runAllButton");
+        waitFor("the end", () -> side("client").nextIndexProperty().get() == side("client").steps().size()
+                && !side("server").busyProperty().get() && !side("client").busyProperty().get());
+        robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
+                && "Packets".equals(label.getText())).queryAs(javafx.scene.Node.class));
+        // The seed's WRITE: the client sent it and got its ACK, the server took it in and acknowledged it.
+        waitFor("the seed's packets", () -> counter(robot, "client", "sent_pkts").map(row -> row.value() >= 1)
+                .orElse(false) && counter(robot, "server", "rcvd_pkts").map(row -> row.value() >= 1).orElse(false));
+        assertEquals(null, counter(robot, "client", "sent_pkts").orElseThrow().sinceMark(), "nothing marked yet");
+        long sentBefore = counter(robot, "client", "sent_pkts").orElseThrow().value();
+
+        robot.clickOn("#markButton");
+        assertEquals(0L, counter(robot, "client", "sent_pkts").orElseThrow().sinceMark());
+        // One more RDMA WRITE from the Traffic tab (the client, the form's defaults): one request packet.
+        robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
+                && "Traffic".equals(label.getText())).queryAs(javafx.scene.Node.class));
+        robot.clickOn("#postButton");
+        TableView<?> completions = robot.lookup("#completionTable").queryTableView();
+        waitFor("the second WRITE's completion", () -> completions.getItems().size() >= 2);
+        robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
+                && "Packets".equals(label.getText())).queryAs(javafx.scene.Node.class));
+        waitFor("the WRITE counted", () -> counter(robot, "client", "sent_pkts").map(CountersViewModel.Row::moved)
+                .orElse(false) && counter(robot, "server", "sent_pkts").map(CountersViewModel.Row::moved).orElse(false));
+        CountersViewModel.Row sent = counter(robot, "client", "sent_pkts").orElseThrow();
+        assertEquals(sent.value() - sentBefore, sent.sinceMark());
+        assertTrue(sent.sinceMark() >= 1, sent.toString());
+        assertTrue(robot.lookup("#counterTable .counter-moved").tryQuery().isPresent(), "the rows that moved are lit");
+        assertTrue(counter(robot, "client", "rcvd_rnr_err").isEmpty(), "counters at zero stay out of the list");
+        robot.clickOn("#allCounters");
+        assertEquals(0L, counter(robot, "client", "rcvd_rnr_err").orElseThrow().sinceMark(), "no RNR on a WRITE");
+    }
+
     /** {@code message} lies whole inside the part of the parameter sheet one sees, drawn without an ellipsis. */
     private static void assertInTheSheetsView(FxRobot robot, Label message) {
         javafx.scene.Node viewport = robot.lookup("#parameterSheet").query().lookup(".scroll-pane > .viewport");
