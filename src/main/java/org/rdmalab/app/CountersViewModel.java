@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.rdmalab.lab.LabSession;
@@ -36,10 +35,7 @@ public final class CountersViewModel {
         }
     }
 
-    private final LabViewModel lab;
-    private final Executor background;
-    private final Executor ui;
-    private final AtomicBoolean pending = new AtomicBoolean();
+    private final SideReader<Map<String, Long>> reader;
     private final ObservableList<Row> rows = FXCollections.observableArrayList();
     private final javafx.beans.property.BooleanProperty showAll = new javafx.beans.property.SimpleBooleanProperty();
     /** Each side's values at the mark, or null before the first (UI thread). */
@@ -50,9 +46,7 @@ public final class CountersViewModel {
     private boolean markNext = true;
 
     CountersViewModel(LabViewModel lab, Executor background, Executor ui) {
-        this.lab = lab;
-        this.background = background;
-        this.ui = ui;
+        reader = new SideReader<>(lab, background, ui, (name, session) -> read(session), this::published);
         lab.afterEvents(this::refresh);
         showAll.addListener((observable, before, all) -> publish(last));
         lab.sides().addListener((javafx.collections.ListChangeListener<SideViewModel>) change -> {
@@ -79,25 +73,16 @@ public final class CountersViewModel {
 
     /** Reads the counters again, at most one read pending at a time. */
     void refresh() {
-        if (!pending.compareAndSet(false, true)) {
-            return;
+        reader.refresh();
+    }
+
+    private void published(Map<String, Map<String, Long>> read) {
+        if (markNext) {
+            markNext = false;
+            marked = null;
         }
-        List<SideViewModel> sides = List.copyOf(lab.sides());
-        background.execute(() -> {
-            pending.set(false);
-            Map<String, Map<String, Long>> read = new LinkedHashMap<>();
-            for (SideViewModel side : sides) {
-                read.put(side.name(), read(side.session()));
-            }
-            ui.execute(() -> {
-                if (markNext) {
-                    markNext = false;
-                    marked = null;
-                }
-                last = read;
-                publish(read);
-            });
-        });
+        last = read;
+        publish(read);
     }
 
     /** A side's counters; none before its device is open, or when the device has none. */

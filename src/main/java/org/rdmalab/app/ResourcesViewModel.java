@@ -3,7 +3,6 @@ package org.rdmalab.app;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import org.rdmalab.lab.LabSession;
@@ -34,35 +33,19 @@ public final class ResourcesViewModel {
         }
     }
 
-    private final LabViewModel lab;
-    private final Executor background;
-    private final Executor ui;
-    private final AtomicBoolean pending = new AtomicBoolean();
     private final ReadOnlyObjectWrapper<Node> root = new ReadOnlyObjectWrapper<>(new Node("resources", List.of()));
+    private final SideReader<Node> reader;
 
     ResourcesViewModel(LabViewModel lab, Executor background, Executor ui) {
-        this.lab = lab;
-        this.background = background;
-        this.ui = ui;
+        reader = new SideReader<>(lab, background, ui, ResourcesViewModel::read,
+                trees -> root.set(new Node("resources", new ArrayList<>(trees.values()))));
         lab.afterEvents(this::refresh);
         lab.sides().addListener((javafx.collections.ListChangeListener<SideViewModel>) change -> refresh());
     }
 
     /** Reads the tree again, at most one read pending at a time. */
     void refresh() {
-        if (!pending.compareAndSet(false, true)) {
-            return;
-        }
-        List<SideViewModel> sides = List.copyOf(lab.sides());
-        background.execute(() -> {
-            pending.set(false);
-            List<Node> children = new ArrayList<>();
-            for (SideViewModel side : sides) {
-                children.add(read(side.name(), side.session()));
-            }
-            Node tree = new Node("resources", children);
-            ui.execute(() -> root.set(tree));
-        });
+        reader.refresh();
     }
 
     static Node read(String name, LabSession session) {

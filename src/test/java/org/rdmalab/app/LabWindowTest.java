@@ -163,8 +163,8 @@ class LabWindowTest {
                 .summaryProperty().get());
     }
 
-    @Test
-    void exportAsCInTheSetupBarWritesTheSelectedSidesProgramAndSaysHowToBuildIt(FxRobot robot) throws Exception {
+    /** Clicks the recommended GID, then Run both to end, and waits until both sides are done. */
+    private void runTheSeedWithTheRecommendedGid(FxRobot robot) {
         waitFor("the devices", () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
         robot.clickOn("#useRecommendedGid");
         waitFor("the recommended GID", () -> window.lab().setup().gidIndexProperty().get().equals("3")
@@ -172,6 +172,11 @@ class LabWindowTest {
         robot.clickOn("#runAllButton");
         waitFor("the end", () -> side("client").nextIndexProperty().get() == side("client").steps().size()
                 && !side("server").busyProperty().get() && !side("client").busyProperty().get());
+    }
+
+    @Test
+    void exportAsCInTheSetupBarWritesTheSelectedSidesProgramAndSaysHowToBuildIt(FxRobot robot) throws Exception {
+        runTheSeedWithTheRecommendedGid(robot);
         javafx.scene.control.Button export = robot.lookup("#exportButton").queryButton();
         assertEquals("Export as C…", export.getText());
         assertFalse(export.isDisabled());
@@ -198,13 +203,7 @@ class LabWindowTest {
 
     @Test
     void thePacketsTabsCountersShowWhatAWriteCostSinceTheMark(FxRobot robot) {
-        waitFor("the devices", () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
-        robot.clickOn("#useRecommendedGid");
-        waitFor("the recommended GID", () -> window.lab().setup().gidIndexProperty().get().equals("3")
-                && !side("client").busyProperty().get() && !side("server").busyProperty().get());
-        robot.clickOn("#runAllButton");
-        waitFor("the end", () -> side("client").nextIndexProperty().get() == side("client").steps().size()
-                && !side("server").busyProperty().get() && !side("client").busyProperty().get());
+        runTheSeedWithTheRecommendedGid(robot);
         robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
                 && "Packets".equals(label.getText())).queryAs(javafx.scene.Node.class));
         // The seed's WRITE: the client sent it and got its ACK, the server took it in and acknowledged it.
