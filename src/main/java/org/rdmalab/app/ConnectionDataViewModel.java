@@ -29,15 +29,16 @@ public final class ConnectionDataViewModel {
     void refresh() {
         SideViewModel side = lab.selectedSideProperty().get();
         if (side == null) {
-            title.set("no side yet");
+            title.set(UiText.text("connection.noSide"));
             local.set(null);
             remote.set(null);
             return;
         }
         Optional<WireImage> sent = side.session().localWire();
         Optional<WireImage> received = side.session().remoteWire();
-        title.set(side.name() + " (" + side.address() + ")" + sent.or(() -> received)
-                .map(image -> " · " + image.protocol() + " protocol").orElse(" · nothing exchanged yet"));
+        title.set(UiText.side(side.name()) + " (" + side.address() + ") · " + sent.or(() -> received)
+                .map(image -> UiText.format("connection.protocol", image.protocol()))
+                .orElse(UiText.text("connection.nothingExchanged")));
         if (!same(local.get(), sent.orElse(null))) {
             local.set(sent.orElse(null));
         }

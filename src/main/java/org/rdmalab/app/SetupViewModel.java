@@ -99,7 +99,7 @@ public final class SetupViewModel {
     private final ObjectProperty<ControlProtocol> protocol = new SimpleObjectProperty<>(ControlProtocol.LAB);
     private final ObjectProperty<Flows.SeedFlow> flow = new SimpleObjectProperty<>(Flows.SeedFlow.WRITE_ONLY);
     private final BooleanProperty querying = new SimpleBooleanProperty();
-    private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper("looking for devices...");
+    private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(UiText.text("setup.lookingForDevices"));
     private final StringBinding gidWarning;
     private final StringBinding recommendation;
     private DeviceOptions base;
