@@ -220,16 +220,16 @@ public final class SetupViewModel {
 
     /** Why perftest's scoring puts {@code entry} first ({@link GidSelection#reason}), in the window's language. */
     private static String reason(GidEntry entry) {
-        String ip = entry.ipAddress() == null || entry.ipAddress().isEmpty() ? UiText.text("gid.anIpv4Address")
-                : UiText.format("gid.theIpv4Address", entry.ipAddress());
-        String type = switch (entry.type()) {
+        return UiText.format("gid.reason", GidSelection.rules(entry).stream().map(rule -> switch (rule) {
+            case IPV4_MAPPED -> UiText.format("gid.ipv4Mapped", entry.ipAddress() == null || entry.ipAddress().isEmpty()
+                    ? UiText.text("gid.anIpv4Address") : UiText.format("gid.theIpv4Address", entry.ipAddress()));
+            case NOT_IPV4_MAPPED -> UiText.text("gid.notIpv4Mapped");
+            case LINK_LOCAL -> UiText.text("gid.linkLocal");
+            case NOT_LINK_LOCAL -> UiText.text("gid.notLinkLocal");
             case ROCE_V2 -> UiText.text("gid.roceV2");
             case ROCE_V1 -> UiText.text("gid.roceV1");
-            default -> entry.type().text();
-        };
-        return UiText.format("gid.reason",
-                entry.gid().isIpv4Mapped() ? UiText.format("gid.ipv4Mapped", ip) : UiText.text("gid.notIpv4Mapped"),
-                UiText.text(entry.gid().isLinkLocal() ? "gid.linkLocal" : "gid.notLinkLocal"), type);
+            case OTHER_TYPE -> entry.type().text();
+        }).toArray());
     }
 
     /** The recommended entry, if the table has any. */

@@ -41,20 +41,40 @@ public final class GidSelection {
      */
     public static String reason(GidEntry entry) {
         List<String> parts = new ArrayList<>();
-        if (entry.gid().isIpv4Mapped()) {
-            String ip = entry.ipAddress() == null || entry.ipAddress().isEmpty() ? "an IPv4 address"
-                    : "the IPv4 address " + entry.ipAddress();
-            parts.add("IPv4-mapped (+100): it carries " + ip + ", so its packets are routed by IP");
-        } else {
-            parts.add("not IPv4-mapped");
+        for (Rule rule : rules(entry)) {
+            parts.add(switch (rule) {
+                case IPV4_MAPPED -> "IPv4-mapped (+100): it carries " + (entry.ipAddress() == null
+                        || entry.ipAddress().isEmpty() ? "an IPv4 address" : "the IPv4 address " + entry.ipAddress())
+                        + ", so its packets are routed by IP";
+                case NOT_IPV4_MAPPED -> "not IPv4-mapped";
+                case LINK_LOCAL -> "link-local: it routes nowhere beyond its link";
+                case NOT_LINK_LOCAL -> "not link-local (+10)";
+                case ROCE_V2 -> "RoCE v2 (+2): UDP port 4791, crosses routers";
+                case ROCE_V1 -> "RoCE v1 (+1): a bare Ethernet frame, stays in one L2 network";
+                case OTHER_TYPE -> entry.type().text();
+            });
         }
-        parts.add(entry.gid().isLinkLocal() ? "link-local: it routes nowhere beyond its link" : "not link-local (+10)");
-        parts.add(switch (entry.type()) {
-            case ROCE_V2 -> "RoCE v2 (+2): UDP port 4791, crosses routers";
-            case ROCE_V1 -> "RoCE v1 (+1): a bare Ethernet frame, stays in one L2 network";
-            default -> entry.type().text();
-        });
         return String.join("; ", parts) + "; best by perftest's scoring";
+    }
+
+    /** The rules of {@link #score}, as {@link #reason} names them for an entry. */
+    public enum Rule {
+        IPV4_MAPPED, NOT_IPV4_MAPPED, LINK_LOCAL, NOT_LINK_LOCAL, ROCE_V2, ROCE_V1, OTHER_TYPE
+    }
+
+    /**
+     * The three rules {@link #score} applied to {@code entry}, in {@link #reason}'s order: whether it
+     * is IPv4-mapped, whether it is link-local, and its type. The window words them in its own
+     * language from these.
+     */
+    public static List<Rule> rules(GidEntry entry) {
+        return List.of(entry.gid().isIpv4Mapped() ? Rule.IPV4_MAPPED : Rule.NOT_IPV4_MAPPED,
+                entry.gid().isLinkLocal() ? Rule.LINK_LOCAL : Rule.NOT_LINK_LOCAL,
+                switch (entry.type()) {
+                    case ROCE_V2 -> Rule.ROCE_V2;
+                    case ROCE_V1 -> Rule.ROCE_V1;
+                    default -> Rule.OTHER_TYPE;
+                });
     }
 
     /** The best entry of a GID table (the first of equals), if the table is not empty. */
