@@ -42,15 +42,13 @@ public final class CountersViewModel {
     private Map<String, Map<String, Long>> marked;
     /** Each side's values last read (UI thread). */
     private Map<String, Map<String, Long>> last = new LinkedHashMap<>();
-    /** The next read becomes the mark (the sides were rebuilt). */
-    private boolean markNext = true;
 
     CountersViewModel(LabViewModel lab, Executor background, Executor ui) {
         reader = new SideReader<>(lab, background, ui, (name, session) -> read(session), this::published);
         lab.afterEvents(this::refresh);
         showAll.addListener((observable, before, all) -> publish(last));
         lab.sides().addListener((javafx.collections.ListChangeListener<SideViewModel>) change -> {
-            markNext = true;
+            marked = null; // new sides, new devices: nothing marked on them
             refresh();
         });
     }
@@ -77,10 +75,6 @@ public final class CountersViewModel {
     }
 
     private void published(Map<String, Map<String, Long>> read) {
-        if (markNext) {
-            markNext = false;
-            marked = null;
-        }
         last = read;
         publish(read);
     }

@@ -31,6 +31,8 @@ public final class UiText {
     public static final List<String> TAGS = List.of("en", "zh_CN");
 
     private static final String BUNDLE = "org.rdmalab.app.messages";
+    /** The format specifiers the bundles use. */
+    private static final java.util.regex.Pattern SPECIFIER = java.util.regex.Pattern.compile("%[sd]");
     /** No fall-back to the JVM's default locale: English is the base bundle, not "whatever the system speaks". */
     private static final ResourceBundle.Control CONTROL =
             ResourceBundle.Control.getNoFallbackControl(ResourceBundle.Control.FORMAT_PROPERTIES);
@@ -51,11 +53,6 @@ public final class UiText {
     /** True once a language was chosen with {@link #use}. */
     public static boolean chosen() {
         return chosen;
-    }
-
-    /** The language in use. */
-    public static Locale locale() {
-        return bundle.getLocale().getLanguage().isEmpty() ? ENGLISH : bundle.getLocale();
     }
 
     /**
@@ -99,16 +96,16 @@ public final class UiText {
      * a number, {@code %s} anything), for code that waits for a sentence in whatever language.
      */
     static String pattern(String key) {
+        String sentence = bundle.getString(key);
         StringBuilder regex = new StringBuilder();
-        String[] parts = bundle.getString(key).split("%[sd]", -1);
-        java.util.regex.Matcher specifiers = java.util.regex.Pattern.compile("%[sd]").matcher(bundle.getString(key));
-        for (int i = 0; i < parts.length; i++) {
-            regex.append(java.util.regex.Pattern.quote(parts[i]));
-            if (i < parts.length - 1 && specifiers.find()) {
-                regex.append(specifiers.group().equals("%d") ? "\\d+" : ".*");
-            }
+        java.util.regex.Matcher specifier = SPECIFIER.matcher(sentence);
+        int from = 0;
+        while (specifier.find()) {
+            regex.append(java.util.regex.Pattern.quote(sentence.substring(from, specifier.start())))
+                    .append(specifier.group().equals("%d") ? "\\d+" : ".*");
+            from = specifier.end();
         }
-        return regex.toString();
+        return regex.append(java.util.regex.Pattern.quote(sentence.substring(from))).toString();
     }
 
     /**
