@@ -5,10 +5,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import org.rdmalab.verbs.CompletionBuffer;
+import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.ReceiveWorkRequest;
 import org.rdmalab.verbs.SendFlag;
 import org.rdmalab.verbs.SendWorkRequest;
+import org.rdmalab.verbs.VerbsException;
 import org.rdmalab.verbs.WcOpcode;
 import org.rdmalab.verbs.WorkCompletion;
 
@@ -100,43 +103,48 @@ final class PingPongStep extends Step {
             session.qp().postSend(send);
             sendPending = true;
         }
+        CompletionBuffer completions = new CompletionBuffer(2); // ibv_rc_pingpong's wc[2]
+        long timeoutNanos = timeout.toNanos();
         while (received < iterations || sent < iterations) {
-            // Busy, as ibv_rc_pingpong polls without -e.
-            Optional<WorkCompletion> polled = session.cq().busyPollOne(timeout);
-            if (polled.isEmpty()) {
+            // Busy, as ibv_rc_pingpong polls without -e; into one buffer kept for the run, so that
+            // polling allocates nothing.
+            int polled = busyPoll(session.cq(), completions, timeoutNanos);
+            if (polled == 0) {
                 return StepResult.failed("no completion within " + timeout.toMillis() + " ms after " + sent
                         + " sends and " + received + " receives");
             }
-            WorkCompletion completion = polled.get();
-            if (!completion.isSuccess()) {
-                session.emit(new LabEvent.Completion(completion));
-                return StepResult.failed(completion.status().cName() + " (" + completion.status().text() + ")");
-            }
-            if (completion.opcode() == WcOpcode.SEND) {
-                sent++;
-                sendPending = false;
-            } else {
-                received++;
-                receivePending = false;
-                posted--;
-                if (posted <= 1) {
-                    List<ReceiveWorkRequest> more = new ArrayList<>();
-                    for (int i = posted; i < RECEIVE_DEPTH; i++) {
-                        more.add(receive);
+            for (int i = 0; i < polled; i++) {
+                if (!completions.isSuccess(i)) {
+                    WorkCompletion failed = completions.get(i);
+                    session.emit(new LabEvent.Completion(failed));
+                    return StepResult.failed(failed.status().cName() + " (" + failed.status().text() + ")");
+                }
+                if (completions.opcode(i) == WcOpcode.SEND) {
+                    sent++;
+                    sendPending = false;
+                } else {
+                    received++;
+                    receivePending = false;
+                    posted--;
+                    if (posted <= 1) {
+                        List<ReceiveWorkRequest> more = new ArrayList<>();
+                        for (int j = posted; j < RECEIVE_DEPTH; j++) {
+                            more.add(receive);
+                        }
+                        session.qp().postRecv(more);
+                        posted += more.size();
                     }
-                    session.qp().postRecv(more);
-                    posted += more.size();
                 }
-            }
-            if (sent < iterations && !sendPending && !receivePending) {
-                long now = System.nanoTime();
-                if (sent > 0) {
-                    trips.record(now - lastSend);
+                if (sent < iterations && !sendPending && !receivePending) {
+                    long now = System.nanoTime();
+                    if (sent > 0) {
+                        trips.record(now - lastSend);
+                    }
+                    lastSend = now;
+                    session.qp().postSend(send);
+                    sendPending = true;
+                    receivePending = true;
                 }
-                lastSend = now;
-                session.qp().postSend(send);
-                sendPending = true;
-                receivePending = true;
             }
         }
         long end = System.nanoTime();
@@ -159,6 +167,26 @@ final class PingPongStep extends Step {
         // A server of one iteration times none: its only turn waits for the client's SEND, not for a round trip.
         return StepResult.ok(iterations + " round trips of " + size + " bytes in " + String.format("%.2f s", seconds)
                 + (trips.count() > 0 ? "; round trip " + trips.summary() : ""));
+    }
+
+    /**
+     * Polls {@code cq} into {@code into} until it holds at least one completion, spinning and then
+     * yielding between empty polls as {@link CompletionQueue#busyPollOne} does.
+     *
+     * @return how many completions it holds, or 0 when none came within {@code timeoutNanos}
+     */
+    private static int busyPoll(CompletionQueue cq, CompletionBuffer into, long timeoutNanos) throws VerbsException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        for (int idle = 0; ; idle++) {
+            int polled = cq.poll(into);
+            if (polled > 0) {
+                return polled;
+            }
+            if ((idle & 0xff) == 0xff && System.nanoTime() - deadline >= 0) {
+                return 0;
+            }
+            CompletionQueue.pauseAfterEmptyPoll(idle);
+        }
     }
 
     /** ibv_rc_pingpong's {@code pp_post_recv(ctx, rx_depth)}. */
