@@ -156,7 +156,7 @@ public final class LabViewModel implements AutoCloseable {
                         + message.description() + (message.length() > 0 ? "  (" + message.length() + " bytes)" : ""));
             } else if (event instanceof LabEvent.StepFinished finished && !finished.result().ok()) {
                 status.set(UiText.format("status.stepFailed", UiText.side(side), UiText.stepTitle(finished.step()),
-                        finished.result().summary()));
+                        UiText.say(finished.result().said())));
             }
         }
         completions.addAll(newCompletions);
@@ -185,7 +185,7 @@ public final class LabViewModel implements AutoCloseable {
      */
     public void useRecommendedGidAndReplay() {
         setup.recommended().ifPresent(entry -> applyFix(null, new org.rdmalab.lab.Diagnosis.Fix("query-port",
-                "gid_idx", Integer.toString(entry.index()), "use GID " + entry.index())));
+                "gid_idx", Integer.toString(entry.index()), org.rdmalab.lab.Phrase.of("fix.useGid", entry.index()))));
     }
 
     /**

@@ -70,7 +70,7 @@ public final class StepRow {
 
     void finished(StepResult stepResult) {
         result.set(stepResult);
-        summary.set(stepResult.summary());
+        summary.set(UiText.say(stepResult.said()));
         status.set(stepResult.ok() ? Status.DONE : Status.FAILED);
     }
 

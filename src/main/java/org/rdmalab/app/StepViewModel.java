@@ -138,7 +138,7 @@ public final class StepViewModel {
         diagnosis = stepResult == null || stepResult.ok() ? null : stepResult.diagnosis().orElse(null);
         cause.set(diagnosis == null ? "" : hasField(row, diagnosis) ? UiText.format("step.causedBy", diagnosis.parameter(),
                 fieldSaysWhy()) : describeCause(diagnosis, side));
-        fixLabel.set(diagnosis == null ? "" : diagnosis.fix().map(Diagnosis.Fix::label).orElse(""));
+        fixLabel.set(diagnosis == null ? "" : diagnosis.fix().map(fix -> UiText.say(fix.said())).orElse(""));
         causeElsewhere.set(diagnosis != null && !diagnosis.stepId().equals(row.step().id()));
         Map<String, String> messages = new HashMap<>();
         if (side != null) {
@@ -155,8 +155,8 @@ public final class StepViewModel {
                                 ? UiText.format("step.failedBecause", UiText.stepTitle(other.step()), found.parameter(),
                                         fieldSaysWhy())
                                 : UiText.format("step.failedBecauseHere", UiText.stepTitle(other.step()), found.parameter(),
-                                        errnoText(found) + found.explanation()));
-                        fixLabel.set(found.fix().map(Diagnosis.Fix::label).orElse(""));
+                                        errnoText(found) + UiText.say(found.why())));
+                        fixLabel.set(found.fix().map(fix -> UiText.say(fix.said())).orElse(""));
                         causeElsewhere.set(false);
                     }
                 }
@@ -167,8 +167,8 @@ public final class StepViewModel {
             fieldMessages.putAll(messages);
         }
         result.set(stepResult == null ? UiText.text(row.statusProperty().get() == StepRow.Status.RUNNING ? "step.running"
-                : "step.notRun") : UiText.format(stepResult.ok() ? "step.ok" : "step.failed", stepResult.summary())
-                + (stepResult.details().isEmpty() ? "" : "\n" + String.join("\n", stepResult.details())));
+                : "step.notRun") : UiText.format(stepResult.ok() ? "step.ok" : "step.failed", UiText.say(stepResult.said()))
+                + (stepResult.more().isEmpty() ? "" : "\n" + String.join("\n", stepResult.details(UiText.locale()))));
     }
 
     /**
@@ -195,14 +195,14 @@ public final class StepViewModel {
 
     /** The line under the blamed field: the errno, its text and why. */
     private static String fieldText(Diagnosis found, StepRow failedRow) {
-        return errnoText(found) + found.explanation() + "  " + UiText.format("step.stepFailed",
+        return errnoText(found) + UiText.say(found.why()) + "  " + UiText.format("step.stepFailed",
                 UiText.stepTitle(failedRow.step()));
     }
 
     private static String describeCause(Diagnosis found, SideViewModel side) {
         String where = side.steps().stream().filter(other -> other.step().id().equals(found.stepId())).findFirst()
                 .map(other -> "'" + UiText.stepTitle(other.step()) + "'").orElse(found.stepId());
-        return UiText.format("step.causedByOf", found.parameter(), where, errnoText(found) + found.explanation());
+        return UiText.format("step.causedByOf", found.parameter(), where, errnoText(found) + UiText.say(found.why()));
     }
 
     /** Shows the step that holds the blamed field (its field then carries the explanation). */
@@ -240,6 +240,9 @@ public final class StepViewModel {
     /** The button's short text: the fix's label up to its explanation in parentheses. */
     static String shortLabel(String label) {
         int cut = label.indexOf(" (");
+        if (cut < 0) {
+            cut = label.indexOf('（'); // a Chinese label's parenthesis
+        }
         String text = cut > 0 ? label.substring(0, cut) : label;
         return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
     }

@@ -120,13 +120,13 @@ public final class TrafficViewModel {
         boolean started = from.perform(UiText.format("activity.posting", request.opcode().cName()), session -> {
             StepResult posted = session.postSend(request);
             if (!posted.ok()) {
-                return UiText.format("traffic.notPosted", posted.summary());
+                return UiText.format("traffic.notPosted", UiText.say(posted.said()));
             }
             ui.execute(() -> lab.posted(from, request));
             if (!request.signaled()) {
-                return posted.summary() + " " + UiText.text("traffic.unsignaled");
+                return UiText.say(posted.said()) + " " + UiText.text("traffic.unsignaled");
             }
-            return posted.summary() + "; " + poll(session, POLL_TIMEOUT);
+            return UiText.say(posted.said()) + "; " + poll(session, POLL_TIMEOUT);
         }, this::posted);
         if (!started) {
             outcome.set(UiText.format("traffic.busy", UiText.side(from.name())));
@@ -171,7 +171,7 @@ public final class TrafficViewModel {
             outcome.set(e.getMessage());
             return;
         }
-        if (!on.perform(UiText.text("activity.postingReceive"), session -> session.postReceive(id, offset, bytes).summary(), this::posted)) {
+        if (!on.perform(UiText.text("activity.postingReceive"), session -> UiText.say(session.postReceive(id, offset, bytes).said()), this::posted)) {
             outcome.set(UiText.format("traffic.busy", UiText.side(on.name())));
         }
     }

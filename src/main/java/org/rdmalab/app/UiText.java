@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.MissingResourceException;
 import java.util.ResourceBundle;
+import org.rdmalab.lab.Phrase;
 import org.rdmalab.lab.Step;
 
 /**
@@ -12,11 +13,12 @@ import org.rdmalab.lab.Step;
  * controllers ask {@link #text} and {@link #format}; both read {@code messages*.properties} beside
  * this class (UTF-8, as Java 9 and later read them).
  *
- * <p>What is translated: the window's labels, buttons, tabs, tool tips, panel titles and hints, and
- * the steps' titles. What stays as the verbs spell it: verb, struct field, enum and status names
- * ({@code ibv_post_send}, {@code wr_id}, {@code IBV_WC_SUCCESS}), the C code, and the sentences
- * that the lab, the verbs backends, {@code doctor} and {@code bench} produce (results, errors and
- * fixes), which read as on the command line.
+ * <p>What is translated: the window's labels, buttons, tabs, tool tips, panel titles and hints, the
+ * steps' titles, and what the lab says ({@link Phrase}s: steps' results, diagnoses, fixes), which
+ * {@link #say} puts in the window's language. What stays as the verbs spell it: verb, struct
+ * field, enum and status names ({@code ibv_post_send}, {@code wr_id}, {@code IBV_WC_SUCCESS}), the
+ * C code, and the sentences that the verbs backends, {@code doctor} and {@code bench} produce
+ * (a verb's error message, check findings, engine notes), which read as on the command line.
  *
  * <p>The language is chosen once, before the window is built; views built before a change keep
  * their words.
@@ -38,6 +40,7 @@ public final class UiText {
             ResourceBundle.Control.getNoFallbackControl(ResourceBundle.Control.FORMAT_PROPERTIES);
 
     private static volatile ResourceBundle bundle = load(ENGLISH);
+    private static volatile Locale locale = ENGLISH;
     /** A language was chosen ({@link #use}); until then the window speaks English. */
     private static volatile boolean chosen;
 
@@ -47,6 +50,7 @@ public final class UiText {
     /** Makes the window speak {@code locale} ({@link #ENGLISH} or {@link #CHINESE}) from the next view built on. */
     public static void use(Locale locale) {
         bundle = load(locale);
+        UiText.locale = locale;
         chosen = true;
     }
 
@@ -84,6 +88,16 @@ public final class UiText {
     /** The text of {@code key} in the language in use. */
     static String text(String key) {
         return bundle.getString(key);
+    }
+
+    /** What the lab says ({@link Phrase}: a step's result, a diagnosis, a fix) in the language in use. */
+    static String say(Phrase phrase) {
+        return phrase.in(locale);
+    }
+
+    /** The language in use. */
+    static Locale locale() {
+        return locale;
     }
 
     /** The pattern of {@code key} (a {@link String#format} pattern) filled with {@code arguments}. */

@@ -27,17 +27,17 @@ final class ConnectSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
-            return session.connected() ? Optional.of("already connected; reset first") : Optional.empty();
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.connected() ? Optional.of(Phrase.of("blocked.connected")) : Optional.empty();
         }
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
             session.link().connect();
             session.connected(true);
-            String what = session.role() == Role.SERVER ? "accepted the client" : "connected to the server";
             session.print("TCP connection was established (" + session.link().protocol() + " protocol)");
-            return StepResult.ok(what + " (" + session.link().protocol() + " protocol)");
+            return StepResult.ok(Phrase.of(session.role() == Role.SERVER ? "result.accepted" : "result.connectedTo",
+                    session.link().protocol()));
         }
     }
 
@@ -87,11 +87,11 @@ final class ConnectSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
+        public Optional<Phrase> blockedBy(LabSession session) {
             if (session.qp() == null) {
-                return Optional.of("create the QP first");
+                return Optional.of(Phrase.of("blocked.createQp"));
             }
-            return session.connected() ? Optional.empty() : Optional.of("connect TCP first");
+            return session.connected() ? Optional.empty() : Optional.of(Phrase.of("blocked.connectTcp"));
         }
 
         @Override
@@ -113,7 +113,7 @@ final class ConnectSteps {
                 session.print("Local GID = " + local.gid());
             }
             if (sendOnly) {
-                return StepResult.ok("sent QPN " + hex(local.qpn()));
+                return StepResult.ok(Phrase.of("result.sentQpn", hex(local.qpn())));
             }
             session.print(String.format("Remote address = 0x%x", remote.addr()));
             session.print(String.format("Remote rkey = 0x%x", remote.rkey()));
@@ -121,8 +121,8 @@ final class ConnectSteps {
             session.print(String.format("Remote PSN = 0x%06x", remote.psn()));
             session.print(String.format("Remote LID = 0x%x", remote.lid()));
             session.print("Remote GID = " + remote.gid());
-            return StepResult.ok("peer QPN " + hex(remote.qpn()) + ", rkey " + hex(remote.rkey()) + ", addr "
-                    + String.format("0x%x", remote.addr()) + ", GID " + remote.gid());
+            return StepResult.ok(Phrase.of("result.peer", hex(remote.qpn()), hex(remote.rkey()),
+                    String.format("0x%x", remote.addr()), remote.gid()));
         }
 
         private static String hex(int value) {
@@ -154,8 +154,8 @@ final class ConnectSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
-            return session.connected() ? Optional.empty() : Optional.of("connect TCP first");
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.connected() ? Optional.empty() : Optional.of(Phrase.of("blocked.connectTcp"));
         }
 
         @Override
@@ -163,7 +163,7 @@ final class ConnectSteps {
             String name = parameter("name").value();
             session.link().sync(name);
             session.emit(new LabEvent.Sync(name));
-            return StepResult.ok("both sides reached '" + name + "'");
+            return StepResult.ok(Phrase.of("result.synced", name));
         }
     }
 }

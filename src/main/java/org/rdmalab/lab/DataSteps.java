@@ -53,11 +53,11 @@ final class DataSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
+        public Optional<Phrase> blockedBy(LabSession session) {
             if (session.qp() == null) {
-                return Optional.of("create the QP first");
+                return Optional.of(Phrase.of("blocked.createQp"));
             }
-            return session.mr() == null ? Optional.of("register the MR first") : Optional.empty();
+            return session.mr() == null ? Optional.of(Phrase.of("blocked.registerMr")) : Optional.empty();
         }
 
         @Override
@@ -66,7 +66,7 @@ final class DataSteps {
             ReceiveWorkRequest request = ReceiveWorkRequest.of(parameter("wr_id").asInt(), session.mr().sge(0, length));
             session.postRecv(List.of(request), "RECV of " + length + " bytes");
             session.print("Receive Request was posted");
-            return StepResult.ok("RECV of " + length + " bytes posted");
+            return StepResult.ok(Phrase.of("result.recvPosted", length));
         }
     }
 
@@ -125,14 +125,14 @@ final class DataSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
+        public Optional<Phrase> blockedBy(LabSession session) {
             if (session.qp() == null) {
-                return Optional.of("create the QP first");
+                return Optional.of(Phrase.of("blocked.createQp"));
             }
             if (session.qp().state() != QpState.RTS) {
-                return Optional.of("bring the QP to RTS first (it is " + session.qp().state().name() + ")");
+                return Optional.of(Phrase.of("blocked.rtsIs", session.qp().state().name()));
             }
-            return session.remoteData().isEmpty() ? Optional.of("exchange connection data first") : Optional.empty();
+            return session.remoteData().isEmpty() ? Optional.of(Phrase.of("blocked.exchange")) : Optional.empty();
         }
 
         @Override
@@ -145,10 +145,8 @@ final class DataSteps {
             SendWorkRequest request = new SendWorkRequest(parameter("wr_id").asInt(), List.of(mr.sge(0, length)), opcode,
                     SendFlag.SIGNALED.value(), (int) parameter("imm_data").asLong(), remoteAddress, remote.rkey(),
                     parameter("compare_add").asLong(), parameter("swap").asLong());
-            String what = String.format("%s of %d bytes", opcode.cName(), length)
-                    + (opcode == WrOpcode.SEND || opcode == WrOpcode.SEND_WITH_IMM ? ""
-                    : String.format(" at remote 0x%x rkey 0x%x", remoteAddress, remote.rkey()));
-            session.postSend(request, what, parameter("remote_offset").asInt());
+            Phrase what = LabSession.posting(opcode, length, remoteAddress, remote.rkey());
+            session.postSend(request, what.english(), parameter("remote_offset").asInt());
             String verb = switch (opcode) {
                 case SEND, SEND_WITH_IMM -> "Send";
                 case RDMA_READ -> "RDMA Read";
@@ -156,7 +154,7 @@ final class DataSteps {
                 default -> "Atomic";
             };
             session.print(verb + " Request was posted");
-            return StepResult.ok(what + " posted");
+            return StepResult.ok(Phrase.of("result.posted", what));
         }
     }
 
@@ -183,8 +181,8 @@ final class DataSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
-            return session.cq() == null ? Optional.of("create the CQ first") : Optional.empty();
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.cq() == null ? Optional.of(Phrase.of("blocked.createCq")) : Optional.empty();
         }
 
         @Override
@@ -192,7 +190,7 @@ final class DataSteps {
             Optional<WorkCompletion> polled = session.pollOne(Duration.ofMillis(parameter("timeout_ms").asLong()));
             if (polled.isEmpty()) {
                 session.print("completion wasn't found in the CQ after timeout");
-                return StepResult.failed("no completion within " + parameter("timeout_ms").asLong() + " ms");
+                return StepResult.failed(Phrase.of("result.noCompletion", parameter("timeout_ms").asLong()));
             }
             WorkCompletion completion = polled.get();
             if (!completion.isSuccess()) {
@@ -219,8 +217,8 @@ final class DataSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
-            return session.mr() == null ? Optional.of("register the MR first") : Optional.empty();
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.mr() == null ? Optional.of(Phrase.of("blocked.registerMr")) : Optional.empty();
         }
 
         @Override
@@ -231,7 +229,7 @@ final class DataSteps {
                         + session.mr().length() + "-byte buffer");
             }
             session.mr().write(0, text);
-            return StepResult.ok("buffer now holds \"" + parameter("text").value() + "\"");
+            return StepResult.ok(Phrase.of("result.bufferHolds", parameter("text").value()));
         }
     }
 
@@ -251,8 +249,8 @@ final class DataSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
-            return session.mr() == null ? Optional.of("register the MR first") : Optional.empty();
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.mr() == null ? Optional.of(Phrase.of("blocked.registerMr")) : Optional.empty();
         }
 
         @Override
@@ -280,8 +278,8 @@ final class DataSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
-            return session.connected() ? Optional.empty() : Optional.of("connect TCP first");
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.connected() ? Optional.empty() : Optional.of(Phrase.of("blocked.connectTcp"));
         }
 
         @Override
@@ -292,7 +290,7 @@ final class DataSteps {
                     : session.link().readPeerBuffer(parameter("offset").asInt(), parameter("length").asInt());
             String text = cString(bytes);
             session.print("Contents of the peer's buffer: '" + text + "'");
-            return StepResult.ok("\"" + text + "\" (" + bytes.length + " bytes)");
+            return StepResult.ok(Phrase.of("result.quotedBytes", text, bytes.length));
         }
     }
 
@@ -322,7 +320,7 @@ final class DataSteps {
             session.emit(LabEvent.VerbCall.ok("ibv_close_device", "ctx " + device,
                     "QP, MR, CQ, PD and context released"));
             session.print("test result is 0");
-            return StepResult.ok("everything released");
+            return StepResult.ok(Phrase.of("result.released"));
         }
     }
 }

@@ -36,8 +36,8 @@ final class DeviceSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
-            return session.context().isPresent() ? Optional.of("the device is already open; reset first") : Optional.empty();
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.context().isPresent() ? Optional.of(Phrase.of("blocked.deviceOpen")) : Optional.empty();
         }
 
         @Override
@@ -47,7 +47,7 @@ final class DeviceSteps {
             session.opened(context);
             session.emit(LabEvent.VerbCall.ok("ibv_open_device", "device " + device.name(), device.name() + " (" + device.description() + ")"));
             session.print("found device " + device.name());
-            return StepResult.ok("opened " + device.name(), device.description());
+            return StepResult.ok(Phrase.of("result.opened", device.name()), Phrase.literal(device.description()));
         }
     }
 
@@ -90,8 +90,8 @@ final class DeviceSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
-            return session.context().isEmpty() ? Optional.of("open the device first") : Optional.empty();
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.context().isEmpty() ? Optional.of(Phrase.of("blocked.openDevice")) : Optional.empty();
         }
 
         int port() {
@@ -126,12 +126,11 @@ final class DeviceSteps {
                 entry = index < 0 ? null : context.queryGidEntry(port, index);
             }
             session.gidEntry(entry);
-            String gidLine = entry == null
-                    ? "no GID (gid_idx -1: no GRH" + (attributes.linkLayer() == LinkLayer.ETHERNET
-                    ? "; RoCE needs one, RTR will fail)" : ")")
-                    : "GID[" + entry.index() + "] " + entry.gid() + " " + entry.type().text() + why;
-            session.emit(LabEvent.VerbCall.ok("ibv_query_gid", "ctx " + context.device().name() + ", port_num " + port + ", index " + (entry == null ? choice : entry.index()), gidLine));
-            return StepResult.ok("port " + port + " " + attributes.state().name() + ", " + gidLine);
+            Phrase gidLine = entry == null
+                    ? Phrase.of(attributes.linkLayer() == LinkLayer.ETHERNET ? "result.noGidRoce" : "result.noGid")
+                    : Phrase.literal("GID[" + entry.index() + "] " + entry.gid() + " " + entry.type().text() + why);
+            session.emit(LabEvent.VerbCall.ok("ibv_query_gid", "ctx " + context.device().name() + ", port_num " + port + ", index " + (entry == null ? choice : entry.index()), gidLine.english()));
+            return StepResult.ok(Phrase.of("result.port", port, attributes.state().name(), gidLine));
         }
     }
 }

@@ -57,15 +57,15 @@ final class Diagnoses {
         int mask = step.mask();
         QpTransitions.Check check = QpTransitions.check(qp.type(), qp.state(), step.target(), mask);
         if (!check.isTransition()) {
-            return Optional.of(new Diagnosis(step.id(), "", Errno.EINVAL, check.explanation()
-                    + "; the QP was moved by hand: reset to replay the steps", Optional.empty()));
+            return Optional.of(new Diagnosis(step.id(), "", Errno.EINVAL,
+                    Phrase.of("diag.movedByHand", check.explanation()), Optional.empty()));
         }
         if (!check.valid()) {
             int fixed = (mask | check.missing()) & ~check.notAllowed()
                     & ~(check.curStateMisused() ? QpAttrMask.CUR_STATE.value() : 0);
-            String label = check.missing() != 0 ? "add " + QpAttrMask.names(check.missing()) + " to the mask"
-                    : "drop " + QpAttrMask.names(mask & ~fixed) + " from the mask";
-            return Optional.of(new Diagnosis(step.id(), "flags", Errno.EINVAL, check.explanation(),
+            Phrase label = check.missing() != 0 ? Phrase.of("fix.addToMask", QpAttrMask.names(check.missing()))
+                    : Phrase.of("fix.dropFromMask", QpAttrMask.names(mask & ~fixed));
+            return Optional.of(new Diagnosis(step.id(), "flags", Errno.EINVAL, Phrase.literal(check.explanation()),
                     Optional.of(new Diagnosis.Fix(step.id(), "flags", QpAttrMask.names(fixed), label))));
         }
         if (step instanceof ModifySteps.ToRtr rtr) {
@@ -82,14 +82,13 @@ final class Diagnoses {
         if ((mask & QpAttrMask.AV.value()) != 0 && ethernet && query.isPresent()) {
             Optional<GidEntry> chosen = session.gidEntry();
             if (chosen.isEmpty()) {
-                return Optional.of(new Diagnosis(query.get().id(), "gid_idx", Errno.EINVAL,
-                        "gid_idx -1 sends no GRH, but RoCE carries every packet in UDP/IP, so the address vector "
-                        + "needs one (ah_attr.is_global = 1, grh.sgid_index = a local GID, grh.dgid = the peer's GID)",
+                return Optional.of(new Diagnosis(query.get().id(), "gid_idx", Errno.EINVAL, Phrase.of("diag.noGrh"),
                         recommended(session, query.get())));
             }
             if (failure.detail().contains("sgid_index")) {
                 // soft0 speaks RoCE v2 over IPv4 only and says which entry it cannot use.
-                return Optional.of(new Diagnosis(query.get().id(), "gid_idx", Errno.EINVAL, failure.detail(),
+                return Optional.of(new Diagnosis(query.get().id(), "gid_idx", Errno.EINVAL,
+                        Phrase.literal(failure.detail()),
                         recommended(session, query.get())));
             }
         }
@@ -97,11 +96,10 @@ final class Diagnoses {
             Mtu active = session.portAttributes().activeMtu();
             int chosen = Integer.parseInt(step.parameter("path_mtu").value());
             if (chosen > active.bytes()) {
-                return Optional.of(new Diagnosis(step.id(), "path_mtu", Errno.EINVAL, "path_mtu " + chosen
-                        + " is above the port's active MTU " + active.bytes() + " (ibv_query_port's active_mtu): "
-                        + "no packet on this link may be larger",
+                return Optional.of(new Diagnosis(step.id(), "path_mtu", Errno.EINVAL,
+                        Phrase.of("diag.pathMtu", chosen, active.bytes()),
                         Optional.of(new Diagnosis.Fix(step.id(), "path_mtu", Integer.toString(active.bytes()),
-                                "use the active MTU " + active.bytes()))));
+                                Phrase.of("fix.activeMtu", active.bytes())))));
             }
         }
         return Optional.empty();
@@ -115,9 +113,9 @@ final class Diagnoses {
         String choice = step.parameter("gid_idx").value().trim();
         Context context = session.context().orElseThrow();
         int length = context.queryPort(step.port()).gidTableLength();
-        String explanation = failure.errno() == Errno.ENODATA
-                ? "GID index " + choice + " is an empty entry of port " + step.port() + "'s GID table"
-                : "GID index " + choice + " is outside port " + step.port() + "'s GID table (0.." + (length - 1) + ")";
+        Phrase explanation = failure.errno() == Errno.ENODATA
+                ? Phrase.of("diag.gidEmpty", choice, step.port())
+                : Phrase.of("diag.gidOutside", choice, step.port(), length - 1);
         return Optional.of(new Diagnosis(step.id(), "gid_idx", failure.errno(), explanation,
                 recommended(session, step)));
     }
@@ -130,8 +128,8 @@ final class Diagnoses {
         }
         List<GidEntry> table = context.get().gidTable(query.parameter("ib_port").asInt());
         return GidSelection.best(table).map(best -> new Diagnosis.Fix(query.id(), "gid_idx",
-                Integer.toString(best.index()), "use GID " + best.index() + " (" + best.gid() + ", "
-                + best.type().text() + ", the recommended entry)"));
+                Integer.toString(best.index()), Phrase.of("fix.recommendedGid", best.index(), best.gid(),
+                        best.type().text())));
     }
 
     private static Optional<Diagnosis> connect(LabSession session, ControlException failure) {
@@ -147,7 +145,8 @@ final class Diagnoses {
         }
         String parameter = failure.reason() == ControlException.Reason.PORT_IN_USE || session.role() == Role.SERVER
                 ? "tcp_port" : "server_ip";
-        return Optional.of(new Diagnosis("connect", parameter, errno, failure.getMessage(), Optional.empty()));
+        return Optional.of(new Diagnosis("connect", parameter, errno, Phrase.literal(failure.getMessage()),
+                Optional.empty()));
     }
 
     /** Used by requestState: the kernel's reason for refusing {@code from → to} with a bare STATE mask. */

@@ -1,5 +1,6 @@
 package org.rdmalab.lab;
 
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import org.rdmalab.verbs.Errno;
@@ -18,10 +19,10 @@ import org.rdmalab.verbs.Errno;
  * @param stepId the id of the step whose parameter is at fault
  * @param parameter that parameter's name, or empty for the step as a whole
  * @param errno the errno, or null when the failure had none
- * @param explanation one sentence: what was wrong and why
+ * @param why one sentence: what was wrong and why
  * @param fix the value that puts it right, when there is one
  */
-public record Diagnosis(String stepId, String parameter, Errno errno, String explanation, Optional<Fix> fix) {
+public record Diagnosis(String stepId, String parameter, Errno errno, Phrase why, Optional<Fix> fix) {
 
     /**
      * One click that puts a failed step right: set {@code parameter} of {@code stepId} to
@@ -31,23 +32,43 @@ public record Diagnosis(String stepId, String parameter, Errno errno, String exp
      * @param stepId the step that owns the parameter
      * @param parameter the parameter's name
      * @param value the new value, as a user would type it
-     * @param label what the button says ("use GID 3 (::ffff:127.0.0.1, RoCE v2: recommended — ...)")
+     * @param said what the button says ("use GID 3 (::ffff:127.0.0.1, RoCE v2, the recommended entry)")
      */
-    public record Fix(String stepId, String parameter, String value, String label) {
+    public record Fix(String stepId, String parameter, String value, Phrase said) {
 
         public Fix {
             Objects.requireNonNull(stepId, "stepId");
             Objects.requireNonNull(parameter, "parameter");
             Objects.requireNonNull(value, "value");
-            Objects.requireNonNull(label, "label");
+            Objects.requireNonNull(said, "said");
+        }
+
+        /** What the button says, in English. */
+        public String label() {
+            return said.english();
+        }
+
+        /** What the button says in {@code locale}'s language. */
+        public String label(Locale locale) {
+            return said.in(locale);
         }
     }
 
     public Diagnosis {
         Objects.requireNonNull(stepId, "stepId");
         Objects.requireNonNull(parameter, "parameter");
-        Objects.requireNonNull(explanation, "explanation");
+        Objects.requireNonNull(why, "why");
         Objects.requireNonNull(fix, "fix");
+    }
+
+    /** The sentence in English. */
+    public String explanation() {
+        return why.english();
+    }
+
+    /** The sentence in {@code locale}'s language. */
+    public String explanation(Locale locale) {
+        return why.in(locale);
     }
 
     /** The errno, when the failure had one. */
@@ -69,7 +90,7 @@ public record Diagnosis(String stepId, String parameter, Errno errno, String exp
         if (errno != null) {
             line.append(errno.name()).append(" (").append(errno.text()).append("): ");
         }
-        line.append(explanation);
+        line.append(explanation());
         fix.ifPresent(f -> line.append(" — fix: ").append(f.parameter()).append(" = ").append(f.value())
                 .append(" (").append(f.label()).append(')'));
         return line.toString();

@@ -169,10 +169,10 @@ public final class LabSession implements AutoCloseable {
     }
 
     private StepResult run(Step step) {
-        Optional<String> blocked = step.blockedBy(this);
+        Optional<Phrase> blocked = step.blockedBy(this);
         StepResult result;
         if (blocked.isPresent()) {
-            result = StepResult.failed("cannot run yet: " + blocked.get());
+            result = StepResult.failed(Phrase.of("result.cannotRunYet", blocked.get()));
         } else {
             Exception failure = null;
             try {
@@ -181,7 +181,7 @@ public final class LabSession implements AutoCloseable {
                 result = StepResult.failed(e.getMessage());
                 failure = e;
             } catch (ControlException e) {
-                result = StepResult.failed("control plane: " + e.getMessage());
+                result = StepResult.failed(Phrase.of("result.controlPlane", e.getMessage()));
                 failure = e;
             } catch (IllegalArgumentException | IllegalStateException e) {
                 result = StepResult.failed(e.getMessage());
@@ -496,26 +496,24 @@ public final class LabSession implements AutoCloseable {
     public StepResult postSend(TrafficRequest request) {
         Objects.requireNonNull(request, "request");
         if (qp == null) {
-            return StepResult.failed("cannot post: create the QP first");
+            return cannotPost(Phrase.of("blocked.createQp"));
         }
         if (qp.state() != QpState.RTS) {
-            return StepResult.failed("cannot post: bring the QP to RTS first (it is " + qp.state().name() + ")");
+            return cannotPost(Phrase.of("blocked.rtsIs", qp.state().name()));
         }
         if (remote == null) {
-            return StepResult.failed("cannot post: exchange connection data first");
+            return cannotPost(Phrase.of("blocked.exchange"));
         }
         if (mr == null) {
-            return StepResult.failed("cannot post: register the MR first");
+            return cannotPost(Phrase.of("blocked.registerMr"));
         }
         if ((long) request.localOffset() + request.length() > mr.length()) {
-            return StepResult.failed("cannot post: local range " + request.localOffset() + "+" + request.length()
-                    + " is outside the " + mr.length() + "-byte buffer");
+            return cannotPost(Phrase.of("post.outside", request.localOffset(), request.length(), mr.length()));
         }
         byte[] data = request.data();
         if (data != null) {
             if ((long) request.localOffset() + data.length > mr.length()) {
-                return StepResult.failed("cannot post: " + data.length + " bytes of data at offset "
-                        + request.localOffset() + " do not fit the " + mr.length() + "-byte buffer");
+                return cannotPost(Phrase.of("post.dataNoFit", data.length, request.localOffset(), mr.length()));
             }
             mr.write(request.localOffset(), data);
             emit(new LabEvent.BufferChanged(LabEvent.Side.LOCAL, request.localOffset(), data.length,
@@ -527,14 +525,25 @@ public final class LabSession implements AutoCloseable {
         SendWorkRequest wr = new SendWorkRequest(request.wrId(), List.of(mr.sge(request.localOffset(),
                 request.length())), opcode, request.signaled() ? SendFlag.SIGNALED.value() : 0, request.imm(),
                 remoteAddress, send ? 0 : remote.rkey(), request.compareAdd(), request.swap());
-        String what = String.format("%s of %d bytes", opcode.cName(), request.length())
-                + (send ? "" : String.format(" at remote 0x%x rkey 0x%x", remoteAddress, remote.rkey()));
+        Phrase what = posting(opcode, request.length(), remoteAddress, remote.rkey());
         try {
-            postSend(wr, what, request.remoteOffset());
+            postSend(wr, what.english(), request.remoteOffset());
         } catch (VerbsException e) {
             return StepResult.failed(e.getMessage());
         }
-        return StepResult.ok(what + " posted", "wr_id " + request.wrId());
+        return StepResult.ok(Phrase.of("result.posted", what), Phrase.literal("wr_id " + request.wrId()));
+    }
+
+    /** What a send WR does: "IBV_WR_RDMA_WRITE of 11 bytes at remote 0x… rkey 0x…" ("IBV_WR_SEND of 11 bytes"). */
+    static Phrase posting(WrOpcode opcode, int length, long remoteAddress, int rkey) {
+        return opcode == WrOpcode.SEND || opcode == WrOpcode.SEND_WITH_IMM
+                ? Phrase.of("post.send", opcode.cName(), length)
+                : Phrase.of("post.remote", opcode.cName(), length, String.format("0x%x", remoteAddress),
+                        String.format("0x%x", rkey));
+    }
+
+    private static StepResult cannotPost(Phrase why) {
+        return StepResult.failed(Phrase.of("result.cannotPost", why));
     }
 
     /**
@@ -545,22 +554,21 @@ public final class LabSession implements AutoCloseable {
      */
     public StepResult postReceive(long wrId, int localOffset, int length) {
         if (qp == null) {
-            return StepResult.failed("cannot post: create the QP first");
+            return cannotPost(Phrase.of("blocked.createQp"));
         }
         if (mr == null) {
-            return StepResult.failed("cannot post: register the MR first");
+            return cannotPost(Phrase.of("blocked.registerMr"));
         }
         if (localOffset < 0 || length < 0 || (long) localOffset + length > mr.length()) {
-            return StepResult.failed("cannot post: local range " + localOffset + "+" + length + " is outside the "
-                    + mr.length() + "-byte buffer");
+            return cannotPost(Phrase.of("post.outside", localOffset, length, mr.length()));
         }
-        String what = "RECV of " + length + " bytes at offset " + localOffset;
+        Phrase what = Phrase.of("post.recv", length, localOffset);
         try {
-            postRecv(List.of(ReceiveWorkRequest.of(wrId, mr.sge(localOffset, length))), what);
+            postRecv(List.of(ReceiveWorkRequest.of(wrId, mr.sge(localOffset, length))), what.english());
         } catch (VerbsException e) {
             return StepResult.failed(e.getMessage());
         }
-        return StepResult.ok(what + " posted", "wr_id " + wrId);
+        return StepResult.ok(Phrase.of("result.posted", what), Phrase.literal("wr_id " + wrId));
     }
 
     /**

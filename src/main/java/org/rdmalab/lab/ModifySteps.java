@@ -49,8 +49,8 @@ final class ModifySteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
-            return session.qp() == null ? Optional.of("create the QP first") : Optional.empty();
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.qp() == null ? Optional.of(Phrase.of("blocked.createQp")) : Optional.empty();
         }
 
         abstract QpAttributes attributes(LabSession session);
@@ -127,12 +127,12 @@ final class ModifySteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
-            Optional<String> base = super.blockedBy(session);
+        public Optional<Phrase> blockedBy(LabSession session) {
+            Optional<Phrase> base = super.blockedBy(session);
             if (base.isPresent()) {
                 return base;
             }
-            return session.remoteData().isEmpty() ? Optional.of("exchange connection data first") : Optional.empty();
+            return session.remoteData().isEmpty() ? Optional.of(Phrase.of("blocked.exchange")) : Optional.empty();
         }
 
         int rqPsn(LabSession session) {

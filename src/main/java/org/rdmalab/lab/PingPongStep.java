@@ -75,9 +75,9 @@ final class PingPongStep extends Step {
     }
 
     @Override
-    public Optional<String> blockedBy(LabSession session) {
+    public Optional<Phrase> blockedBy(LabSession session) {
         if (session.qp() == null || session.qp().state() != QpState.RTS) {
-            return Optional.of("bring the QP to RTS first");
+            return Optional.of(Phrase.of("blocked.rts"));
         }
         return Optional.empty();
     }
@@ -203,8 +203,8 @@ final class PingPongStep extends Step {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
-            return session.qp() == null ? Optional.of("create the QP first") : Optional.empty();
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.qp() == null ? Optional.of(Phrase.of("blocked.createQp")) : Optional.empty();
         }
 
         @Override
@@ -216,7 +216,7 @@ final class PingPongStep extends Step {
             }
             session.postRecv(requests, depth + " receives of " + session.mr().length() + " bytes");
             session.receivesPosted(depth);
-            return StepResult.ok(depth + " receives posted");
+            return StepResult.ok(Phrase.of("result.receivesPosted", depth));
         }
     }
 }

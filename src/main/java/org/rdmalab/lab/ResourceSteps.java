@@ -33,8 +33,8 @@ final class ResourceSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
-            return session.context().isEmpty() ? Optional.of("open the device first") : Optional.empty();
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.context().isEmpty() ? Optional.of(Phrase.of("blocked.openDevice")) : Optional.empty();
         }
 
         @Override
@@ -49,7 +49,7 @@ final class ResourceSteps {
             }
             session.pd(pd);
             session.emit(LabEvent.VerbCall.ok("ibv_alloc_pd", arguments, "pd handle " + pd.handle()));
-            return StepResult.ok("pd handle " + pd.handle());
+            return StepResult.ok(Phrase.of("result.pd", pd.handle()));
         }
     }
 
@@ -66,8 +66,8 @@ final class ResourceSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
-            return session.context().isEmpty() ? Optional.of("open the device first") : Optional.empty();
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.context().isEmpty() ? Optional.of(Phrase.of("blocked.openDevice")) : Optional.empty();
         }
 
         @Override
@@ -83,7 +83,7 @@ final class ResourceSteps {
             }
             session.cq(cq);
             session.emit(LabEvent.VerbCall.ok("ibv_create_cq", arguments, "cq with " + cq.capacity() + " entries"));
-            return StepResult.ok("cq with " + cq.capacity() + " entries");
+            return StepResult.ok(Phrase.of("result.cq", cq.capacity()));
         }
     }
 
@@ -120,8 +120,8 @@ final class ResourceSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
-            return session.pd() == null ? Optional.of("allocate the PD first") : Optional.empty();
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.pd() == null ? Optional.of(Phrase.of("blocked.allocatePd")) : Optional.empty();
         }
 
         @Override
@@ -186,11 +186,11 @@ final class ResourceSteps {
         }
 
         @Override
-        public Optional<String> blockedBy(LabSession session) {
+        public Optional<Phrase> blockedBy(LabSession session) {
             if (session.pd() == null) {
-                return Optional.of("allocate the PD first");
+                return Optional.of(Phrase.of("blocked.allocatePd"));
             }
-            return session.cq() == null ? Optional.of("create the CQ first") : Optional.empty();
+            return session.cq() == null ? Optional.of(Phrase.of("blocked.createCq")) : Optional.empty();
         }
 
         @Override
@@ -211,7 +211,7 @@ final class ResourceSteps {
             String created = String.format("QP number 0x%x, state %s", qp.qpNum(), qp.state().cName());
             session.emit(LabEvent.VerbCall.ok("ibv_create_qp", arguments, created));
             session.print(String.format("QP was created, QP number=0x%x", qp.qpNum()));
-            return StepResult.ok(created);
+            return StepResult.ok(Phrase.of("result.qp", "0x" + Integer.toHexString(qp.qpNum()), qp.state().cName()));
         }
     }
 }

@@ -74,7 +74,7 @@ public abstract class Step {
     public abstract String cCode(LabSession session);
 
     /** Why the step cannot run yet ("create the QP first"), or empty when it can. */
-    public Optional<String> blockedBy(LabSession session) {
+    public Optional<Phrase> blockedBy(LabSession session) {
         return Optional.empty();
     }
 

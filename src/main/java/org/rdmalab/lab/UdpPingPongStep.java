@@ -62,9 +62,9 @@ final class UdpPingPongStep extends Step {
     }
 
     @Override
-    public Optional<String> blockedBy(LabSession session) {
+    public Optional<Phrase> blockedBy(LabSession session) {
         if (session.remoteData().isEmpty() || session.gidEntry().isEmpty()) {
-            return Optional.of("exchange connection data first (the baseline runs between the two GIDs' addresses)");
+            return Optional.of(Phrase.of("blocked.exchangeBaseline"));
         }
         return Optional.empty();
     }

@@ -48,6 +48,14 @@ class ChineseWindowTest {
         return window.lab().sides().stream().filter(side -> side.name().equals(name)).findFirst().orElseThrow();
     }
 
+    /** The summary line under step {@code index} of a side's step list. */
+    private static String summary(FxRobot robot, String list, int index) {
+        robot.interact(() -> robot.lookup(list).queryListView().scrollTo(index));
+        ListCell<?> cell = robot.lookup(list + " .list-cell").match(node -> ((ListCell<?>) node).getIndex() == index)
+                .queryAs(ListCell.class);
+        return robot.from(cell).lookup(".step-summary").queryAs(Label.class).getText();
+    }
+
     @Test
     void theSeedFlowRunsToHelloWorldWithChineseLabelsAndTheVerbsNamesAsVerbsHSpellsThem(FxRobot robot) {
         waitFor("the devices", () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
@@ -75,7 +83,36 @@ class ChineseWindowTest {
         HexBufferView server = robot.lookup("#serverBuffer").queryAs(HexBufferView.class);
         assertTrue(server.getCaption().startsWith("服务端缓冲区 · 127.0.0.1 · 客户端的远端缓冲区 · 11 字节"),
                 server.getCaption());
+        // What the steps gave is said in Chinese too; what the verbs name keeps its name.
+        assertEquals("已打开 soft0", summary(robot, "#serverSteps", 0));
+        assertEquals("PD 句柄 1", summary(robot, "#serverSteps", 2));
+        assertTrue(side("client").steps().stream().anyMatch(step -> step.summaryProperty().get()
+                .equals("缓冲区现在是 \"HelloWorld\"")), "the client's write-buffer step");
         String status = robot.lookup("#statusLabel").queryAs(Label.class).getText();
         assertEquals("gid_idx 现在是 3；每一端重新开始，并运行回原来的位置", status);
+    }
+
+    @Test
+    void theGrhLessonIsToldInChineseAtTheFieldAndItsFixButtonSpeaksChinese(FxRobot robot) {
+        waitFor("the devices", () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
+        assertEquals("-1", window.lab().setup().gidIndexProperty().get(), "the seed's default is kept");
+        robot.clickOn("#runAllButton");
+        waitFor("RTR to fail", () -> side("client").failedIndex() >= 0 && !side("client").busyProperty().get()
+                && !side("server").busyProperty().get());
+        StepRow failed = side("client").steps().get(side("client").failedIndex());
+        assertEquals("modify-rtr", failed.step().id());
+        Label cause = robot.lookup("#causeLabel").queryAs(Label.class);
+        waitFor("the cause", cause::isVisible);
+        robot.clickOn("#showCauseButton");
+        waitFor("the field", () -> robot.lookup("#message-gid_idx").tryQuery().isPresent());
+        Label message = robot.lookup("#message-gid_idx").queryAs(Label.class);
+        assertTrue(message.getText().startsWith("EINVAL (22, Invalid argument): gid_idx -1 不发送 GRH，但 RoCE 的每个数据包都走 "
+                + "UDP/IP"), message.getText());
+        Button fix = robot.lookup("#fixButton").queryButton();
+        waitFor("the fix", fix::isVisible);
+        assertEquals("使用 GID 3", fix.getText(), "the label up to its parenthesis");
+        assertEquals("没有 GID（gid_idx -1：不带 GRH；RoCE 需要 GRH，RTR 会失败）",
+                side("client").steps().stream().filter(row -> row.step().id().equals("query-port")).findFirst()
+                        .orElseThrow().summaryProperty().get().replaceFirst("^端口 1 ACTIVE，", ""));
     }
 }

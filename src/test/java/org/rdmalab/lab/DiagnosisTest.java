@@ -113,8 +113,8 @@ class DiagnosisTest {
         assertTrue(diagnosis.explanation().contains("is_global = 1"), diagnosis.explanation());
         assertTrue(diagnosis.explanation().contains("sgid_index"), diagnosis.explanation());
         Diagnosis.Fix fix = diagnosis.fix().orElseThrow();
-        assertEquals(new Diagnosis.Fix("query-port", "gid_idx", "3",
-                "use GID 3 (::ffff:127.0.0.2, RoCE v2, the recommended entry)"), fix);
+        assertEquals(List.of("query-port", "gid_idx", "3", "use GID 3 (::ffff:127.0.0.2, RoCE v2, the recommended entry)"),
+                List.of(fix.stepId(), fix.parameter(), fix.value(), fix.label()));
 
         // One click: set the GID, reset (a new GID must be exchanged again) and replay.
         apply(client, fix);
@@ -138,8 +138,9 @@ class DiagnosisTest {
         assertEquals(Errno.EINVAL, diagnosis.errno());
         assertTrue(diagnosis.explanation().startsWith("path_mtu 4096 is above the port's active MTU 1024"),
                 diagnosis.explanation());
-        assertEquals(new Diagnosis.Fix("modify-rtr", "path_mtu", "1024", "use the active MTU 1024"),
-                diagnosis.fix().orElseThrow());
+        Diagnosis.Fix fix = diagnosis.fix().orElseThrow();
+        assertEquals(List.of("modify-rtr", "path_mtu", "1024", "use the active MTU 1024"),
+                List.of(fix.stepId(), fix.parameter(), fix.value(), fix.label()));
     }
 
     @Test

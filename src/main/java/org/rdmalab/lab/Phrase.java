@@ -1,0 +1,84 @@
+package org.rdmalab.lab;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.MissingResourceException;
+import java.util.Objects;
+import java.util.ResourceBundle;
+
+/**
+ * A sentence the lab says (a step's result, why a step cannot run yet, a diagnosis, a fix), kept as
+ * a key of {@code phrases*.properties} beside this class and its arguments, so that the command
+ * line prints it in English and the window in the language it speaks. The English pattern is the
+ * base bundle: {@link #english()} is the one text of the sentence, with no second copy in the code.
+ *
+ * <p>A pattern is a {@link String#format} pattern with {@code %s} only: numbers and hex values
+ * arrive formatted, as verbs and C spell them. An argument that is itself a phrase is said in the
+ * same language. A literal ({@link #literal}) has no key: a backend's message, a completion's
+ * fields, the user's own text. It reads the same in every language.
+ *
+ * @param key the key in {@code phrases.properties}, or null for a literal
+ * @param args the pattern's arguments (a literal's one argument is its text)
+ */
+public record Phrase(String key, List<Object> args) {
+
+    private static final String BUNDLE = "org.rdmalab.lab.phrases";
+    /** English is the base bundle, whatever the JVM's default locale. */
+    private static final ResourceBundle.Control CONTROL =
+            ResourceBundle.Control.getNoFallbackControl(ResourceBundle.Control.FORMAT_PROPERTIES);
+
+    public Phrase {
+        args = List.copyOf(args);
+        if (key == null && (args.size() != 1 || !(args.get(0) instanceof String))) {
+            throw new IllegalArgumentException("a literal is one text");
+        }
+    }
+
+    /** The sentence {@code key} with {@code args}. */
+    public static Phrase of(String key, Object... args) {
+        return new Phrase(Objects.requireNonNull(key, "key"), List.of(args));
+    }
+
+    /** A text that is the same in every language. */
+    public static Phrase literal(String text) {
+        return new Phrase(null, List.of(Objects.requireNonNull(text, "text")));
+    }
+
+    /** True for a text without a key. */
+    public boolean isLiteral() {
+        return key == null;
+    }
+
+    /** The sentence in English, as the command line prints it. */
+    public String english() {
+        return in(Locale.ROOT);
+    }
+
+    /** The sentence in {@code locale}'s language where the bundles have it, else in English. */
+    public String in(Locale locale) {
+        if (key == null) {
+            return (String) args.get(0);
+        }
+        List<Object> said = new ArrayList<>(args.size());
+        for (Object arg : args) {
+            said.add(arg instanceof Phrase phrase ? phrase.in(locale) : arg);
+        }
+        return String.format(Locale.ROOT, bundle(locale).getString(key), said.toArray());
+    }
+
+    /** The English sentence. */
+    @Override
+    public String toString() {
+        return english();
+    }
+
+    /** The phrases in {@code locale} (the English base for any other language). */
+    static ResourceBundle bundle(Locale locale) {
+        try {
+            return ResourceBundle.getBundle(BUNDLE, locale, CONTROL);
+        } catch (MissingResourceException e) {
+            throw new IllegalStateException("the lab's phrases (" + BUNDLE + ") are missing from the jar", e);
+        }
+    }
+}

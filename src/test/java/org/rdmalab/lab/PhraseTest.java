@@ -1,0 +1,96 @@
+package org.rdmalab.lab;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.ResourceBundle;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/** The lab's words: one English text per sentence, the same sentences in Chinese, none missing or unused. */
+class PhraseTest {
+
+    private static final Locale CHINESE = Locale.SIMPLIFIED_CHINESE;
+    /** A phrase key as the code writes it. */
+    private static final Pattern KEY = Pattern.compile("\"((?:blocked|result|post|diag|fix)\\.[A-Za-z]+)\"");
+
+    @Test
+    void bothLanguagesHaveTheSameSentencesWithTheSameArguments() {
+        ResourceBundle english = Phrase.bundle(Locale.ROOT);
+        ResourceBundle chinese = Phrase.bundle(CHINESE);
+        Set<String> keys = new TreeSet<>(english.keySet());
+        assertEquals(keys, new TreeSet<>(chinese.keySet()));
+        for (String key : keys) {
+            String base = english.getString(key);
+            String translated = chinese.getString(key);
+            assertTrue(translated != base && !translated.equals(base), key + " has no Chinese text of its own");
+            assertEquals(count(base), count(translated), key + ": the same number of %s");
+            assertTrue(translated.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN),
+                    key + " is not Chinese: " + translated);
+        }
+    }
+
+    @Test
+    void everyKeyTheCodeSaysIsInTheBundleAndEveryKeyInTheBundleIsSaid() throws IOException {
+        Set<String> said = new TreeSet<>();
+        try (Stream<Path> files = Files.walk(Path.of("src/main/java"))) {
+            for (Path file : files.filter(path -> path.toString().endsWith(".java")).toList()) {
+                String code = Files.readString(file);
+                if (!code.contains("Phrase")) {
+                    continue;
+                }
+                Matcher key = KEY.matcher(code);
+                while (key.find()) {
+                    said.add(key.group(1));
+                }
+            }
+        }
+        assertEquals(new TreeSet<>(Phrase.bundle(Locale.ROOT).keySet()), said);
+    }
+
+    @Test
+    void englishIsTheCommandLinesTextAndNestedPhrasesSpeakTheSameLanguage() {
+        Phrase port = Phrase.of("result.port", 1, "ACTIVE", Phrase.of("result.noGidRoce"));
+        assertEquals("port 1 ACTIVE, no GID (gid_idx -1: no GRH; RoCE needs one, RTR will fail)", port.english());
+        assertEquals(port.english(), port.toString());
+        assertEquals("端口 1 ACTIVE，没有 GID（gid_idx -1：不带 GRH；RoCE 需要 GRH，RTR 会失败）", port.in(CHINESE));
+        Phrase blocked = Phrase.of("result.cannotRunYet", Phrase.of("blocked.createQp"));
+        assertEquals("cannot run yet: create the QP first", blocked.english());
+        assertEquals("还不能运行：请先创建 QP", blocked.in(CHINESE));
+        assertEquals("port 1 ACTIVE, GID[3] x", Phrase.of("result.port", 1, "ACTIVE", Phrase.literal("GID[3] x"))
+                .in(Locale.FRENCH), "a language without a bundle reads English");
+    }
+
+    @Test
+    void englishStaysTheBaseOnAChineseDesktop() {
+        Locale before = Locale.getDefault();
+        try {
+            Locale.setDefault(CHINESE);
+            assertEquals("open the device first", Phrase.of("blocked.openDevice").english());
+        } finally {
+            Locale.setDefault(before);
+        }
+    }
+
+    @Test
+    void aLiteralReadsTheSameInEveryLanguage() {
+        Phrase literal = Phrase.literal("EINVAL: missing: DEST_QPN");
+        assertTrue(literal.isLiteral());
+        assertEquals("EINVAL: missing: DEST_QPN", literal.in(CHINESE));
+        StepResult failed = StepResult.failed("ibv_modify_qp failed", "detail");
+        assertEquals("ibv_modify_qp failed", failed.summary(CHINESE));
+        assertEquals(java.util.List.of("detail"), failed.details(CHINESE));
+    }
+
+    private static long count(String pattern) {
+        return Pattern.compile("%s").matcher(pattern).results().count();
+    }
+}
