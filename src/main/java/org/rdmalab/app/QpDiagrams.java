@@ -23,6 +23,7 @@ final class QpDiagrams {
 
     void install(VBox box) {
         local.setId(side.name() + "LocalQp");
+        local.setWording(wording());
         String owner = UiText.text("side." + side.name() + ".title");
         follow(local, owner + " QP", side.localQpnProperty().get(), side.localStateProperty().get());
         side.localQpnProperty().addListener((observable, before, qpn) -> local.setTitle(title(owner + " QP", qpn.intValue())));
@@ -37,6 +38,7 @@ final class QpDiagrams {
     /** The peer's QP, for the column opposite this side's (two machines). */
     void installPeer(VBox box) {
         peer.setId("peerQp");
+        peer.setWording(wording());
         String peerQp = UiText.text("side.peer.title") + " QP";
         follow(peer, peerQp, side.peerQpnProperty().get(), side.peerStateProperty().get());
         side.peerQpnProperty().addListener((observable, before, qpn) -> peer.setTitle(title(peerQp, qpn.intValue())));
@@ -45,6 +47,12 @@ final class QpDiagrams {
         peer.setNote(side.peerStateNote());
         VBox.setVgrow(peer, Priority.ALWAYS);
         box.getChildren().add(peer);
+    }
+
+    /** The tool tips' words in the window's language. */
+    static QpStateDiagram.Wording wording() {
+        return new QpStateDiagram.Wording(UiText.text("diagram.clickToRequest"), UiText.text("diagram.required"),
+                UiText.text("diagram.optional"), UiText.text("diagram.stateOnly"));
     }
 
     private static void follow(QpStateDiagram diagram, String name, int qpn, QpState state) {

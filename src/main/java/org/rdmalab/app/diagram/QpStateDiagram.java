@@ -97,6 +97,7 @@ public class QpStateDiagram extends Control {
     private final ObjectProperty<Consumer<QpState>> onStateRequested = new SimpleObjectProperty<>(this,
             "onStateRequested");
     private final ObservableSet<Transition> refused = FXCollections.observableSet();
+    private final ObjectProperty<Wording> wording = new SimpleObjectProperty<>(this, "wording", Wording.ENGLISH);
     private final ObservableSet<Transition> refusedView = FXCollections.unmodifiableObservableSet(refused);
     private final Map<Transition, PauseTransition> refusalTimers = new HashMap<>();
     private Consumer<Transition> animationListener;
@@ -166,6 +167,42 @@ public class QpStateDiagram extends Control {
 
     public final void setNote(String value) {
         note.set(value);
+    }
+
+    /**
+     * The words of the diagram's tool tips. The control is language-neutral; a window that speaks
+     * another language than English sets its own.
+     *
+     * @param clickToRequest a state's tool tip, under its {@code IBV_QPS_*} name
+     * @param required the line of the attribute-mask bits a transition requires
+     * @param optional the line of the bits it also accepts
+     * @param stateOnly what the required line says when the transition needs only {@code IBV_QP_STATE}
+     */
+    public record Wording(String clickToRequest, String required, String optional, String stateOnly) {
+
+        /** The diagram's own words. */
+        public static final Wording ENGLISH = new Wording("click to request this transition", "required", "optional",
+                "STATE only");
+
+        public Wording {
+            java.util.Objects.requireNonNull(clickToRequest, "clickToRequest");
+            java.util.Objects.requireNonNull(required, "required");
+            java.util.Objects.requireNonNull(optional, "optional");
+            java.util.Objects.requireNonNull(stateOnly, "stateOnly");
+        }
+    }
+
+    /** The tool tips' words ({@link Wording#ENGLISH} by default). */
+    public final ObjectProperty<Wording> wordingProperty() {
+        return wording;
+    }
+
+    public final Wording getWording() {
+        return wording.get();
+    }
+
+    public final void setWording(Wording value) {
+        wording.set(value == null ? Wording.ENGLISH : value);
     }
 
     /** Why the last move was refused; cleared by the next successful transition. */

@@ -51,6 +51,7 @@ public class QpStateDiagramSkin extends SkinBase<QpStateDiagram> {
 
     private final DiagramPane pane = new DiagramPane();
     private final Map<QpState, StackPane> boxes = new EnumMap<>(QpState.class);
+    private final Map<QpState, Tooltip> stateTips = new EnumMap<>(QpState.class);
     private final Map<Transition, Arrow> arrows = new HashMap<>();
     private final Map<Transition, Arrow> phantoms = new HashMap<>();
     private final Label reasonLabel = new Label();
@@ -98,6 +99,10 @@ public class QpStateDiagramSkin extends SkinBase<QpStateDiagram> {
         rebuildArrows();
 
         registerChangeListener(control.qpTypeProperty(), observable -> rebuildArrows());
+        registerChangeListener(control.wordingProperty(), observable -> {
+            stateTips.forEach((state, tip) -> tip.setText(stateTip(state)));
+            rebuildArrows();
+        });
         registerChangeListener(control.stateProperty(), observable -> updateCurrent());
         control.getRefusedTransitions().addListener(refusedListener);
         control.setAnimationListener(this::animate);
@@ -121,9 +126,15 @@ public class QpStateDiagramSkin extends SkinBase<QpStateDiagram> {
         box.setAccessibleText("QP state " + state.name() + " (" + state.cName() + ")");
         box.setCursor(Cursor.HAND);
         box.setOnMouseClicked(event -> getSkinnable().requestState(state));
-        Tooltip.install(box, new Tooltip(state.cName() + " = " + state.value() + "\nclick to request this transition"));
+        Tooltip tip = new Tooltip(stateTip(state));
+        stateTips.put(state, tip);
+        Tooltip.install(box, tip);
         box.setManaged(false);
         return box;
+    }
+
+    private String stateTip(QpState state) {
+        return state.cName() + " = " + state.value() + "\n" + getSkinnable().getWording().clickToRequest();
     }
 
     private void rebuildArrows() {
@@ -300,12 +311,13 @@ public class QpStateDiagramSkin extends SkinBase<QpStateDiagram> {
 
         private String describe(QpState from, QpState to) {
             QpTransitions.Rule rule = QpTransitions.rule(getSkinnable().getQpType(), from, to);
+            QpStateDiagram.Wording words = getSkinnable().getWording();
             StringBuilder text = new StringBuilder(from.name() + " → " + to.name());
             if (rule != null) {
-                text.append("\nrequired: ").append(rule.required() == 0 ? "STATE only" : "STATE, "
-                        + QpAttrMask.names(rule.required()));
+                text.append('\n').append(words.required()).append(": ").append(rule.required() == 0
+                        ? words.stateOnly() : "STATE, " + QpAttrMask.names(rule.required()));
                 if (rule.optional() != 0) {
-                    text.append("\noptional: ").append(QpAttrMask.names(rule.optional()));
+                    text.append('\n').append(words.optional()).append(": ").append(QpAttrMask.names(rule.optional()));
                 }
             }
             return text.toString();

@@ -354,4 +354,28 @@ class QpStateDiagramTest {
             throw new AssertionError("condition not met within 5 s", e);
         }
     }
+
+    @Test
+    void theToolTipsSayWhatATransitionRequiresInTheWordsTheWindowGives(FxRobot robot) {
+        javafx.scene.control.Tooltip rtr = tooltip(robot, "#arrow-INIT-RTR");
+        assertTrue(rtr.getText().startsWith("INIT → RTR\nrequired: STATE, AV, PATH_MTU, RQ_PSN, MIN_RNR_TIMER, "
+                + "MAX_DEST_RD_ATOMIC, DEST_QPN"), rtr.getText());
+        assertTrue(rtr.getText().contains("\noptional: "), rtr.getText());
+        assertEquals("IBV_QPS_RTS = 3\nclick to request this transition", tooltip(robot, "#state-RTS").getText());
+
+        robot.interact(() -> diagram.setWording(new QpStateDiagram.Wording("点击以请求转到这个状态", "必需", "可选",
+                "只需 STATE")));
+        assertTrue(tooltip(robot, "#arrow-INIT-RTR").getText().startsWith("INIT → RTR\n必需: STATE, AV"),
+                tooltip(robot, "#arrow-INIT-RTR").getText());
+        assertEquals("RESET → INIT\n必需: STATE, ACCESS_FLAGS, PKEY_INDEX, PORT",
+                tooltip(robot, "#arrow-RESET-INIT").getText().lines().limit(2).collect(Collectors.joining("\n")));
+        assertEquals("IBV_QPS_RTS = 3\n点击以请求转到这个状态", tooltip(robot, "#state-RTS").getText());
+    }
+
+    private static javafx.scene.control.Tooltip tooltip(FxRobot robot, String query) {
+        Node node = robot.lookup(query).query();
+        Object tip = node.getProperties().get("javafx.scene.control.Tooltip");
+        assertTrue(tip instanceof javafx.scene.control.Tooltip, query + " has a tool tip");
+        return (javafx.scene.control.Tooltip) tip;
+    }
 }
