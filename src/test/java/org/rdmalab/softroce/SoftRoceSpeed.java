@@ -27,15 +27,18 @@ import org.rdmalab.verbs.WorkCompletion;
 /**
  * A measurement, not a test (it asserts nothing and surefire does not run it): the software
  * device against plain UDP between the same two addresses (127.0.0.1 and 127.0.0.2), in one run,
- * printed as ratios. Latency: a raw UDP ping-pong, a SEND/RECV ping-pong with busy-polled CQs
- * (ibv_rc_pingpong's pattern) and an RDMA WRITE ping-pong that polls the last byte of the buffer
- * (ib_write_lat's pattern); the ratio is soft0's median round trip over UDP's. Bandwidth: 64 KiB
+ * printed as ratios. Latency: a UDP ping-pong (busy-polled, connected sockets: the yardstick of
+ * {@code demo --protocol pingpong --baseline}), a SEND/RECV ping-pong with busy-polled CQs
+ * (ibv_rc_pingpong's pattern), an RDMA WRITE ping-pong that polls the last byte of the buffer
+ * (ib_write_lat's pattern) and RC's four datagrams a round trip with no RDMA logic
+ * ({@link #rcPatternPingPong}); the ratio is the median round trip over UDP's. {@code rc} runs
+ * only UDP, RC's datagrams and soft0's SEND/RECV, three times side by side. Bandwidth: 64 KiB
  * RDMA WRITEs, 16 in flight, against 64 KiB messages sent as datagrams of the MTU's size with one
  * acknowledgement per message and the same window. It also prints the bytes the device's threads
  * allocate per message (ThreadMXBean), which should be zero in steady state.
  *
  * <p>Run it after {@code mvn test-compile} with
- * {@code java -cp target/classes:target/test-classes org.rdmalab.softroce.SoftRoceSpeed [lat|bw|all] [iters] [mtu]}.
+ * {@code java -cp target/classes:target/test-classes org.rdmalab.softroce.SoftRoceSpeed [lat|rc|bw|all] [iters] [mtu]}.
  */
 public final class SoftRoceSpeed {
 
@@ -56,6 +59,9 @@ public final class SoftRoceSpeed {
         if (mode.equals("lat") || mode.equals("all")) {
             latency(iterations);
         }
+        if (mode.equals("rc")) {
+            rcShare(iterations);
+        }
         if (mode.equals("bw") || mode.equals("all")) {
             bandwidth(Mtu.ofBytes(mtu), 3.0);
         }
@@ -67,23 +73,47 @@ public final class SoftRoceSpeed {
 
     static void latency(int iterations) throws Exception {
         int warmup = Math.max(1000, iterations / 10);
-        Result udp = udpPingPong(warmup, iterations);
+        Result udp = datagramPingPong(warmup, iterations, false);
         progress("UDP ping-pong", udp);
         Result send = softSendPingPong(warmup, iterations);
         progress("soft0 SEND/RECV ping-pong", send);
         Result write = softWritePingPong(warmup, iterations);
         progress("soft0 RDMA WRITE ping-pong", write);
-        Result udp2 = udpPingPong(warmup, iterations);
+        Result udp2 = datagramPingPong(warmup, iterations, false);
+        Result rcPattern = rcPatternPingPong(warmup, iterations);
+        progress("RC's datagrams alone", rcPattern);
         double baseline = Math.min(udp.median(), udp2.median());
         System.out.printf("%-34s %10s %10s %10s %10s%n", "round trip [usec]", "median", "mean", "p99", "ratio");
         print("UDP ping-pong 64 B (first)", udp, baseline);
         print("UDP ping-pong 64 B (last)", udp2, baseline);
         print("soft0 SEND/RECV 64 B busy poll", send, baseline);
         print("soft0 RDMA WRITE 8 B last byte", write, baseline);
+        print("RC's 4 datagrams, unconnected", rcPattern, baseline);
         System.out.printf("ratio send/recv: %.2f   ratio write: %.2f   (median round trip / UDP's; goals 2.0 and 1.5)%n",
                 send.median() / baseline, write.median() / baseline);
+        System.out.printf("busy-polled: RC's datagrams alone %.2f x the UDP ping-pong; soft0 SEND/RECV %.2f x RC's "
+                + "datagrams alone%n", rcPattern.median() / baseline, send.median() / rcPattern.median());
         System.out.printf("device threads allocate %.1f B per round trip (send/recv), %.1f B (write); "
                 + "callers %.1f B, %.1f B%n", send.loopBytes, write.loopBytes, send.callerBytes, write.callerBytes);
+    }
+
+    /**
+     * Where a SEND/RECV ping-pong's time goes, busy-polled on both sides, three rounds side by
+     * side: plain UDP, RC's four datagrams alone ({@link #rcPatternPingPong}) and soft0; then the
+     * medians' ratios, so that what the acknowledgements cost and what the device adds to them read
+     * apart.
+     */
+    static void rcShare(int iterations) throws Exception {
+        int warmup = Math.max(1000, iterations / 10);
+        System.out.printf("%-10s %12s %12s %12s %14s %14s%n", "round", "UDP [usec]", "RC's [usec]", "soft0 [usec]",
+                "RC's / UDP", "soft0 / RC's");
+        for (int round = 1; round <= 3; round++) {
+            Result plain = datagramPingPong(warmup, iterations, false);
+            Result rc = rcPatternPingPong(warmup, iterations);
+            Result soft = softSendPingPong(warmup, iterations);
+            System.out.printf("%-10d %12.2f %12.2f %12.2f %14.2f %14.2f%n", round, plain.median(), rc.median(),
+                    soft.median(), rc.median() / plain.median(), soft.median() / rc.median());
+        }
     }
 
     private static void progress(String name, Result result) {
@@ -126,44 +156,120 @@ public final class SoftRoceSpeed {
         }
     }
 
-    static Result udpPingPong(int warmup, int iterations) throws Exception {
+    /** A 64-byte SEND on the wire: BTH (12 bytes), the payload and the ICRC (4). */
+    private static final int RC_SEND = 12 + PING_SIZE + 4;
+    /** An ACK on the wire: BTH, AETH (4 bytes) and the ICRC. */
+    private static final int RC_ACK = 12 + 4 + 4;
+
+    /**
+     * What RC's acknowledgements cost with no RDMA logic at all: the SEND/RECV ping-pong's four
+     * datagrams a round trip (each side's SEND, {@value #RC_SEND} bytes as soft0's 64-byte SEND is
+     * on the wire, and an ACK of {@value #RC_ACK} for each), sent from unconnected sockets with an
+     * address, as a RoCE device must (docs/bench.md), in soft0's order: a side that reads the
+     * peer's SEND answers it first and ACKs after when its own last SEND is ACKed already, else ACKs
+     * at once; a side sends its next SEND only once its last one is ACKed, as ibv_rc_pingpong posts
+     * only after the SEND's completion. The floor any RC device on these sockets starts from.
+     */
+    static Result rcPatternPingPong(int warmup, int iterations) throws Exception {
+        return datagramPingPong(warmup, iterations, true);
+    }
+
+    /**
+     * {@link #rcPatternPingPong} with {@code rc}; without, the plain busy-polled UDP ping-pong of
+     * {@code demo --protocol pingpong --baseline}: one datagram each way, connected sockets, no ACK.
+     */
+    static Result datagramPingPong(int warmup, int iterations, boolean rc) throws Exception {
         int port = SoftRoceUdpTest.freePort();
         try (DatagramChannel a = DatagramChannel.open(StandardProtocolFamily.INET);
              DatagramChannel b = DatagramChannel.open(StandardProtocolFamily.INET)) {
-            a.bind(new InetSocketAddress("127.0.0.1", port));
-            b.bind(new InetSocketAddress("127.0.0.2", port));
-            a.connect(b.getLocalAddress());
-            b.connect(a.getLocalAddress());
-            int total = warmup + iterations;
-            Thread echo = new Thread(() -> {
-                ByteBuffer buffer = ByteBuffer.allocateDirect(PING_SIZE);
-                try {
-                    for (int i = 0; i < total; i++) {
-                        buffer.clear();
-                        b.read(buffer);
-                        buffer.flip();
-                        b.write(buffer);
-                    }
-                } catch (Exception e) {
-                    e.printStackTrace();
-                }
-            }, "udp pong");
-            echo.setDaemon(true);
-            echo.start();
-            ByteBuffer buffer = ByteBuffer.allocateDirect(PING_SIZE);
-            long[] nanos = new long[iterations];
-            for (int i = 0; i < total; i++) {
-                long start = System.nanoTime();
-                buffer.clear().limit(PING_SIZE);
-                a.write(buffer);
-                buffer.clear();
-                a.read(buffer);
-                if (i >= warmup) {
-                    nanos[i - warmup] = System.nanoTime() - start;
-                }
+            InetSocketAddress addressA = new InetSocketAddress("127.0.0.1", port);
+            InetSocketAddress addressB = new InetSocketAddress("127.0.0.2", port);
+            a.bind(addressA);
+            b.bind(addressB);
+            if (!rc) {
+                a.connect(addressB);
+                b.connect(addressA);
             }
-            echo.join(5000);
+            a.configureBlocking(false);
+            b.configureBlocking(false);
+            int total = warmup + iterations;
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread pong = new Thread(() -> {
+                try {
+                    datagramSide(b, addressA, total, false, null, 0, rc);
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            }, "datagram pong");
+            pong.setDaemon(true);
+            pong.start();
+            long[] nanos = new long[iterations];
+            datagramSide(a, addressB, total, true, nanos, warmup, rc);
+            pong.join(5000);
+            if (failure.get() != null) {
+                throw new IllegalStateException("the answering side failed", failure.get());
+            }
             return new Result(nanos);
+        }
+    }
+
+    private static void datagramSide(DatagramChannel channel, InetSocketAddress peer, int total, boolean starts,
+                                     long[] nanos, int warmup, boolean rc) throws Exception {
+        ByteBuffer send = ByteBuffer.allocateDirect(RC_SEND);
+        ByteBuffer ack = ByteBuffer.allocateDirect(RC_ACK);
+        ByteBuffer in = ByteBuffer.allocateDirect(2048);
+        // The starting side's k-th SEND answers the peer's (k-1)-th; the other side's k-th answers the peer's k-th.
+        int lead = starts ? 0 : 1;
+        int sent = 0;
+        int received = 0;
+        boolean acked = true;
+        long lastSend = System.nanoTime();
+        if (starts) {
+            datagram(channel, send, peer);
+            sent = 1;
+            acked = !rc;
+        }
+        long deadline = System.nanoTime() + WAIT_NANOS;
+        while (received < total || !acked) {
+            in.clear();
+            if (channel.receive(in) == null) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("no datagram for " + WAIT_NANOS / 1_000_000 + " ms after " + sent
+                            + " sends and " + received + " receives");
+                }
+                Thread.onSpinWait();
+                continue;
+            }
+            deadline = System.nanoTime() + WAIT_NANOS;
+            boolean data = in.position() != RC_ACK;
+            if (data) {
+                received++;
+            } else {
+                acked = true;
+            }
+            if (starts && acked && received == sent) {
+                // A round trip ends: the answer is in and this side's SEND is ACKed.
+                long now = System.nanoTime();
+                if (sent - 1 >= warmup) {
+                    nanos[sent - 1 - warmup] = now - lastSend;
+                }
+                lastSend = now;
+            }
+            if (acked && sent < total && received == sent + lead) {
+                datagram(channel, send, peer); // the answer first ...
+                sent++;
+                acked = !rc;
+            }
+            if (data && rc) {
+                datagram(channel, ack, peer); // ... then the ACK it owes (at once when it cannot answer yet)
+            }
+        }
+    }
+
+    private static void datagram(DatagramChannel channel, ByteBuffer datagram, InetSocketAddress peer) throws Exception {
+        datagram.clear();
+        while ((channel.isConnected() ? channel.write(datagram) : channel.send(datagram, peer)) == 0) {
+            Thread.onSpinWait(); // the send buffer is full: it drains in microseconds
         }
     }
 
@@ -345,7 +451,7 @@ public final class SoftRoceSpeed {
         for (int i = 1; i <= total; i++) {
             byte mark = (byte) (i % 255 + 1);
             if (!starts) {
-                awaitByte(landing, WRITE_SIZE - 1, mark);
+                outstanding -= awaitByte(side, landing, WRITE_SIZE - 1, mark);
             }
             long start = System.nanoTime();
             BYTES.setRelease(landing, source + WRITE_SIZE - 1, mark);
@@ -356,7 +462,7 @@ public final class SoftRoceSpeed {
                 outstanding -= busyPoll(side.cq).size();
             }
             if (starts) {
-                awaitByte(landing, WRITE_SIZE - 1, mark);
+                outstanding -= awaitByte(side, landing, WRITE_SIZE - 1, mark);
                 if (i > warmup) {
                     nanos[i - 1 - warmup] = System.nanoTime() - start;
                 }
@@ -367,14 +473,27 @@ public final class SoftRoceSpeed {
         }
     }
 
-    private static void awaitByte(byte[] memory, int index, byte value) {
+    /**
+     * Spins until the peer's WRITE put {@code value} at {@code index}, polling the CQ meanwhile as
+     * ib_write_lat's loop and {@code bench} do (the poll is also what turns the device: a side that
+     * only watched its memory would leave the socket to the device's own thread and its wake-ups).
+     *
+     * @return the send completions the polls took
+     */
+    private static int awaitByte(Peers.Side side, byte[] memory, int index, byte value) throws VerbsException {
         long deadline = System.nanoTime() + WAIT_NANOS;
+        int completed = 0;
         while ((byte) BYTES.getOpaque(memory, index) != value) {
+            completed += side.cq.poll(16).size();
+            if ((byte) BYTES.getOpaque(memory, index) == value) {
+                break;
+            }
             Thread.onSpinWait();
             if (System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException("the peer's WRITE did not land within 5 s");
             }
         }
+        return completed;
     }
 
     /** Bytes allocated so far by the devices' transport threads [0] and by every other live thread [1]. */
