@@ -184,7 +184,7 @@ public final class LabSession implements AutoCloseable {
                 result = StepResult.failed(Phrase.of("result.controlPlane", e.getMessage()));
                 failure = e;
             } catch (IllegalArgumentException | IllegalStateException e) {
-                result = StepResult.failed(e.getMessage());
+                result = StepResult.failed(e.getMessage() != null ? e.getMessage() : e.toString());
             } catch (Exception e) {
                 result = StepResult.failed(e.toString());
             }

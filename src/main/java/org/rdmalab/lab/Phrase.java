@@ -35,14 +35,18 @@ public record Phrase(String key, List<Object> args) {
         }
     }
 
-    /** The sentence {@code key} with {@code args}. */
+    /** The sentence {@code key} with {@code args} (a null one reads "null", as in a concatenation). */
     public static Phrase of(String key, Object... args) {
-        return new Phrase(Objects.requireNonNull(key, "key"), List.of(args));
+        List<Object> kept = new ArrayList<>(args.length);
+        for (Object arg : args) {
+            kept.add(arg == null ? "null" : arg);
+        }
+        return new Phrase(Objects.requireNonNull(key, "key"), kept);
     }
 
-    /** A text that is the same in every language. */
+    /** A text that is the same in every language (null reads "null", as in a concatenation). */
     public static Phrase literal(String text) {
-        return new Phrase(null, List.of(Objects.requireNonNull(text, "text")));
+        return new Phrase(null, List.of(String.valueOf(text)));
     }
 
     /** True for a text without a key. */

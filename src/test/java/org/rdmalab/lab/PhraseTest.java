@@ -90,6 +90,12 @@ class PhraseTest {
         assertEquals(java.util.List.of("detail"), failed.details(CHINESE));
     }
 
+    @Test
+    void aMissingMessageReadsNullAsAConcatenationDidInsteadOfFailingTheStep() {
+        assertEquals("control plane: null", Phrase.of("result.controlPlane", (Object) null).english());
+        assertEquals("null", StepResult.failed((String) null).summary());
+    }
+
     private static long count(String pattern) {
         return Pattern.compile("%s").matcher(pattern).results().count();
     }
