@@ -94,15 +94,7 @@ class ChineseWindowTest {
 
     @Test
     void theGrhLessonIsToldInChineseAtTheFieldAndItsFixButtonSpeaksChinese(FxRobot robot) {
-        waitFor("the devices", () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
-        assertEquals("-1", window.lab().setup().gidIndexProperty().get(), "the seed's default is kept");
-        robot.clickOn("#runAllButton");
-        waitFor("RTR to fail", () -> side("client").failedIndex() >= 0 && !side("client").busyProperty().get()
-                && !side("server").busyProperty().get());
-        StepRow failed = side("client").steps().get(side("client").failedIndex());
-        assertEquals("modify-rtr", failed.step().id());
-        Label cause = robot.lookup("#causeLabel").queryAs(Label.class);
-        waitFor("the cause", cause::isVisible);
+        SeedRuns.runUntilRtrFails(robot, window);
         robot.clickOn("#showCauseButton");
         waitFor("the field", () -> robot.lookup("#message-gid_idx").tryQuery().isPresent());
         Label message = robot.lookup("#message-gid_idx").queryAs(Label.class);

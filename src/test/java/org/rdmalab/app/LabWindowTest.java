@@ -129,15 +129,7 @@ class LabWindowTest {
 
     @Test
     void gidMinusOneFailsRtrWithTheReasonAtTheFieldAndTheOneClickFixLetsTheFlowGoOn(FxRobot robot) {
-        waitFor("the devices", () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
-        assertEquals("-1", window.lab().setup().gidIndexProperty().get(), "the seed's default is kept");
-        robot.clickOn("#runAllButton");
-        waitFor("RTR to fail", () -> side("client").failedIndex() >= 0 && !side("client").busyProperty().get()
-                && !side("server").busyProperty().get());
-        StepRow failed = side("client").steps().get(side("client").failedIndex());
-        assertEquals("modify-rtr", failed.step().id());
-        Label cause = robot.lookup("#causeLabel").queryAs(Label.class);
-        waitFor("the cause", () -> cause.isVisible());
+        Label cause = SeedRuns.runUntilRtrFails(robot, window);
         assertTrue(cause.getText().startsWith("Caused by gid_idx of 'Query port and GID': EINVAL (22"), cause.getText());
         robot.clickOn("#showCauseButton");
         waitFor("the field", () -> robot.lookup("#param-gid_idx").tryQuery().isPresent());
