@@ -139,14 +139,14 @@ public final class DoctorView {
         mark.setMinWidth(Label.USE_PREF_SIZE);
         Label name = new Label(row.title());
         name.getStyleClass().add(NAME);
-        Label found = wrapped(row.check().found(), FOUND);
+        Label found = wrapped(UiText.say(row.check().said()), FOUND);
         VBox text = new VBox(2, name, found);
         HBox.setHgrow(text, Priority.ALWAYS);
         if (row.check().failed()) {
             if (!row.field().isEmpty()) {
                 text.getChildren().add(wrapped(UiText.format("doctor.change", row.field()), FIELD));
             }
-            text.getChildren().add(wrapped(UiText.format("doctor.fix", row.check().fix()), FIX));
+            text.getChildren().add(wrapped(UiText.format("doctor.fix", UiText.say(row.check().remedy())), FIX));
             row.action().ifPresent(action -> {
                 Button button = new Button(action.label());
                 button.getStyleClass().addAll("fix-button", FIX_BUTTON);
@@ -161,8 +161,9 @@ public final class DoctorView {
             case SKIP -> ROW_SKIP;
         });
         line.setUserData(row);
-        line.setAccessibleText(row.symbol() + " " + row.title() + ": " + row.check().found()
-                + (row.check().status() == Check.Status.FAIL ? UiText.format("doctor.accessibleFix", row.check().fix()) : ""));
+        line.setAccessibleText(row.symbol() + " " + row.title() + ": " + UiText.say(row.check().said())
+                + (row.check().status() == Check.Status.FAIL
+                ? UiText.format("doctor.accessibleFix", UiText.say(row.check().remedy())) : ""));
         return line;
     }
 

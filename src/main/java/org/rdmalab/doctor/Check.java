@@ -1,17 +1,29 @@
 package org.rdmalab.doctor;
 
+import java.util.Locale;
 import java.util.Objects;
+import org.rdmalab.lab.Phrase;
 
 /**
  * One line of a doctor report: what was checked, whether it passed, what was found and, when it
- * failed, the fix in one line.
+ * failed, the fix in one line. The finding and the fix are {@link Phrase}s of {@link #LOCAL}
+ * ({@link LocalChecks}) or {@link #PEER} ({@link PeerDoctor}, {@link LabChecks}): {@link #found()}
+ * and {@link #fix()} are the English the command line prints, {@link #found(Locale)} and
+ * {@link #fix(Locale)} what a window in another language shows. Commands, paths, device and
+ * interface names are arguments, the same in every language.
  *
- * @param name short name of the check ({@code "port"}, {@code "GID"}, {@code "probe: small write"})
+ * @param name short name of the check ({@code "port"}, {@code "GID"}, {@code "probe: small write"}), as
+ *     the command line prints it in every language
  * @param status passed, failed, or skipped (not applicable here)
- * @param found what the check found, one sentence
- * @param fix what to do, one line; empty unless the check failed
+ * @param said what the check found, one sentence
+ * @param remedy what to do, one line; empty unless the check failed
  */
-public record Check(String name, Status status, String found, String fix) {
+public record Check(String name, Status status, Phrase said, Phrase remedy) {
+
+    /** The sentences of {@link LocalChecks}: {@code local*.properties} beside this class. */
+    public static final String LOCAL = "org.rdmalab.doctor.local";
+    /** The sentences of {@link PeerDoctor} and {@link LabChecks}: {@code peer*.properties} beside this class. */
+    public static final String PEER = "org.rdmalab.doctor.peer";
 
     /** The outcome of a check. */
     public enum Status {
@@ -38,26 +50,66 @@ public record Check(String name, Status status, String found, String fix) {
     public Check {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(status, "status");
-        Objects.requireNonNull(found, "found");
-        fix = fix == null ? "" : fix;
-        if (status == Status.FAIL && fix.isBlank()) {
+        Objects.requireNonNull(said, "said");
+        remedy = remedy == null ? Phrase.literal("") : remedy;
+        if (status == Status.FAIL && remedy.english().isBlank()) {
             throw new IllegalArgumentException("failed check '" + name + "' needs a fix");
         }
     }
 
+    /** A check whose words are the same in every language (a tool's or the system's own text). */
+    public Check(String name, Status status, String found, String fix) {
+        this(name, status, Phrase.literal(found), fix == null ? null : Phrase.literal(fix));
+    }
+
+    /** What the check found, in English. */
+    public String found() {
+        return said.english();
+    }
+
+    /** What the check found, in {@code locale}'s language. */
+    public String found(Locale locale) {
+        return said.in(locale);
+    }
+
+    /** What to do, in English; empty unless the check failed. */
+    public String fix() {
+        return remedy.english();
+    }
+
+    /** What to do, in {@code locale}'s language. */
+    public String fix(Locale locale) {
+        return remedy.in(locale);
+    }
+
     /** A passed check. */
-    public static Check pass(String name, String found) {
-        return new Check(name, Status.PASS, found, "");
+    public static Check pass(String name, Phrase found) {
+        return new Check(name, Status.PASS, found, null);
     }
 
     /** A failed check with its fix. */
-    public static Check fail(String name, String found, String fix) {
+    public static Check fail(String name, Phrase found, Phrase fix) {
         return new Check(name, Status.FAIL, found, fix);
     }
 
     /** A check that does not apply, with the reason. */
+    public static Check skip(String name, Phrase why) {
+        return new Check(name, Status.SKIP, why, null);
+    }
+
+    /** A passed check said the same in every language. */
+    public static Check pass(String name, String found) {
+        return pass(name, Phrase.literal(found));
+    }
+
+    /** A failed check said the same in every language. */
+    public static Check fail(String name, String found, String fix) {
+        return fail(name, Phrase.literal(found), Phrase.literal(fix));
+    }
+
+    /** A skipped check said the same in every language. */
     public static Check skip(String name, String why) {
-        return new Check(name, Status.SKIP, why, "");
+        return skip(name, Phrase.literal(why));
     }
 
     /** True when the check failed. */

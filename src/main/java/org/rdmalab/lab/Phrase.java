@@ -12,41 +12,53 @@ import java.util.ResourceBundle;
  * a key of {@code phrases*.properties} beside this class and its arguments, so that the command
  * line prints it in English and the window in the language it speaks. The English pattern is the
  * base bundle: {@link #english()} is the one text of the sentence, with no second copy in the code.
+ * Other engines that the window quotes keep their sentences in their own bundles the same way
+ * ({@link #from}: {@code doctor}'s checks).
  *
  * <p>A pattern is a {@link String#format} pattern with {@code %s} only: numbers and hex values
  * arrive formatted, as verbs and C spell them. An argument that is itself a phrase is said in the
  * same language. A literal ({@link #literal}) has no key: a backend's message, a completion's
  * fields, the user's own text. It reads the same in every language.
  *
- * @param key the key in {@code phrases.properties}, or null for a literal
+ * @param bundle the base name of the bundle that holds the key, or null for a literal
+ * @param key the key in that bundle, or null for a literal
  * @param args the pattern's arguments (a literal's one argument is its text)
  */
-public record Phrase(String key, List<Object> args) {
+public record Phrase(String bundle, String key, List<Object> args) {
 
-    private static final String BUNDLE = "org.rdmalab.lab.phrases";
+    /** The lab's own sentences: {@code phrases.properties} beside this class. */
+    public static final String LAB = "org.rdmalab.lab.phrases";
     /** English is the base bundle, whatever the JVM's default locale. */
     private static final ResourceBundle.Control CONTROL =
             ResourceBundle.Control.getNoFallbackControl(ResourceBundle.Control.FORMAT_PROPERTIES);
 
     public Phrase {
         args = List.copyOf(args);
+        if ((bundle == null) != (key == null)) {
+            throw new IllegalArgumentException("a key belongs to a bundle");
+        }
         if (key == null && (args.size() != 1 || !(args.get(0) instanceof String))) {
             throw new IllegalArgumentException("a literal is one text");
         }
     }
 
-    /** The sentence {@code key} with {@code args} (a null one reads "null", as in a concatenation). */
+    /** The lab's sentence {@code key} with {@code args} (a null one reads "null", as in a concatenation). */
     public static Phrase of(String key, Object... args) {
+        return from(LAB, key, args);
+    }
+
+    /** The sentence {@code key} of the bundle {@code bundle} with {@code args}. */
+    public static Phrase from(String bundle, String key, Object... args) {
         List<Object> kept = new ArrayList<>(args.length);
         for (Object arg : args) {
             kept.add(arg == null ? "null" : arg);
         }
-        return new Phrase(Objects.requireNonNull(key, "key"), kept);
+        return new Phrase(Objects.requireNonNull(bundle, "bundle"), Objects.requireNonNull(key, "key"), kept);
     }
 
     /** A text that is the same in every language (null reads "null", as in a concatenation). */
     public static Phrase literal(String text) {
-        return new Phrase(null, List.of(String.valueOf(text)));
+        return new Phrase(null, null, List.of(String.valueOf(text)));
     }
 
     /** True for a text without a key. */
@@ -68,7 +80,7 @@ public record Phrase(String key, List<Object> args) {
         for (Object arg : args) {
             said.add(arg instanceof Phrase phrase ? phrase.in(locale) : arg);
         }
-        return String.format(Locale.ROOT, bundle(locale).getString(key), said.toArray());
+        return String.format(Locale.ROOT, bundle(bundle, locale).getString(key), said.toArray());
     }
 
     /** The English sentence. */
@@ -77,12 +89,12 @@ public record Phrase(String key, List<Object> args) {
         return english();
     }
 
-    /** The phrases in {@code locale} (the English base for any other language). */
-    static ResourceBundle bundle(Locale locale) {
+    /** The bundle {@code name} in {@code locale} (the English base for any other language). */
+    public static ResourceBundle bundle(String name, Locale locale) {
         try {
-            return ResourceBundle.getBundle(BUNDLE, locale, CONTROL);
+            return ResourceBundle.getBundle(name, locale, CONTROL);
         } catch (MissingResourceException e) {
-            throw new IllegalStateException("the lab's phrases (" + BUNDLE + ") are missing from the jar", e);
+            throw new IllegalStateException("the sentences " + name + " are missing from the jar", e);
         }
     }
 }

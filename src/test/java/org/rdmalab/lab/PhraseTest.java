@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.ResourceBundle;
 import java.util.Set;
@@ -15,45 +16,60 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** The lab's words: one English text per sentence, the same sentences in Chinese, none missing or unused. */
+/**
+ * The sentences the window quotes from the engines (the lab's, {@code doctor}'s): one English text
+ * per sentence, the same sentences in Chinese, none missing or unused.
+ */
 class PhraseTest {
 
     private static final Locale CHINESE = Locale.SIMPLIFIED_CHINESE;
-    /** A phrase key as the code writes it. */
-    private static final Pattern KEY = Pattern.compile("\"((?:blocked|result|post|diag|fix)\\.[A-Za-z]+)\"");
+
+    /** A bundle, how its keys look in the code, and where the code that says them is. */
+    private record Words(String bundle, Pattern key, Path sources) {
+    }
+
+    private static final List<Words> ALL = List.of(
+            new Words(Phrase.LAB, Pattern.compile("\"((?:blocked|result|post|diag|fix)\\.[A-Za-z]+)\""),
+                    Path.of("src/main/java")),
+            new Words("org.rdmalab.doctor.local", Pattern.compile("\"(local\\.[A-Za-z0-9.]+)\""),
+                    Path.of("src/main/java/org/rdmalab/doctor")),
+            new Words("org.rdmalab.doctor.peer", Pattern.compile("\"((?:peer|lab)\\.[A-Za-z0-9.]+)\""),
+                    Path.of("src/main/java/org/rdmalab/doctor")));
 
     @Test
     void bothLanguagesHaveTheSameSentencesWithTheSameArguments() {
-        ResourceBundle english = Phrase.bundle(Locale.ROOT);
-        ResourceBundle chinese = Phrase.bundle(CHINESE);
-        Set<String> keys = new TreeSet<>(english.keySet());
-        assertEquals(keys, new TreeSet<>(chinese.keySet()));
-        for (String key : keys) {
-            String base = english.getString(key);
-            String translated = chinese.getString(key);
-            assertTrue(translated != base && !translated.equals(base), key + " has no Chinese text of its own");
-            assertEquals(count(base), count(translated), key + ": the same number of %s");
-            assertTrue(translated.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN),
-                    key + " is not Chinese: " + translated);
+        for (Words words : ALL) {
+            ResourceBundle english = Phrase.bundle(words.bundle(), Locale.ROOT);
+            ResourceBundle chinese = Phrase.bundle(words.bundle(), CHINESE);
+            Set<String> keys = new TreeSet<>(english.keySet());
+            assertEquals(keys, new TreeSet<>(chinese.keySet()), words.bundle());
+            for (String key : keys) {
+                String base = english.getString(key);
+                String translated = chinese.getString(key);
+                assertTrue(!translated.equals(base), key + " has no Chinese text of its own");
+                assertEquals(count(base), count(translated), key + ": the same number of %s");
+                assertTrue(translated.codePoints()
+                                .anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN),
+                        key + " is not Chinese: " + translated);
+                assertEquals(base.strip(), base, key + ": a pattern has no space at either end");
+            }
         }
     }
 
     @Test
-    void everyKeyTheCodeSaysIsInTheBundleAndEveryKeyInTheBundleIsSaid() throws IOException {
-        Set<String> said = new TreeSet<>();
-        try (Stream<Path> files = Files.walk(Path.of("src/main/java"))) {
-            for (Path file : files.filter(path -> path.toString().endsWith(".java")).toList()) {
-                String code = Files.readString(file);
-                if (!code.contains("Phrase")) {
-                    continue;
-                }
-                Matcher key = KEY.matcher(code);
-                while (key.find()) {
-                    said.add(key.group(1));
+    void everyKeyTheCodeSaysIsInItsBundleAndEveryKeyInABundleIsSaid() throws IOException {
+        for (Words words : ALL) {
+            Set<String> said = new TreeSet<>();
+            try (Stream<Path> files = Files.walk(words.sources())) {
+                for (Path file : files.filter(path -> path.toString().endsWith(".java")).toList()) {
+                    Matcher key = words.key().matcher(Files.readString(file));
+                    while (key.find()) {
+                        said.add(key.group(1));
+                    }
                 }
             }
+            assertEquals(new TreeSet<>(Phrase.bundle(words.bundle(), Locale.ROOT).keySet()), said, words.bundle());
         }
-        assertEquals(new TreeSet<>(Phrase.bundle(Locale.ROOT).keySet()), said);
     }
 
     @Test
