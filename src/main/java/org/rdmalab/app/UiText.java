@@ -14,11 +14,12 @@ import org.rdmalab.lab.Step;
  * this class (UTF-8, as Java 9 and later read them).
  *
  * <p>What is translated: the window's labels, buttons, tabs, tool tips, panel titles and hints, the
- * steps' titles, and what the lab says ({@link Phrase}s: steps' results, diagnoses, fixes), which
- * {@link #say} puts in the window's language. What stays as the verbs spell it: verb, struct
- * field, enum and status names ({@code ibv_post_send}, {@code wr_id}, {@code IBV_WC_SUCCESS}), the
- * C code, and the sentences that the verbs backends, {@code doctor} and {@code bench} produce
- * (a verb's error message, check findings, engine notes), which read as on the command line.
+ * steps' titles, and what the lab and {@code doctor} say ({@link Phrase}s: steps' results,
+ * diagnoses, fixes, checks' findings), which {@link #say} puts in the window's language. What
+ * stays as the verbs spell it: verb, struct field, enum and status names ({@code ibv_post_send},
+ * {@code wr_id}, {@code IBV_WC_SUCCESS}), the C code, and the sentences that the verbs backends,
+ * the system's tools and {@code bench} produce (a verb's error message, a tool's output, engine
+ * notes), which read as on the command line.
  *
  * <p>The language is chosen once, before the window is built; views built before a change keep
  * their words.

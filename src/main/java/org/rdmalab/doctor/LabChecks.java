@@ -1,6 +1,7 @@
 package org.rdmalab.doctor;
 
 import java.util.Optional;
+import org.rdmalab.lab.Phrase;
 import org.rdmalab.verbs.LinkLayer;
 
 /**
@@ -29,44 +30,40 @@ public final class LabChecks {
     public static Check gidIndex(String chosen, Optional<SideFacts> facts) {
         String text = chosen == null ? "" : chosen.trim();
         if (facts.isEmpty()) {
-            return Check.skip(GID_INDEX, "gid_idx " + text + " cannot be judged: the device or the address"
-                    + " failed its checks above");
+            return Check.skip(GID_INDEX, Phrase.from(Check.PEER, "lab.gidIdx.noFacts", text));
         }
         SideFacts side = facts.get();
         int recommended = side.gidIndex();
         boolean roce = side.linkLayer().equals(LinkLayer.ETHERNET.text());
-        String use = recommended < 0
-                ? "first give " + (side.netdev().isEmpty() ? "the netdev" : side.netdev()) + " the address " + side.ip()
-                        + " (see the GID check), then use the index of its RoCE v2 GID"
-                : "use gid_idx " + recommended + ", the recommended " + side.gidText() + " that carries " + side.ip();
+        Phrase use = recommended < 0
+                ? side.netdev().isEmpty()
+                        ? Phrase.from(Check.PEER, "lab.gidIdx.fix.addAddress", side.ip())
+                        : Phrase.from(Check.PEER, "lab.gidIdx.fix.addAddressTo", side.netdev(), side.ip())
+                : Phrase.from(Check.PEER, "lab.gidIdx.fix.useRecommended", recommended, side.gidText(), side.ip());
         if (text.equals("-1")) {
             if (!roce) {
-                return Check.pass(GID_INDEX, "gid_idx -1: no GRH, which InfiniBand needs only to leave the subnet");
+                return Check.pass(GID_INDEX, Phrase.from(Check.PEER, "lab.gidIdx.minusOne.infiniBand"));
             }
-            return Check.fail(GID_INDEX, "gid_idx is -1 (the seed's default): the QP gets no GRH, but RoCE carries"
-                    + " every packet in UDP/IP, so ibv_modify_qp to RTR fails with EINVAL", use);
+            return Check.fail(GID_INDEX, Phrase.from(Check.PEER, "lab.gidIdx.minusOne"), use);
         }
         if (text.equalsIgnoreCase("auto")) {
-            return Check.pass(GID_INDEX, "gid_idx auto: the lab takes the entry perftest's scoring ranks best when"
-                    + " it queries the port" + (recommended < 0 ? "" : "; the entry that carries " + side.ip()
-                    + " is " + side.gidText()));
+            return Check.pass(GID_INDEX, recommended < 0 ? Phrase.from(Check.PEER, "lab.gidIdx.auto")
+                    : Phrase.from(Check.PEER, "lab.gidIdx.auto.carries", side.ip(), side.gidText()));
         }
         int index;
         try {
             index = Integer.parseInt(text);
         } catch (NumberFormatException e) {
-            return Check.fail(GID_INDEX, "gid_idx '" + text + "' is not -1, auto or an index", use);
+            return Check.fail(GID_INDEX, Phrase.from(Check.PEER, "lab.gidIdx.notAnIndex", text), use);
         }
         if (recommended < 0) {
-            return Check.skip(GID_INDEX, "no GID carries " + side.ip() + " (see the GID check), so gid_idx " + index
-                    + " cannot be judged");
+            return Check.skip(GID_INDEX, Phrase.from(Check.PEER, "lab.gidIdx.noEntry", side.ip(), index));
         }
         if (index == recommended) {
-            return Check.pass(GID_INDEX, "gid_idx " + index + " is the recommended " + side.gidText() + " for "
-                    + side.ip());
+            return Check.pass(GID_INDEX, Phrase.from(Check.PEER, "lab.gidIdx.recommended", index, side.gidText(),
+                    side.ip()));
         }
-        return Check.fail(GID_INDEX, "gid_idx " + index + " is not the entry that carries " + side.ip() + " as "
-                + side.gidType() + ": packets would leave with another source GID (a link-local fe80:: entry"
-                + " routes nowhere), and the peer answers an address that is not this one", use);
+        return Check.fail(GID_INDEX, Phrase.from(Check.PEER, "lab.gidIdx.other", index, side.ip(), side.gidType()),
+                use);
     }
 }

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import org.rdmalab.lab.Phrase;
 import org.rdmalab.verbs.Context;
 import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.Errno;
@@ -131,8 +132,7 @@ public final class LocalChecks {
         String nativeNote = listings.stream().filter(listing -> listing.failure() != null)
                 .map(listing -> " (" + listing.provider().name() + ": " + listing.failure().errno().name() + ")")
                 .findFirst().orElse("");
-        checks.add(Check.skip("libibverbs", device.name() + " is RDMA Lab's own software device and needs no"
-                + " libibverbs, kernel modules, device nodes or locked memory" + nativeNote));
+        checks.add(Check.skip("libibverbs", phrase("local.libibverbs.softwareDevice", device.name(), nativeNote)));
         DeviceOptions options = target.options();
         String ip = options.address().getHostAddress();
         PortAttributes port;
@@ -141,13 +141,12 @@ public final class LocalChecks {
             port = context.queryPort(target.port());
             gids = context.gidTable(target.port());
         } catch (VerbsException e) {
-            checks.add(Check.fail("device", device.name() + " did not open: " + e.getMessage(),
-                    e.errno() == Errno.EADDRINUSE ? "another program holds UDP " + options.udpPort() + " on " + ip
-                            + " (a second soft0, or a kernel rxe device): stop it, or use another --udp-port on both sides"
-                            : "give an address of this machine as <local_ip>"));
+            checks.add(Check.fail("device", phrase("local.device.notOpened", device.name(), e.getMessage()),
+                    e.errno() == Errno.EADDRINUSE ? phrase("local.device.notOpened.inUse.fix", options.udpPort(), ip)
+                            : phrase("local.device.notOpened.fix")));
             return Optional.empty();
         }
-        checks.add(Check.pass("device", device.name() + " opened: " + device.description()));
+        checks.add(Check.pass("device", phrase("local.device.opened", device.name(), device.description())));
         checks.add(portCheck(device.name(), target.port(), port.state().name(), port.physStateText(),
                 port.linkLayer().text(), null));
         Optional<Address> address = addresses().stream().filter(a -> a.ip().equals(ip)).findFirst()
@@ -157,12 +156,11 @@ public final class LocalChecks {
         String netdev = address.map(Address::netdev).orElse("");
         int netdevMtu = netdev.isEmpty() ? -1 : netdevMtu(netdev);
         if (address.isEmpty()) {
-            checks.add(Check.fail("netdev", ip + " is on no network interface of this machine ("
-                    + describeAddresses() + ")", "use one of this machine's addresses as <local_ip>"));
+            checks.add(Check.fail("netdev", phrase("local.netdev.notHere", ip, describeAddresses()),
+                    phrase("local.netdev.notHere.fix")));
         } else {
-            checks.add(Check.pass("netdev", netdev + " holds " + ip + "/" + address.get().prefixLength()
-                    + ", state " + host.read("/sys/class/net/" + netdev + "/operstate").orElse("?")
-                    + ", MTU " + netdevMtu));
+            checks.add(Check.pass("netdev", phrase("local.netdev.holds", netdev, ip, address.get().prefixLength(),
+                    host.read("/sys/class/net/" + netdev + "/operstate").orElse("?"), netdevMtu)));
         }
         int activeMtu = port.activeMtu().bytes();
         checks.add(mtuCheck(device.name(), target, netdev, netdevMtu, activeMtu, true, true));
@@ -178,42 +176,40 @@ public final class LocalChecks {
     private void libibverbsLibrary(List<Check> checks) {
         Optional<Path> library = findLibrary("libibverbs.so.1");
         if (library.isPresent()) {
-            checks.add(Check.pass("libibverbs", "found " + shown(library.get())));
+            checks.add(Check.pass("libibverbs", phrase("local.libibverbs.found", shown(library.get()))));
         } else {
-            checks.add(Check.fail("libibverbs", "libibverbs.so.1 is in none of " + String.join(", ",
-                    host.libraryDirs()), "install it: apt-get install libibverbs1 ibverbs-providers (Debian, Ubuntu)"
-                    + " or dnf install libibverbs (Fedora, RHEL)"));
+            checks.add(Check.fail("libibverbs", phrase("local.libibverbs.missing", String.join(", ",
+                    host.libraryDirs())), phrase("local.libibverbs.missing.fix")));
         }
     }
 
     private void kernel(List<Check> checks, Optional<Backends.Listing> libibverbs, Target target) {
         if (libibverbs.isEmpty()) {
-            checks.add(Check.skip("kernel RDMA", "this build has no libibverbs backend"));
+            checks.add(Check.skip("kernel RDMA", phrase("local.kernelRdma.noBackend")));
             return;
         }
         VerbsException failure = libibverbs.get().failure();
         String offer = target.localIp() != null ? "doctor " + target.localIp() + " soft0" : "doctor <local_ip> soft0";
         if (failure != null && failure.errno() == Errno.ENOSYS) {
-            checks.add(Check.fail("kernel RDMA", "ibv_get_device_list answers ENOSYS: this kernel offers no RDMA"
-                    + " to programs (no /sys/class/infiniband_verbs), so the libibverbs backend has no devices",
-                    "on a kernel with RDMA: modprobe ib_uverbs rdma_rxe and rdma link add rxe0 type rxe netdev"
-                            + " <netdev>; on this one use the software device: " + offer));
+            checks.add(Check.fail("kernel RDMA", phrase("local.kernelRdma.enosys"),
+                    phrase("local.kernelRdma.enosys.fix", offer)));
         } else if (failure != null) {
-            checks.add(Check.fail("kernel RDMA", failure.getMessage(), "install rdma-core's libibverbs"
-                    + " (apt-get install libibverbs1 ibverbs-providers), or use the software device: " + offer));
+            checks.add(Check.fail("kernel RDMA", Phrase.literal(failure.getMessage()),
+                    phrase("local.kernelRdma.failed.fix", offer)));
         } else if (!unlisted(libibverbs.get(), target).isEmpty()) {
             List<String> listed = libibverbs.get().devices().stream().map(Device::name).toList();
-            checks.add(Check.fail("kernel RDMA", "the kernel has " + String.join(", ", unlisted(libibverbs.get(), target))
-                    + " (/sys/class/infiniband), but libibverbs lists " + (listed.isEmpty() ? "no devices"
-                    : "only " + String.join(", ", listed)) + ": it loaded no provider for "
-                    + (unlisted(libibverbs.get(), target).size() == 1 ? "it" : "them"),
-                    "see the provider check below: the provider library and its " + PROVIDER_CONFIG + " entry"));
+            checks.add(Check.fail("kernel RDMA", phrase(unlisted(libibverbs.get(), target).size() == 1
+                    ? "local.kernelRdma.unlisted.one" : "local.kernelRdma.unlisted.many",
+                    String.join(", ", unlisted(libibverbs.get(), target)), listed.isEmpty()
+                    ? phrase("local.kernelRdma.listsNone")
+                    : phrase("local.kernelRdma.listsOnly", String.join(", ", listed))),
+                    phrase("local.kernelRdma.unlisted.fix", PROVIDER_CONFIG)));
         } else if (libibverbs.get().devices().isEmpty()) {
-            checks.add(Check.fail("kernel RDMA", "libibverbs lists no devices", "create one: modprobe rdma_rxe;"
-                    + " rdma link add rxe0 type rxe netdev <netdev>; or use the software device: " + offer));
+            checks.add(Check.fail("kernel RDMA", phrase("local.kernelRdma.noDevices"),
+                    phrase("local.kernelRdma.noDevices.fix", offer)));
         } else {
-            checks.add(Check.pass("kernel RDMA", "libibverbs lists " + libibverbs.get().devices().stream()
-                    .map(Device::name).collect(Collectors.joining(", "))));
+            checks.add(Check.pass("kernel RDMA", phrase("local.kernelRdma.lists", libibverbs.get().devices().stream()
+                    .map(Device::name).collect(Collectors.joining(", ")))));
         }
     }
 
@@ -233,15 +229,12 @@ public final class LocalChecks {
         }
         List<String> missing = needed.stream().filter(module -> !moduleLoaded(module)).toList();
         if (missing.isEmpty()) {
-            checks.add(Check.pass("kernel modules", String.join(", ", needed) + " are loaded"));
+            checks.add(Check.pass("kernel modules", phrase("local.modules.loaded", String.join(", ", needed))));
             return;
         }
-        String fix = "sudo modprobe " + String.join(" ", missing);
-        if (missing.contains("rdma_rxe")) {
-            fix += "; then sudo rdma link add rxe0 type rxe netdev <netdev>";
-        }
-        checks.add(Check.fail("kernel modules", "not loaded: " + String.join(", ", missing)
-                + " (neither in /proc/modules nor under /sys/module)", fix));
+        Phrase fix = missing.contains("rdma_rxe") ? phrase("local.modules.missing.rxe.fix", String.join(" ", missing))
+                : phrase("local.modules.missing.fix", String.join(" ", missing));
+        checks.add(Check.fail("kernel modules", phrase("local.modules.missing", String.join(", ", missing)), fix));
     }
 
     private boolean moduleLoaded(String module) {
@@ -262,8 +255,7 @@ public final class LocalChecks {
     private void provider(List<Check> checks, String device) {
         Optional<Driver> driver = Driver.of(device);
         if (driver.isEmpty()) {
-            checks.add(Check.skip("provider " + device, "RDMA Lab does not know which provider library serves "
-                    + device));
+            checks.add(Check.skip("provider " + device, phrase("local.provider.unknown", device)));
             return;
         }
         String name = driver.get().provider();
@@ -281,12 +273,10 @@ public final class LocalChecks {
                 break;
             }
         }
-        String skips = "so libibverbs skips " + device + " (it warns: couldn't load driver '" + pattern + "*.so')";
-        String install = "install the providers: apt-get install ibverbs-providers (Debian, Ubuntu) or dnf install"
-                + " libibverbs (Fedora, RHEL)";
+        Phrase skips = phrase("local.provider.skips", device, pattern);
+        Phrase install = phrase("local.provider.install.fix");
         if (library.isEmpty()) {
-            checks.add(Check.fail("provider " + device, "no " + pattern + "*.so in any libibverbs folder or on the"
-                    + " library path, " + skips, install));
+            checks.add(Check.fail("provider " + device, phrase("local.provider.noLibrary", pattern, skips), install));
             return;
         }
         Optional<String> config = host.list(PROVIDER_CONFIG).stream().filter(file -> !file.startsWith("."))
@@ -295,15 +285,13 @@ public final class LocalChecks {
                         .anyMatch(words -> words.length == 2 && words[0].equals("driver") && words[1].equals(name)))
                 .findFirst();
         if (config.isEmpty()) {
-            checks.add(Check.fail("provider " + device, "found " + library.get() + ", but no file in " + PROVIDER_CONFIG
-                    + " names it (a line 'driver " + name + "'), and libibverbs loads only the providers named there,"
-                    + " so it skips " + device, "reinstall the providers (apt-get install --reinstall"
-                    + " ibverbs-providers puts " + name + ".driver there), or: echo 'driver " + name + "' | sudo tee "
-                    + PROVIDER_CONFIG + "/" + name + ".driver"));
+            checks.add(Check.fail("provider " + device, phrase("local.provider.unnamed", library.get(),
+                    PROVIDER_CONFIG, name, device), phrase("local.provider.unnamed.fix", name, name, PROVIDER_CONFIG,
+                    name)));
             return;
         }
-        checks.add(Check.pass("provider " + device, "found " + library.get() + ", named in " + PROVIDER_CONFIG + "/"
-                + config.get()));
+        checks.add(Check.pass("provider " + device, phrase("local.provider.found", library.get(), PROVIDER_CONFIG,
+                config.get())));
     }
 
     private void deviceNodes(List<Check> checks, List<String> devices) {
@@ -313,16 +301,15 @@ public final class LocalChecks {
                     .filter(name -> host.read("/sys/class/infiniband_verbs/" + name + "/ibdev").orElse("").equals(device))
                     .findFirst();
             if (uverbs.isEmpty()) {
-                checks.add(Check.fail("device node " + device, "no /sys/class/infiniband_verbs/uverbs* belongs to "
-                        + device + ", so programs cannot reach it", "sudo modprobe ib_uverbs"));
+                checks.add(Check.fail("device node " + device, phrase("local.deviceNode.noUverbs", device),
+                        phrase("local.deviceNode.noUverbs.fix")));
                 continue;
             }
             String node = "/dev/infiniband/" + uverbs.get();
             Path path = host.path(node);
             if (!Files.exists(path)) {
-                checks.add(Check.fail("device node " + device, node + " is missing",
-                        "udev did not create it: install rdma-core (its udev rules create /dev/infiniband/uverbs*)"
-                                + " or run sudo udevadm trigger"));
+                checks.add(Check.fail("device node " + device, phrase("local.deviceNode.missing", node),
+                        phrase("local.deviceNode.missing.fix")));
                 continue;
             }
             try {
@@ -335,18 +322,16 @@ public final class LocalChecks {
                 String groupName = host.read("/etc/group").orElse("").lines().map(l -> l.split(":"))
                         .filter(f -> f.length > 2 && f[2].equals(Integer.toString(group))).map(f -> f[0]).findFirst()
                         .orElse(Integer.toString(group));
-                String who = "mode " + modeText + ", owner " + owner + ", group " + groupName;
+                Phrase who = phrase("local.deviceNode.who", modeText, owner, groupName);
                 if (usable) {
-                    checks.add(Check.pass("device node " + device, node + " (" + who + ") is readable and writable"
-                            + " by uid " + identity.uid()));
+                    checks.add(Check.pass("device node " + device, phrase("local.deviceNode.usable", node, who,
+                            identity.uid())));
                 } else {
-                    checks.add(Check.fail("device node " + device, node + " (" + who + ") is not readable and"
-                            + " writable by uid " + identity.uid(), "add the user to group " + groupName
-                            + " (sudo usermod -aG " + groupName + " <user>, then log in again), or sudo chmod 666 " + node
-                            + " to try"));
+                    checks.add(Check.fail("device node " + device, phrase("local.deviceNode.unusable", node, who,
+                            identity.uid()), phrase("local.deviceNode.unusable.fix", groupName, groupName, node)));
                 }
             } catch (IOException | UnsupportedOperationException e) {
-                checks.add(Check.skip("device node " + device, "could not read the mode of " + node));
+                checks.add(Check.skip("device node " + device, phrase("local.deviceNode.modeUnknown", node)));
             }
         }
     }
@@ -355,27 +340,26 @@ public final class LocalChecks {
         Optional<String> line = host.read("/proc/self/limits").orElse("").lines()
                 .filter(l -> l.startsWith("Max locked memory")).findFirst();
         if (line.isEmpty()) {
-            checks.add(Check.skip("memlock", "/proc/self/limits has no 'Max locked memory' line"));
+            checks.add(Check.skip("memlock", phrase("local.memlock.noLine")));
             return;
         }
         String soft = line.get().substring("Max locked memory".length()).trim().split("\\s+")[0];
         Host.Identity identity = host.identity();
-        String needText = MEMLOCK_NEEDED / 1024 + " KiB (the lab's " + LAB_BUFFER_BYTES / 1024
-                + " KiB bulk buffer and the probe's " + PROBE_BUFFER_BYTES / 1024 + " KiB)";
+        Phrase needText = phrase("local.memlock.need", MEMLOCK_NEEDED / 1024, LAB_BUFFER_BYTES / 1024,
+                PROBE_BUFFER_BYTES / 1024);
         if (soft.equals("unlimited")) {
-            checks.add(Check.pass("memlock", "ulimit -l is unlimited; the lab registers up to " + needText));
+            checks.add(Check.pass("memlock", phrase("local.memlock.unlimited", needText)));
             return;
         }
         long limit = Long.parseLong(soft);
-        String limitText = "ulimit -l is " + limit / 1024 + " KiB";
+        Phrase limitText = phrase("local.memlock.limit", limit / 1024);
         if (identity.isRoot()) {
-            checks.add(Check.pass("memlock", limitText + ", but root pins memory without limit (CAP_IPC_LOCK)"));
+            checks.add(Check.pass("memlock", phrase("local.memlock.root", limitText)));
         } else if (limit >= MEMLOCK_NEEDED) {
-            checks.add(Check.pass("memlock", limitText + ", enough for " + needText));
+            checks.add(Check.pass("memlock", phrase("local.memlock.enough", limitText, needText)));
         } else {
-            checks.add(Check.fail("memlock", limitText + " for uid " + identity.uid() + ", below the " + needText
-                    + " the lab registers: ibv_reg_mr fails with ENOMEM", "raise it: add '<user> - memlock unlimited'"
-                    + " to /etc/security/limits.conf and log in again (or ulimit -l unlimited in a root shell)"));
+            checks.add(Check.fail("memlock", phrase("local.memlock.low", limitText, identity.uid(), needText),
+                    phrase("local.memlock.low.fix")));
         }
     }
 
@@ -386,10 +370,9 @@ public final class LocalChecks {
         String base = "/sys/class/infiniband/" + device;
         if (!host.exists(base)) {
             String known = String.join(", ", host.list("/sys/class/infiniband"));
-            checks.add(Check.fail("device", "no " + device + " under /sys/class/infiniband (there: "
-                    + (known.isEmpty() ? "none" : known) + ")", known.isEmpty()
-                    ? "create it: sudo rdma link add " + device + " type rxe netdev <netdev>, or use soft0"
-                    : "give one of " + known + " as <device>"));
+            checks.add(Check.fail("device", phrase("local.device.missing", device,
+                    known.isEmpty() ? phrase("local.device.missing.none") : known), known.isEmpty()
+                    ? phrase("local.device.missing.create.fix", device) : phrase("local.device.missing.fix", known)));
             return Optional.empty();
         }
         String portDir = base + "/ports/" + target.port();
@@ -406,8 +389,8 @@ public final class LocalChecks {
         Optional<Address> address = Optional.empty();
         if (linkLayer.equals("Ethernet")) {
             if (netdev.isEmpty()) {
-                checks.add(Check.fail("netdev", device + " names no netdev", "recreate it on one: sudo rdma link"
-                        + " delete " + device + "; sudo rdma link add " + device + " type rxe netdev <netdev>"));
+                checks.add(Check.fail("netdev", phrase("local.netdev.unnamed", device),
+                        phrase("local.netdev.unnamed.fix", device, device)));
             } else {
                 netdevMtu = netdevMtu(netdev);
                 address = netdevCheck(checks, netdev, netdevMtu, target.localIp());
@@ -453,15 +436,15 @@ public final class LocalChecks {
     }
 
     private Check portCheck(String device, int port, String state, String physState, String linkLayer, String netdev) {
-        String found = device + " port " + port + ": " + state + " (" + physState + "), link layer " + linkLayer;
+        Phrase found = phrase("local.port.state", device, port, state, physState, linkLayer);
         if (!state.equals(PortState.ACTIVE.name()) && !state.equals("ACTIVE")) {
-            String fix = netdev != null && !netdev.isEmpty() && device.startsWith("rxe")
-                    ? "the port follows its netdev: sudo ip link set dev " + netdev + " up"
-                    : "bring the link up: check the cable and the switch port (ibstat shows the physical state)";
+            Phrase fix = netdev != null && !netdev.isEmpty() && device.startsWith("rxe")
+                    ? phrase("local.port.down.netdev.fix", netdev)
+                    : phrase("local.port.down.fix");
             return Check.fail("port", found, fix);
         }
         if (!linkLayer.equals(LinkLayer.ETHERNET.text())) {
-            return Check.pass("port", found + " (InfiniBand: LIDs route, the GID and IP checks below do not apply)");
+            return Check.pass("port", phrase("local.port.infiniband", found));
         }
         return Check.pass("port", found);
     }
@@ -469,29 +452,28 @@ public final class LocalChecks {
     private Optional<Address> netdevCheck(List<Check> checks, String netdev, int mtu, String localIp) {
         String operstate = host.read("/sys/class/net/" + netdev + "/operstate").orElse("missing");
         List<Address> own = addresses().stream().filter(a -> a.netdev().equals(netdev)).toList();
-        String addressText = own.isEmpty() ? "no addresses"
+        Object addressText = own.isEmpty() ? phrase("local.netdev.noAddresses")
                 : own.stream().map(a -> a.ip() + "/" + a.prefixLength()).collect(Collectors.joining(", "));
-        String found = netdev + " is " + operstate + ", MTU " + mtu + ", " + addressText;
+        Phrase found = phrase("local.netdev.state", netdev, operstate, mtu, addressText);
         Optional<Address> match = localIp == null ? Optional.empty()
                 : own.stream().filter(a -> a.ip().equals(localIp)).findFirst();
         if (!addressesKnown && !operstate.equals("missing")) {
-            checks.add(operstate.equals("down") ? Check.fail("netdev", netdev + " is down, MTU " + mtu,
-                    "sudo ip link set dev " + netdev + " up") : Check.pass("netdev", netdev + " is " + operstate
-                    + ", MTU " + mtu + " (addresses unknown: 'ip -o addr show' did not run)"));
+            checks.add(operstate.equals("down") ? Check.fail("netdev", phrase("local.netdev.down", netdev, mtu),
+                    phrase("local.netdev.down.fix", netdev)) : Check.pass("netdev", phrase("local.netdev.noAddressList",
+                    netdev, operstate, mtu)));
             return Optional.empty();
         }
         if (operstate.equals("missing")) {
-            checks.add(Check.fail("netdev", "netdev " + netdev + " does not exist", "recreate the device on an"
-                    + " existing netdev: sudo rdma link add rxe0 type rxe netdev <netdev>"));
+            checks.add(Check.fail("netdev", phrase("local.netdev.gone", netdev), phrase("local.netdev.gone.fix")));
         } else if (operstate.equals("down")) {
-            checks.add(Check.fail("netdev", found, "sudo ip link set dev " + netdev + " up"));
+            checks.add(Check.fail("netdev", found, phrase("local.netdev.down.fix", netdev)));
         } else if (own.stream().noneMatch(Address::ipv4)) {
-            checks.add(Check.fail("netdev", found + ": no IPv4 address, so RoCE v2 has no IPv4 GID",
-                    "sudo ip addr add " + (localIp == null ? "<ip>/24" : localIp + "/24") + " dev " + netdev));
+            checks.add(Check.fail("netdev", phrase("local.netdev.noIpv4", found),
+                    phrase("local.netdev.noIpv4.fix", localIp == null ? "<ip>/24" : localIp + "/24", netdev)));
         } else if (localIp != null && match.isEmpty()) {
-            checks.add(Check.fail("netdev", found + ": " + localIp + " is not one of its addresses",
-                    "use " + own.stream().filter(Address::ipv4).findFirst().orElseThrow().ip()
-                            + " as <local_ip>, or sudo ip addr add " + localIp + "/24 dev " + netdev));
+            checks.add(Check.fail("netdev", phrase("local.netdev.notOwn", found, localIp),
+                    phrase("local.netdev.notOwn.fix", own.stream().filter(Address::ipv4).findFirst().orElseThrow().ip(),
+                            localIp, netdev)));
         } else {
             checks.add(Check.pass("netdev", found));
         }
@@ -501,27 +483,24 @@ public final class LocalChecks {
     private Check mtuCheck(String device, Target target, String netdev, int netdevMtu, int activeMtu,
             boolean activeFromDevice, boolean software) {
         if (activeMtu < 0) {
-            return Check.skip("MTU", "the active MTU of " + device + " is unknown");
+            return Check.skip("MTU", phrase("local.mtu.unknown", device));
         }
         Mtu path = target.pathMtu();
-        String room = netdevMtu > 0 ? "; " + netdev + "'s MTU " + netdevMtu + " leaves " + (netdevMtu - ROCE_HEADER_ROOM)
-                + " bytes for RoCE payload" : "";
-        String active = "active MTU " + activeMtu + (activeFromDevice ? "" : " (derived from the netdev MTU as rxe does)");
+        Object room = netdevMtu > 0 ? phrase("local.mtu.room", netdev, netdevMtu, netdevMtu - ROCE_HEADER_ROOM) : "";
+        Phrase active = activeFromDevice ? phrase("local.mtu.active", activeMtu, room)
+                : phrase("local.mtu.active.derived", activeMtu, room);
         if (activeFromDevice && netdevMtu > 0 && activeMtu > netdevMtu - ROCE_HEADER_ROOM) {
-            return Check.fail("MTU", active + room + ": full-size packets cannot leave", "raise the netdev MTU to at"
-                    + " least " + (activeMtu + ROCE_HEADER_ROOM) + ": sudo ip link set dev " + netdev + " mtu "
-                    + (activeMtu + ROCE_HEADER_ROOM) + " (on both machines), or keep --mtu at "
-                    + rxeActiveMtu(netdevMtu).map(Mtu::bytes).map(String::valueOf).orElse("256") + " or less");
+            return Check.fail("MTU", phrase("local.mtu.tooLarge", active), phrase("local.mtu.tooLarge.fix",
+                    activeMtu + ROCE_HEADER_ROOM, netdev, activeMtu + ROCE_HEADER_ROOM,
+                    rxeActiveMtu(netdevMtu).map(Mtu::bytes).map(String::valueOf).orElse("256")));
         }
         if (path != null && path.bytes() > activeMtu) {
-            String raise = software ? "or give " + device + " a jumbo link on both sides (--link-mtu 9000; its"
-                    + " active MTU follows that option as rxe's follows its netdev)"
-                    : "or raise the netdev MTU on both machines (sudo ip link set dev "
-                    + (netdev.isEmpty() ? "<netdev>" : netdev) + " mtu 9000)";
-            return Check.fail("MTU", "path MTU " + path.bytes() + " is above the " + active + room,
-                    "use --mtu " + activeMtu + " or less, " + raise);
+            Phrase raise = software ? phrase("local.mtu.aboveActive.software", device)
+                    : phrase("local.mtu.aboveActive.netdev", netdev.isEmpty() ? "<netdev>" : netdev);
+            return Check.fail("MTU", phrase("local.mtu.aboveActive", path.bytes(), active),
+                    phrase("local.mtu.aboveActive.fix", activeMtu, raise));
         }
-        return Check.pass("MTU", (path == null ? "" : "path MTU " + path.bytes() + " fits the ") + active + room);
+        return Check.pass("MTU", path == null ? active : phrase("local.mtu.fits", path.bytes(), active));
     }
 
     /** rxe's active MTU for a netdev MTU: the largest IB MTU that fits after the largest RoCE header. */
@@ -574,39 +553,36 @@ public final class LocalChecks {
     private GidChoice gidCheck(List<Check> checks, String device, int port, List<GidEntry> gids, String localIp,
             String netdev) {
         if (gids.isEmpty()) {
-            checks.add(Check.fail("GID", device + " port " + port + " has an empty GID table",
-                    "give " + (netdev.isEmpty() ? "its netdev" : netdev) + " an address: sudo ip addr add <ip>/24 dev "
-                            + (netdev.isEmpty() ? "<netdev>" : netdev) + " (the GIDs follow the addresses)"));
+            checks.add(Check.fail("GID", phrase("local.gid.empty", device, port), netdev.isEmpty()
+                    ? phrase("local.gid.empty.noNetdev.fix") : phrase("local.gid.empty.fix", netdev, netdev)));
             return GidChoice.NONE;
         }
         String table = gids.stream().map(LocalChecks::entryText).collect(Collectors.joining(", "));
         if (localIp == null) {
             GidEntry best = GidSelection.best(gids).orElseThrow();
-            checks.add(Check.pass("GID", "recommended " + entryText(best) + ": " + GidSelection.reason(best) + " (table: " + table
-                    + ")"));
+            checks.add(Check.pass("GID", phrase("local.gid.recommended", entryText(best), GidSelection.reason(best),
+                    table)));
             return GidChoice.NONE;
         }
         Gid wanted = Gid.ipv4Mapped(org.rdmalab.verbs.spi.DeviceOptions.parseAddress(localIp));
         List<GidEntry> carrying = gids.stream().filter(entry -> entry.gid().equals(wanted)).toList();
         if (carrying.isEmpty()) {
-            checks.add(Check.fail("GID", "no GID of " + device + " port " + port + " carries " + localIp + " (table: "
-                    + table + ")", "the address is not on " + (netdev.isEmpty() ? "the netdev" : netdev)
-                    + " or its GID went with it: sudo ip addr add " + localIp + "/24 dev "
-                    + (netdev.isEmpty() ? "<netdev>" : netdev) + ", or use an address that has a GID"));
+            checks.add(Check.fail("GID", phrase("local.gid.notCarried", device, port, localIp, table), netdev.isEmpty()
+                    ? phrase("local.gid.notCarried.noNetdev.fix", localIp)
+                    : phrase("local.gid.notCarried.fix", netdev, localIp, netdev)));
             return GidChoice.NONE;
         }
         GidEntry best = GidSelection.best(carrying).orElseThrow();
-        String carried = carrying.stream().map(LocalChecks::entryText).collect(Collectors.joining(" and "));
+        Phrase carried = carrying.stream().map(entry -> Phrase.literal(entryText(entry)))
+                .reduce((first, next) -> phrase("local.gid.and", first, next)).orElseThrow();
         if (best.type() != GidType.ROCE_V2) {
-            checks.add(Check.fail("GID", localIp + " is only in " + carried + ": RoCE v1 has no IP header and does"
-                    + " not cross a router, and a RoCE v2 peer cannot talk to it", "enable RoCE v2 on " + device
-                    + " (rxe makes a v2 entry for every address: recreate it with rdma link), or use RoCE v1 on"
-                    + " both sides with --gid-index " + best.index()));
+            checks.add(Check.fail("GID", phrase("local.gid.roceV1", localIp, carried),
+                    phrase("local.gid.roceV1.fix", device, best.index())));
             return new GidChoice(best.index(), best.gid().toString(), best.type().text());
         }
-        checks.add(Check.pass("GID", localIp + " is " + carried + "; recommended GID[" + best.index() + "]: "
-                + GidSelection.reason(best) + (best.index() == 0 ? "" : "; GID[0] is " + gids.get(0).gid() + ", which "
-                + (gids.get(0).gid().isLinkLocal() ? "is link-local and routes nowhere" : "is another address"))));
+        checks.add(Check.pass("GID", phrase("local.gid.carried", localIp, carried, best.index(),
+                GidSelection.reason(best), best.index() == 0 ? "" : phrase(gids.get(0).gid().isLinkLocal()
+                ? "local.gid.carried.gid0LinkLocal" : "local.gid.carried.gid0Other", gids.get(0).gid()))));
         return new GidChoice(best.index(), best.gid().toString(), best.type().text());
     }
 
@@ -646,10 +622,10 @@ public final class LocalChecks {
         return cachedAddresses;
     }
 
-    private String describeAddresses() {
+    private Phrase describeAddresses() {
         List<Address> all = addresses();
-        return all.isEmpty() ? "ip -o addr show listed none" : "it has " + all.stream().filter(Address::ipv4)
-                .map(Address::ip).collect(Collectors.joining(", "));
+        return all.isEmpty() ? phrase("local.netdev.addresses.none") : phrase("local.netdev.addresses",
+                all.stream().filter(Address::ipv4).map(Address::ip).collect(Collectors.joining(", ")));
     }
 
     private int netdevMtu(String netdev) {
@@ -663,7 +639,7 @@ public final class LocalChecks {
     // ---- firewall ------------------------------------------------------------------------------
 
     private void firewall(List<Check> checks) {
-        List<String> unread = new ArrayList<>();
+        Phrase unread = null;
         List<String> dropping = new ArrayList<>();
         boolean read = false;
         boolean accepted = false;
@@ -671,9 +647,12 @@ public final class LocalChecks {
         for (List<String> tool : List.of(List.of("nft", "list", "ruleset"), List.of("iptables-save"))) {
             CommandRunner.Result result = host.commands().run(tool);
             if (!result.ok()) {
-                unread.add(tool.get(0) + ": " + (!result.found() ? "not installed" : result.exitCode() == -1
-                        ? "no answer within " + CommandRunner.TIMEOUT.toSeconds() + " s (a loaded machine? run doctor again)"
-                        : "exit " + result.exitCode() + firstLine(result.output())));
+                unread = !result.found() ? unreadToo(unread, "local.firewall.notInstalled",
+                        "local.firewall.notInstalled.after", tool.get(0)) : result.exitCode() == -1
+                        ? unreadToo(unread, "local.firewall.noAnswer", "local.firewall.noAnswer.after", tool.get(0),
+                                CommandRunner.TIMEOUT.toSeconds())
+                        : unreadToo(unread, "local.firewall.exit", "local.firewall.exit.after", tool.get(0),
+                                result.exitCode(), firstLine(result.output()));
                 continue;
             }
             read = true;
@@ -691,22 +670,33 @@ public final class LocalChecks {
                 }
             }
         }
-        String allow = "nft insert rule inet filter input udp dport 4791 accept, or iptables -I INPUT -p udp"
-                + " --dport 4791 -j ACCEPT (on both machines)";
+        Phrase allow = phrase("local.firewall.allow");
         if (!dropping.isEmpty()) {
-            checks.add(Check.fail("firewall", "a rule drops RoCE v2 (UDP 4791): " + String.join("; ", dropping),
-                    "delete that rule (nft -a list ruleset shows its handle; iptables -D ...), or allow it first: "
-                            + allow));
+            checks.add(Check.fail("firewall", phrase("local.firewall.drops", String.join("; ", dropping)),
+                    phrase("local.firewall.drops.fix", allow)));
         } else if (dropPolicy != null && !accepted) {
-            checks.add(Check.fail("firewall", "the input policy drops what no rule accepts, and no rule accepts UDP"
-                    + " 4791 (" + dropPolicy + ")", allow));
+            checks.add(Check.fail("firewall", phrase("local.firewall.dropPolicy", dropPolicy), allow));
         } else if (read) {
-            checks.add(Check.pass("firewall", "no rule drops UDP 4791" + (unread.isEmpty() ? ""
-                    : " (" + String.join("; ", unread) + ")")));
+            checks.add(Check.pass("firewall", unread == null ? phrase("local.firewall.open")
+                    : phrase("local.firewall.open.unread", unread)));
         } else {
-            checks.add(Check.skip("firewall", "could not read the rules (" + String.join("; ", unread) + ")"
-                    + (host.identity().isRoot() ? "" : "; run as root to check UDP 4791")));
+            checks.add(Check.skip("firewall", host.identity().isRoot() ? phrase("local.firewall.unreadable", unread)
+                    : phrase("local.firewall.unreadable.notRoot", unread)));
         }
+    }
+
+    /**
+     * The tools whose rules could not be read: {@code earlier} (null for none) and then one more, said by
+     * {@code first} when it is the first and by {@code after} (with {@code earlier} in front) when not.
+     */
+    private static Phrase unreadToo(Phrase earlier, String first, String after, Object... args) {
+        if (earlier == null) {
+            return phrase(first, args);
+        }
+        Object[] all = new Object[args.length + 1];
+        all[0] = earlier;
+        System.arraycopy(args, 0, all, 1, args.length);
+        return phrase(after, all);
     }
 
     private static String firstLine(String output) {
@@ -726,6 +716,11 @@ public final class LocalChecks {
 
     private String shown(Path path) {
         return "/" + host.root().relativize(path).toString();
+    }
+
+    /** The sentence {@code key} of {@link Check#LOCAL} with {@code args}. */
+    private static Phrase phrase(String key, Object... args) {
+        return Phrase.from(Check.LOCAL, key, args);
     }
 
     /** The kernel module and provider library of a device, from its name (rxe0, mlx5_0, siw0 ...). */

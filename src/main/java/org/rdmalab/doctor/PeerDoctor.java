@@ -13,6 +13,7 @@ import org.rdmalab.control.ControlException;
 import org.rdmalab.control.Timeouts;
 import org.rdmalab.control.lab.Facts;
 import org.rdmalab.control.lab.LabConnection;
+import org.rdmalab.lab.Phrase;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.AddressVector;
 import org.rdmalab.verbs.CompletionQueue;
@@ -65,11 +66,10 @@ public final class PeerDoctor {
     public static final int QP_TIMEOUT = 17;
 
     /** What a failed RTR means. */
-    static final String RTR_FAILED = "ibv_modify_qp to RTR failed: the GRH or GID is wrong";
+    static final Phrase RTR_FAILED = Phrase.from(Check.PEER, "peer.probe.rtr");
 
     /** What to do about it. */
-    static final String RTR_FIX = "use the recommended GID of the GID check on both sides; RoCE needs a GRH"
-            + " (is_global = 1, sgid_index, the peer's GID as dgid)";
+    static final Phrase RTR_FIX = Phrase.from(Check.PEER, "peer.probe.rtr.fix");
 
     /** Transport retries before IBV_WC_RETRY_EXC_ERR. */
     public static final int RETRY_COUNT = 3;
@@ -127,10 +127,10 @@ public final class PeerDoctor {
         try {
             channel = ControlChannel.accept(settings.localIp(), settings.tcpPort(), settings.timeouts());
         } catch (ControlException e) {
-            return new Result(List.of(Check.fail("peer", e.getMessage(), e.reason() == ControlException.Reason.TIMEOUT
-                    ? "start 'doctor " + "<peer_ip> " + settings.device() + " " + settings.localIp()
-                            + "' on the other machine within the timeout" : "see above; another --tcp-port may help")),
-                    Optional.empty());
+            return new Result(List.of(Check.fail("peer", Phrase.literal(e.getMessage()),
+                    e.reason() == ControlException.Reason.TIMEOUT
+                            ? Phrase.from(Check.PEER, "peer.serve.timeout.fix", settings.device(), settings.localIp())
+                            : Phrase.from(Check.PEER, "peer.serve.fix"))), Optional.empty());
         }
         return run(channel, settings, local, Role.SERVER);
     }
@@ -141,11 +141,11 @@ public final class PeerDoctor {
         try {
             channel = ControlChannel.connect(peerIp, settings.tcpPort(), settings.timeouts());
         } catch (ControlException e) {
-            String fix = e.reason() == ControlException.Reason.REFUSED || e.reason() == ControlException.Reason.TIMEOUT
-                    ? "the peer is not running: start 'doctor --serve " + peerIp + " <device>' there first (same"
-                            + " --tcp-port), and check the peer IP" : "check the peer IP and --tcp-port";
-            return new Result(List.of(Check.fail("peer", "no doctor answers at " + peerIp + ":" + settings.tcpPort()
-                    + ": " + e.getMessage(), fix)), Optional.empty());
+            Phrase fix = e.reason() == ControlException.Reason.REFUSED || e.reason() == ControlException.Reason.TIMEOUT
+                    ? Phrase.from(Check.PEER, "peer.connect.notRunning.fix", peerIp)
+                    : Phrase.from(Check.PEER, "peer.connect.fix");
+            return new Result(List.of(Check.fail("peer", Phrase.from(Check.PEER, "peer.connect.noAnswer", peerIp,
+                    settings.tcpPort(), e.getMessage()), fix)), Optional.empty());
         }
         return run(channel, settings, local, Role.CLIENT);
     }
@@ -161,8 +161,8 @@ public final class PeerDoctor {
             mine.put("role", role.text);
             SideFacts peer = SideFacts.from(connection.exchangeFacts(Facts.of(mine)));
             peerFacts = Optional.of(peer);
-            checks.add(Check.pass("peer", "the " + role.other().text + " " + peer.ip() + " answered: " + peer.device()
-                    + " (" + peer.backend() + "), " + peer.gidText()));
+            checks.add(Check.pass("peer", Phrase.from(Check.PEER, "peer.answered", roleName(role.other().text),
+                    peer.ip(), peer.device(), peer.backend(), peer.gidText())));
             SideFacts server = role == Role.SERVER ? local : peer;
             SideFacts client = role == Role.CLIENT ? local : peer;
             Optional<Mtu> pathMtu = compare(checks, local, peer, server, client);
@@ -171,7 +171,7 @@ public final class PeerDoctor {
             }
             connection.finish();
         } catch (ControlException e) {
-            checks.add(Check.fail("peer", e.getMessage(), "is the peer still running? run both sides again"));
+            checks.add(Check.fail("peer", Phrase.literal(e.getMessage()), Phrase.from(Check.PEER, "peer.lost.fix")));
         }
         return new Result(List.copyOf(checks), peerFacts);
     }
@@ -181,62 +181,60 @@ public final class PeerDoctor {
             SideFacts client) {
         boolean probe = true;
         if (local.gidIndex() < 0 || peer.gidIndex() < 0) {
-            checks.add(Check.fail("compare GID", "no usable GID on " + (local.gidIndex() < 0 ? "this side" : "the peer")
-                    + "; see its GID check", "fix the GID check first"));
+            checks.add(Check.fail("compare GID", Phrase.from(Check.PEER, local.gidIndex() < 0 ? "peer.gid.noneHere"
+                    : "peer.gid.nonePeer"), Phrase.from(Check.PEER, "peer.gid.none.fix")));
             probe = false;
         } else if (!local.gidType().equals(peer.gidType())) {
-            checks.add(Check.fail("compare GID", "this side uses " + local.gidText() + ", the peer " + peer.gidText()
-                    + ": RoCE v1 and RoCE v2 do not talk to each other", "use RoCE v2 GIDs on both sides (--gid-index"
-                    + " of the ::ffff:<ip> entry of type RoCE v2)"));
+            checks.add(Check.fail("compare GID", Phrase.from(Check.PEER, "peer.gid.types", local.gidText(),
+                    peer.gidText()), Phrase.from(Check.PEER, "peer.gid.types.fix")));
         } else {
-            checks.add(Check.pass("compare GID", "both use " + local.gidType() + ": here " + local.gidText()
-                    + ", peer " + peer.gidText()));
+            checks.add(Check.pass("compare GID", Phrase.from(Check.PEER, "peer.gid.same", local.gidType(),
+                    local.gidText(), peer.gidText())));
         }
         compareSubnets(checks, local, peer);
         if (local.netdevMtu() > 0 && peer.netdevMtu() > 0 && local.netdevMtu() != peer.netdevMtu()) {
-            checks.add(Check.fail("compare netdev MTU", "netdev MTU " + local.netdevMtu() + " here (" + local.netdev()
-                    + "), " + peer.netdevMtu() + " on the peer (" + peer.netdev() + "): frames that fit one side"
-                    + " are dropped by the other", "set the same MTU on both: sudo ip link set dev <netdev> mtu "
-                    + Math.min(local.netdevMtu(), peer.netdevMtu())));
+            checks.add(Check.fail("compare netdev MTU", Phrase.from(Check.PEER, "peer.netdevMtu.differ",
+                    local.netdevMtu(), local.netdev(), peer.netdevMtu(), peer.netdev()), Phrase.from(Check.PEER,
+                    "peer.netdevMtu.differ.fix", Math.min(local.netdevMtu(), peer.netdevMtu()))));
         } else if (local.netdevMtu() > 0 && peer.netdevMtu() > 0) {
-            checks.add(Check.pass("compare netdev MTU", "both " + local.netdevMtu()));
+            checks.add(Check.pass("compare netdev MTU", Phrase.from(Check.PEER, "peer.netdevMtu.same",
+                    local.netdevMtu())));
         }
         int requested = client.pathMtu() > 0 ? client.pathMtu() : server.pathMtu();
         int smallestActive = Math.min(local.activeMtu(), peer.activeMtu());
         if (smallestActive <= 0) {
-            checks.add(Check.fail("compare MTU", "the active MTU of " + (local.activeMtu() <= 0 ? "this side" : "the peer")
-                    + " is unknown", "fix the port and MTU checks first"));
+            checks.add(Check.fail("compare MTU", Phrase.from(Check.PEER, local.activeMtu() <= 0 ? "peer.mtu.unknownHere"
+                    : "peer.mtu.unknownPeer"), Phrase.from(Check.PEER, "peer.mtu.unknown.fix")));
             return Optional.empty();
         }
         int path = requested > 0 ? requested : smallestActive;
-        String actives = "active MTU " + server.activeMtu() + " on the server, " + client.activeMtu() + " on the client";
+        Phrase actives = Phrase.from(Check.PEER, "peer.mtu.actives", server.activeMtu(), client.activeMtu());
         if (path > smallestActive) {
-            checks.add(Check.fail("compare MTU", "path MTU " + path + " is above the " + actives
-                    + "; caught before the probe, which does not run", "use --mtu " + smallestActive
-                    + " or less, or raise the smaller netdev MTU"));
+            checks.add(Check.fail("compare MTU", Phrase.from(Check.PEER, "peer.mtu.above", path, actives),
+                    Phrase.from(Check.PEER, "peer.mtu.above.fix", smallestActive)));
             return Optional.empty();
         }
-        checks.add(Check.pass("compare MTU", "path MTU " + path + " fits the " + actives));
+        checks.add(Check.pass("compare MTU", Phrase.from(Check.PEER, "peer.mtu.fits", path, actives)));
         return probe ? Optional.of(Mtu.ofBytes(path)) : Optional.empty();
     }
 
     private void compareSubnets(List<Check> checks, SideFacts local, SideFacts peer) {
         if (local.prefixLength() < 0 || !LocalChecks.isIpv4(peer.ip()) || !LocalChecks.isIpv4(local.ip())) {
-            checks.add(Check.skip("compare subnet", "the prefix length of " + local.ip() + " is unknown"));
+            checks.add(Check.skip("compare subnet", Phrase.from(Check.PEER, "peer.subnet.unknownPrefix", local.ip())));
             return;
         }
         String subnet = network(local.ip(), local.prefixLength()) + "/" + local.prefixLength();
         if (network(peer.ip(), local.prefixLength()).equals(network(local.ip(), local.prefixLength()))) {
-            checks.add(Check.pass("compare subnet", "both in " + subnet));
+            checks.add(Check.pass("compare subnet", Phrase.from(Check.PEER, "peer.subnet.same", subnet)));
             return;
         }
         CommandRunner.Result route = host.commands().run(List.of("ip", "route", "get", peer.ip()));
         if (route.ok()) {
-            checks.add(Check.pass("compare subnet", peer.ip() + " is outside " + subnet + "; RoCE v2 is routed: "
-                    + route.output().lines().findFirst().orElse("").strip()));
+            checks.add(Check.pass("compare subnet", Phrase.from(Check.PEER, "peer.subnet.routed", peer.ip(), subnet,
+                    route.output().lines().findFirst().orElse("").strip())));
         } else {
-            checks.add(Check.fail("compare subnet", peer.ip() + " is outside " + subnet + " and there is no route"
-                    + " to it", "add one (sudo ip route add " + peer.ip() + " via <gateway>) or put both on one subnet"));
+            checks.add(Check.fail("compare subnet", Phrase.from(Check.PEER, "peer.subnet.noRoute", peer.ip(), subnet),
+                    Phrase.from(Check.PEER, "peer.subnet.noRoute.fix", peer.ip())));
         }
     }
 
@@ -298,21 +296,22 @@ public final class PeerDoctor {
                                 pathMtu)
                         : new ConnectionData(QpType.RC, 0, 0, 0, gid, 0, 0, 0, pathMtu);
                 ConnectionData remote = connection.exchange(mine);
-                if (!stage("setup", failure, "the QP could not be created",
-                        "see the device and memlock checks")) {
+                if (!stage("setup", failure, Phrase.from(Check.PEER, "peer.probe.setup"),
+                        Phrase.from(Check.PEER, "peer.probe.setup.fix"))) {
                     return;
                 }
                 failure = modify(qp, remote, true);
-                if (!stage("RTR", failure, RTR_FAILED + " (" + local.gidText() + " here, " + peer.gidText()
-                        + " on the peer)", RTR_FIX)) {
+                if (!stage("RTR", failure, Phrase.from(Check.PEER, "peer.probe.rtr.gids", RTR_FAILED, local.gidText(),
+                        peer.gidText()), RTR_FIX)) {
                     return;
                 }
                 failure = modify(qp, remote, false);
-                if (!stage("RTS", failure, "ibv_modify_qp to RTS failed", "see the message above")) {
+                if (!stage("RTS", failure, Phrase.from(Check.PEER, "peer.probe.rts"),
+                        Phrase.from(Check.PEER, "peer.probe.rts.fix"))) {
                     return;
                 }
-                checks.add(Check.pass("probe: QP", "RC QP 0x" + Integer.toHexString(qp.qpNum()) + " at RTS, peer QP 0x"
-                        + Integer.toHexString(remote.qpn()) + ", path MTU " + pathMtu.bytes()));
+                checks.add(Check.pass("probe: QP", Phrase.from(Check.PEER, "peer.probe.qp",
+                        Integer.toHexString(qp.qpNum()), Integer.toHexString(remote.qpn()), pathMtu.bytes())));
                 int step = 0;
                 for (int size : new int[] {SMALL_BYTES, pathMtu.bytes()}) {
                     for (Role writer : new Role[] {Role.CLIENT, Role.SERVER}) {
@@ -332,7 +331,7 @@ public final class PeerDoctor {
         }
 
         /** Both sides say how a stage went; true when both got through it. */
-        private boolean stage(String name, String failure, String explanation, String fix) throws ControlException {
+        private boolean stage(String name, String failure, Phrase explanation, Phrase fix) throws ControlException {
             Map<String, String> mine = new LinkedHashMap<>();
             mine.put("stage", name);
             mine.put("error", failure);
@@ -452,10 +451,18 @@ public final class PeerDoctor {
     }
 
     /** A stage of the probe failed on one side or both. */
-    static Check stageFailure(String name, String here, String there, String peerRole, String explanation, String fix) {
-        String found = explanation + ": " + (here.isEmpty() ? "" : "here " + here)
-                + (here.isEmpty() || there.isEmpty() ? "" : "; ") + (there.isEmpty() ? "" : "on the " + peerRole + " "
-                + there);
+    static Check stageFailure(String name, String here, String there, String peerRole, Phrase explanation, Phrase fix) {
+        Phrase found;
+        if (here.isEmpty() && there.isEmpty()) {
+            // stage() does not get here (both sides passed); the explanation alone, as before
+            found = Phrase.literal(explanation.english() + ": ");
+        } else if (there.isEmpty()) {
+            found = Phrase.from(Check.PEER, "peer.probe.stage.here", explanation, here);
+        } else if (here.isEmpty()) {
+            found = Phrase.from(Check.PEER, "peer.probe.stage.there", explanation, roleName(peerRole), there);
+        } else {
+            found = Phrase.from(Check.PEER, "peer.probe.stage.both", explanation, here, roleName(peerRole), there);
+        }
         return Check.fail("probe: " + name, found, fix);
     }
 
@@ -482,51 +489,60 @@ public final class PeerDoctor {
     static Check verdict(WriteOutcome o) {
         String direction = o.writerRole() + " → " + o.receiverRole();
         String name = "probe: " + (o.small() ? "small" : "full") + " write " + direction;
-        String receiverName = "the " + o.receiverRole();
+        Phrase writerName = roleName(o.writerRole());
+        Phrase receiverName = roleName(o.receiverRole());
         String from = o.writer().ip();
         String toward = o.receiver().ip();
-        String view = o.seenPackets().isEmpty() ? receiverName + " has no packet counters"
-                : o.seenPackets().equals("0") ? receiverName + " saw no packet from " + from
-                : receiverName + " received " + o.seenPackets() + " packet(s) from " + from;
-        String found = o.size() + "-byte RDMA WRITE " + direction + ": " + o.status() + "; " + view + o.notes();
+        Phrase view = o.seenPackets().isEmpty() ? Phrase.from(Check.PEER, "peer.write.noCounters", receiverName)
+                : o.seenPackets().equals("0") ? Phrase.from(Check.PEER, "peer.write.noPacket", receiverName, from)
+                : Phrase.from(Check.PEER, "peer.write.packets", receiverName, o.seenPackets(), from);
+        Phrase found = Phrase.from(Check.PEER, "peer.write", o.size(), writerName, receiverName, o.status(), view,
+                o.notes());
         boolean success = o.status().equals(WcStatus.SUCCESS.cName());
         if (success && o.dataOk()) {
-            return Check.pass(name, found + ", bytes arrived intact");
+            return Check.pass(name, Phrase.from(Check.PEER, "peer.write.intact", found));
         }
         if (success) {
-            return Check.fail(name, found + ", but the bytes at " + receiverName + " differ",
-                    "the write landed elsewhere: check the address and rkey the peers exchanged");
+            return Check.fail(name, Phrase.from(Check.PEER, "peer.write.differ", found, receiverName),
+                    Phrase.from(Check.PEER, "peer.write.differ.fix"));
         }
         if (o.status().equals(WcStatus.REM_ACCESS_ERR.cName()) || o.status().equals(WcStatus.REM_INV_REQ_ERR.cName())) {
-            return Check.fail(name, found + ": remote access error, " + receiverName + " refused the write",
-                    "check the rkey and address sent in the exchange and that the MR and the QP allow"
-                            + " IBV_ACCESS_REMOTE_WRITE");
+            return Check.fail(name, Phrase.from(Check.PEER, "peer.write.remoteAccess", found, receiverName),
+                    Phrase.from(Check.PEER, "peer.write.remoteAccess.fix"));
         }
         if (!o.small()) {
-            return Check.fail(name, found + ": small writes pass but a full " + o.size() + "-byte packet does not,"
-                    + " an MTU problem", "use --mtu " + Math.max(256, o.size() / 2) + ", or give both netdevs the"
-                    + " same MTU large enough for " + (o.size() + LocalChecks.ROCE_HEADER_ROOM) + " bytes");
+            return Check.fail(name, Phrase.from(Check.PEER, "peer.write.mtu", found, o.size()),
+                    Phrase.from(Check.PEER, "peer.write.mtu.fix", Math.max(256, o.size() / 2),
+                            o.size() + LocalChecks.ROCE_HEADER_ROOM));
         }
         if (o.seenPackets().equals("0") || o.seenPackets().isEmpty()) {
-            return Check.fail(name, found + ": a black hole; " + suspects(o.writer(), o.receiver()),
-                    "check the firewall line of 'doctor' on both machines (allow UDP 4791), that " + toward
-                            + " is the peer's address on its RDMA netdev, and ip neigh / ip route get " + toward);
+            return Check.fail(name, Phrase.from(Check.PEER, "peer.write.blackHole", found,
+                    suspects(o.writer(), o.receiver())), Phrase.from(Check.PEER, "peer.write.blackHole.fix", toward,
+                    toward));
         }
         if (!o.answers().isEmpty() && !o.answers().equals("0")) {
-            return Check.fail(name, found + " and the " + o.writerRole() + " received " + o.answers() + " packet(s)"
-                    + " back, too late: acknowledgements took longer than the QP timeout (537 ms x "
-                    + (RETRY_COUNT + 1) + " tries)", "a machine is overloaded or the link is slow (tc netem delay?):"
-                    + " check the load and run doctor again");
+            return Check.fail(name, Phrase.from(Check.PEER, "peer.write.late", found, writerName, o.answers(),
+                    RETRY_COUNT + 1), Phrase.from(Check.PEER, "peer.write.late.fix"));
         }
-        return Check.fail(name, found + " but no acknowledgement came back: a black hole from " + receiverName
-                + " to the " + o.writerRole() + "; " + suspects(o.receiver(), o.writer()), "check the firewall on"
-                + " the " + o.writerRole() + " (UDP 4791 in) and the route from " + toward + " back to " + from);
+        return Check.fail(name, Phrase.from(Check.PEER, "peer.write.noAck", found, receiverName, writerName,
+                suspects(o.receiver(), o.writer())), Phrase.from(Check.PEER, "peer.write.noAck.fix", writerName,
+                toward, from));
     }
 
-    private static String suspects(SideFacts from, SideFacts to) {
-        return "suspects: a firewall dropping UDP 4791 on either machine, the wrong GID or IP (" + from.ip() + " → "
-                + to.ip() + ", " + from.gidText() + " → " + to.gidText() + "), or ARP or the route from " + from.ip()
-                + " to " + to.ip();
+    /** A role ({@code client}, {@code server}) in the reader's language; another text as it is. */
+    private static Phrase roleName(String role) {
+        if ("client".equals(role)) {
+            return Phrase.from(Check.PEER, "peer.role.client");
+        }
+        if ("server".equals(role)) {
+            return Phrase.from(Check.PEER, "peer.role.server");
+        }
+        return Phrase.literal(role);
+    }
+
+    private static Phrase suspects(SideFacts from, SideFacts to) {
+        return Phrase.from(Check.PEER, "peer.suspects", from.ip(), to.ip(), from.gidText(), to.gidText(), from.ip(),
+                to.ip());
     }
 
     private static byte[] pattern(int step, int size) {

@@ -107,4 +107,35 @@ class ChineseWindowTest {
                 side("client").steps().stream().filter(row -> row.step().id().equals("query-port")).findFirst()
                         .orElseThrow().summaryProperty().get().replaceFirst("^端口 1 ACTIVE，", ""));
     }
+
+    @Test
+    void theDoctorTabSaysWhatItsChecksFoundAndTheirFixesInChinese(FxRobot robot) {
+        Label summary = robot.lookup("#doctorSummary").queryAs(Label.class);
+        waitFor("the devices", () -> !window.lab().setup().gids().isEmpty());
+        robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
+                && "诊断".equals(label.getText())).queryAs(javafx.scene.Node.class));
+        waitFor("the report", () -> summary.getText().matches(UiText.pattern("doctor.summary") + ".*"));
+        List<String> found = texts(robot, ".doctor-found");
+        List<String> fixes = texts(robot, ".doctor-fix");
+        assertTrue(found.size() >= 10 && !fixes.isEmpty(), found + " / " + fixes);
+        for (String line : found) {
+            assertTrue(chinese(line), "a finding in English: " + line);
+        }
+        String prefix = UiText.format("doctor.fix", "");
+        for (String line : fixes) {
+            assertTrue(line.startsWith(prefix) && chinese(line.substring(prefix.length())), "a fix in English: " + line);
+        }
+        assertTrue(found.stream().anyMatch(line -> line.startsWith("gid_idx 是 -1")), found::toString);
+        List<String> names = texts(robot, ".doctor-name");
+        assertTrue(names.stream().anyMatch(name -> name.startsWith("gid_idx · ")), "check names keep their names: "
+                + names);
+    }
+
+    private static List<String> texts(FxRobot robot, String query) {
+        return robot.lookup(query).queryAll().stream().map(node -> ((Label) node).getText()).toList();
+    }
+
+    private static boolean chinese(String text) {
+        return text.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN);
+    }
 }

@@ -3,6 +3,7 @@ package org.rdmalab.doctor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
+import org.rdmalab.lab.Phrase;
 
 /**
  * The words of every probe verdict, including those two healthy soft0 doctors cannot produce (a
@@ -103,17 +104,20 @@ class PeerVerdictTest {
     @Test
     void aFailedRtrPointsAtTheGrhAndGid() {
         Check check = PeerDoctor.stageFailure("RTR", "ibv_modify_qp failed: EINVAL (22, Invalid argument): bad"
-                + " sgid_index", "", "server", PeerDoctor.RTR_FAILED + " (" + CLIENT.gidText() + " here, "
-                + SERVER.gidText() + " on the peer)", PeerDoctor.RTR_FIX);
+                + " sgid_index", "", "server", Phrase.from(Check.PEER, "peer.probe.rtr.gids", PeerDoctor.RTR_FAILED,
+                CLIENT.gidText(), SERVER.gidText()), PeerDoctor.RTR_FIX);
         assertEquals("probe: RTR", check.name());
         assertEquals("ibv_modify_qp to RTR failed: the GRH or GID is wrong (GID[2] ::ffff:10.0.2.16 (RoCE v2) here,"
                 + " GID[3] ::ffff:10.0.2.15 (RoCE v2) on the peer): here ibv_modify_qp failed: EINVAL (22, Invalid"
                 + " argument): bad sgid_index", check.found());
         assertEquals("use the recommended GID of the GID check on both sides; RoCE needs a GRH (is_global = 1,"
                 + " sgid_index, the peer's GID as dgid)", check.fix());
-        Check both = PeerDoctor.stageFailure("RTR", "EINVAL", "ETIMEDOUT", "server", "x", "y");
+        Phrase x = Phrase.literal("x");
+        Phrase y = Phrase.literal("y");
+        Check both = PeerDoctor.stageFailure("RTR", "EINVAL", "ETIMEDOUT", "server", x, y);
         assertEquals("x: here EINVAL; on the server ETIMEDOUT", both.found());
-        assertEquals("x: on the server ETIMEDOUT", PeerDoctor.stageFailure("RTR", "", "ETIMEDOUT", "server", "x", "y")
+        assertEquals("x：本端报告 EINVAL；服务端报告 ETIMEDOUT", both.found(java.util.Locale.SIMPLIFIED_CHINESE));
+        assertEquals("x: on the server ETIMEDOUT", PeerDoctor.stageFailure("RTR", "", "ETIMEDOUT", "server", x, y)
                 .found());
     }
 }
