@@ -6,12 +6,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import org.rdmalab.verbs.CompletionBuffer;
-import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.ReceiveWorkRequest;
 import org.rdmalab.verbs.SendFlag;
 import org.rdmalab.verbs.SendWorkRequest;
-import org.rdmalab.verbs.VerbsException;
 import org.rdmalab.verbs.WcOpcode;
 import org.rdmalab.verbs.WorkCompletion;
 
@@ -104,11 +102,10 @@ final class PingPongStep extends Step {
             sendPending = true;
         }
         CompletionBuffer completions = new CompletionBuffer(2); // ibv_rc_pingpong's wc[2]
-        long timeoutNanos = timeout.toNanos();
         while (received < iterations || sent < iterations) {
             // Busy, as ibv_rc_pingpong polls without -e; into one buffer kept for the run, so that
             // polling allocates nothing.
-            int polled = busyPoll(session.cq(), completions, timeoutNanos);
+            int polled = session.cq().busyPoll(completions, timeout);
             if (polled == 0) {
                 return StepResult.failed("no completion within " + timeout.toMillis() + " ms after " + sent
                         + " sends and " + received + " receives");
@@ -167,26 +164,6 @@ final class PingPongStep extends Step {
         // A server of one iteration times none: its only turn waits for the client's SEND, not for a round trip.
         return StepResult.ok(iterations + " round trips of " + size + " bytes in " + String.format("%.2f s", seconds)
                 + (trips.count() > 0 ? "; round trip " + trips.summary() : ""));
-    }
-
-    /**
-     * Polls {@code cq} into {@code into} until it holds at least one completion, spinning and then
-     * yielding between empty polls as {@link CompletionQueue#busyPollOne} does.
-     *
-     * @return how many completions it holds, or 0 when none came within {@code timeoutNanos}
-     */
-    private static int busyPoll(CompletionQueue cq, CompletionBuffer into, long timeoutNanos) throws VerbsException {
-        long deadline = System.nanoTime() + timeoutNanos;
-        for (int idle = 0; ; idle++) {
-            int polled = cq.poll(into);
-            if (polled > 0) {
-                return polled;
-            }
-            if ((idle & 0xff) == 0xff && System.nanoTime() - deadline >= 0) {
-                return 0;
-            }
-            CompletionQueue.pauseAfterEmptyPoll(idle);
-        }
     }
 
     /** ibv_rc_pingpong's {@code pp_post_recv(ctx, rx_depth)}. */

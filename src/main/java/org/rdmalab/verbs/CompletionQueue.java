@@ -70,33 +70,35 @@ public interface CompletionQueue extends AutoCloseable {
     }
 
     /**
-     * Busy-polls one completion until {@code timeout} passes, as C's
-     * {@code do { ne = ibv_poll_cq(cq, 1, &wc); } while (ne == 0)} does: it spins briefly, then
-     * yields the core on each further empty poll (the machine may have fewer cores than busy
-     * threads) but never sleeps, so a completion is seen as soon as it is there. A software
-     * device also does its work on the polling thread while the CQ is empty. Empty when none
-     * arrived in time.
+     * Busy-polls into {@code into} until it holds at least one completion or {@code timeout}
+     * passes, as C's {@code do { ne = ibv_poll_cq(cq, n, wc); } while (ne == 0)} does: it spins
+     * briefly, then yields the core on each further empty poll (the machine may have fewer cores
+     * than busy threads) but never sleeps, so a completion is seen as soon as it is there. A
+     * software device also does its work on the polling thread while the CQ is empty. Allocates
+     * nothing ({@link #poll(CompletionBuffer)}).
+     *
+     * @return how many completions {@code into} holds, or 0 when none arrived in time
      */
-    default Optional<WorkCompletion> busyPollOne(Duration timeout) throws VerbsException {
+    default int busyPoll(CompletionBuffer into, Duration timeout) throws VerbsException {
         long deadline = System.nanoTime() + timeout.toNanos();
         for (int idle = 0; ; idle++) {
-            List<WorkCompletion> completions = poll(1);
-            if (!completions.isEmpty()) {
-                return Optional.of(completions.get(0));
+            int polled = poll(into);
+            if (polled > 0) {
+                return polled;
             }
             if ((idle & 0xff) == 0xff && System.nanoTime() - deadline >= 0) {
-                return Optional.empty();
+                return 0;
             }
             pauseAfterEmptyPoll(idle);
         }
     }
 
-    /** Empty polls in a row that {@link #busyPollOne} spins through before each further one yields. */
+    /** Empty polls in a row that {@link #busyPoll} spins through before each further one yields. */
     int SPINS_BEFORE_YIELD = 64;
 
     /**
      * The pause after the {@code idle}-th empty poll in a row (counted from 0), as
-     * {@link #busyPollOne} makes it: a spin for the first {@link #SPINS_BEFORE_YIELD}, then a
+     * {@link #busyPoll} makes it: a spin for the first {@link #SPINS_BEFORE_YIELD}, then a
      * yield, never a sleep. Other busy waits that should wait as a CQ poll does (a benchmark's
      * UDP baseline) use it too.
      */

@@ -97,11 +97,29 @@ class CompletionBufferTest {
         assertTrue(buffer.isEmpty());
     }
 
+    @Test
+    void theBusyPollPollsUntilACompletionIsThereAndGivesUpOnlyAfterItsTimeout() throws Exception {
+        ListOnlyCq cq = new ListOnlyCq();
+        cq.waiting.addAll(List.of(WRITE, RECV));
+        cq.emptyPolls = 300; // more than one round of 256 between the timeout's looks at the clock
+        CompletionBuffer buffer = new CompletionBuffer(2);
+        assertEquals(2, cq.busyPoll(buffer, java.time.Duration.ofSeconds(10)));
+        assertEquals(List.of(WRITE, RECV), buffer.toList());
+        assertEquals(301, cq.asked.size(), "300 empty polls, then the one that found them");
+
+        long start = System.nanoTime();
+        assertEquals(0, cq.busyPoll(buffer, java.time.Duration.ofMillis(20)));
+        assertTrue(System.nanoTime() - start >= 20_000_000L, "it waited out the timeout");
+        assertTrue(buffer.isEmpty());
+    }
+
     /** A CQ with only the list-shaped poll, as a backend that does not override the buffer poll. */
     private static final class ListOnlyCq implements CompletionQueue {
         final Deque<WorkCompletion> waiting = new ArrayDeque<>();
         final List<Integer> asked = new ArrayList<>();
         VerbsException failure;
+        /** Polls that find nothing before the waiting completions show. */
+        int emptyPolls;
 
         @Override
         public int capacity() {
@@ -120,6 +138,10 @@ class CompletionBufferTest {
                 throw failure;
             }
             List<WorkCompletion> taken = new ArrayList<>();
+            if (emptyPolls > 0) {
+                emptyPolls--;
+                return taken;
+            }
             while (taken.size() < maxEntries && !waiting.isEmpty()) {
                 taken.add(waiting.poll());
             }
