@@ -41,7 +41,6 @@ public final class UiText {
             ResourceBundle.Control.getNoFallbackControl(ResourceBundle.Control.FORMAT_PROPERTIES);
 
     private static volatile ResourceBundle bundle = load(ENGLISH);
-    private static volatile Locale locale = ENGLISH;
     /** A language was chosen ({@link #use}); until then the window speaks English. */
     private static volatile boolean chosen;
 
@@ -51,7 +50,6 @@ public final class UiText {
     /** Makes the window speak {@code locale} ({@link #ENGLISH} or {@link #CHINESE}) from the next view built on. */
     public static void use(Locale locale) {
         bundle = load(locale);
-        UiText.locale = locale;
         chosen = true;
     }
 
@@ -93,12 +91,12 @@ public final class UiText {
 
     /** What the lab says ({@link Phrase}: a step's result, a diagnosis, a fix) in the language in use. */
     static String say(Phrase phrase) {
-        return phrase.in(locale);
+        return phrase.in(locale());
     }
 
-    /** The language in use. */
+    /** The language in use: the bundle's (English is the base bundle, {@link Locale#ROOT}). */
     static Locale locale() {
-        return locale;
+        return bundle.getLocale();
     }
 
     /** The pattern of {@code key} (a {@link String#format} pattern) filled with {@code arguments}. */

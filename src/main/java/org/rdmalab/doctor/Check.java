@@ -1,6 +1,5 @@
 package org.rdmalab.doctor;
 
-import java.util.Locale;
 import java.util.Objects;
 import org.rdmalab.lab.Phrase;
 
@@ -8,8 +7,8 @@ import org.rdmalab.lab.Phrase;
  * One line of a doctor report: what was checked, whether it passed, what was found and, when it
  * failed, the fix in one line. The finding and the fix are {@link Phrase}s of {@link #LOCAL}
  * ({@link LocalChecks}) or {@link #PEER} ({@link PeerDoctor}, {@link LabChecks}): {@link #found()}
- * and {@link #fix()} are the English the command line prints, {@link #found(Locale)} and
- * {@link #fix(Locale)} what a window in another language shows. Commands, paths, device and
+ * and {@link #fix()} are the English the command line prints, {@link #said()} and {@link #remedy()}
+ * say it in a window's language. Commands, paths, device and
  * interface names are arguments, the same in every language.
  *
  * @param name short name of the check ({@code "port"}, {@code "GID"}, {@code "probe: small write"}), as
@@ -57,29 +56,14 @@ public record Check(String name, Status status, Phrase said, Phrase remedy) {
         }
     }
 
-    /** A check whose words are the same in every language (a tool's or the system's own text). */
-    public Check(String name, Status status, String found, String fix) {
-        this(name, status, Phrase.literal(found), fix == null ? null : Phrase.literal(fix));
-    }
-
     /** What the check found, in English. */
     public String found() {
         return said.english();
     }
 
-    /** What the check found, in {@code locale}'s language. */
-    public String found(Locale locale) {
-        return said.in(locale);
-    }
-
     /** What to do, in English; empty unless the check failed. */
     public String fix() {
         return remedy.english();
-    }
-
-    /** What to do, in {@code locale}'s language. */
-    public String fix(Locale locale) {
-        return remedy.in(locale);
     }
 
     /** A passed check. */

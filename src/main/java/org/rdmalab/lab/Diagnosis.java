@@ -1,6 +1,5 @@
 package org.rdmalab.lab;
 
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import org.rdmalab.verbs.Errno;
@@ -47,11 +46,6 @@ public record Diagnosis(String stepId, String parameter, Errno errno, Phrase why
         public String label() {
             return said.english();
         }
-
-        /** What the button says in {@code locale}'s language. */
-        public String label(Locale locale) {
-            return said.in(locale);
-        }
     }
 
     public Diagnosis {
@@ -64,11 +58,6 @@ public record Diagnosis(String stepId, String parameter, Errno errno, Phrase why
     /** The sentence in English. */
     public String explanation() {
         return why.english();
-    }
-
-    /** The sentence in {@code locale}'s language. */
-    public String explanation(Locale locale) {
-        return why.in(locale);
     }
 
     /** The errno, when the failure had one. */

@@ -9,8 +9,7 @@ import java.util.Optional;
 /**
  * What running a step gave: what it created (handles, keys, QPN, PSN) or why it failed. Its words
  * are {@link Phrase}s: {@link #summary()} and {@link #details()} are the English the command line
- * prints, {@link #summary(Locale)} and {@link #details(Locale)} what a window in another language
- * shows.
+ * prints, {@link #said()} and {@link #details(Locale)} what a window in another language shows.
  *
  * @param ok true when the step succeeded
  * @param said one line ("pd handle 1", "EINVAL: missing: DEST_QPN")
@@ -33,11 +32,6 @@ public record StepResult(boolean ok, Phrase said, List<Phrase> more, Optional<Di
     /** The further lines, in English. */
     public List<String> details() {
         return details(Locale.ROOT);
-    }
-
-    /** The one line in {@code locale}'s language. */
-    public String summary(Locale locale) {
-        return said.in(locale);
     }
 
     /** The further lines in {@code locale}'s language. */

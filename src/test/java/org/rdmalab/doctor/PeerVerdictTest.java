@@ -116,7 +116,7 @@ class PeerVerdictTest {
         Phrase y = Phrase.literal("y");
         Check both = PeerDoctor.stageFailure("RTR", "EINVAL", "ETIMEDOUT", "server", x, y);
         assertEquals("x: here EINVAL; on the server ETIMEDOUT", both.found());
-        assertEquals("x：本端报告 EINVAL；服务端报告 ETIMEDOUT", both.found(java.util.Locale.SIMPLIFIED_CHINESE));
+        assertEquals("x：本端报告 EINVAL；服务端报告 ETIMEDOUT", both.said().in(java.util.Locale.SIMPLIFIED_CHINESE));
         assertEquals("x: on the server ETIMEDOUT", PeerDoctor.stageFailure("RTR", "", "ETIMEDOUT", "server", x, y)
                 .found());
     }

@@ -102,7 +102,7 @@ class PhraseTest {
         assertTrue(literal.isLiteral());
         assertEquals("EINVAL: missing: DEST_QPN", literal.in(CHINESE));
         StepResult failed = StepResult.failed("ibv_modify_qp failed", "detail");
-        assertEquals("ibv_modify_qp failed", failed.summary(CHINESE));
+        assertEquals("ibv_modify_qp failed", failed.said().in(CHINESE));
         assertEquals(java.util.List.of("detail"), failed.details(CHINESE));
     }
 
