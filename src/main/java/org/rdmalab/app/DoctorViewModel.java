@@ -78,8 +78,7 @@ public final class DoctorViewModel {
             LocalChecks.Result local = new LocalChecks(host, backends).run(target);
             List<Check> all = new ArrayList<>(local.checks());
             if (local.facts().isEmpty()) {
-                all.add(Check.fail("peer", "this side's own checks found no usable device and address, so nothing"
-                        + " was compared", "fix the checks above first"));
+                all.add(PeerDoctor.nothingToCompare());
                 return all;
             }
             PeerDoctor.Settings settings = new PeerDoctor.Settings(target.localIp(), target.device(), target.port(),

@@ -131,8 +131,7 @@ final class DoctorCommand implements Callable<Integer> {
         if (!mode.equals("local")) {
             List<Check> peerChecks;
             if (local.facts().isEmpty()) {
-                peerChecks = List.of(Check.fail("peer", "this side's own checks found no usable device and address,"
-                        + " so nothing was compared", "fix the checks above first"));
+                peerChecks = List.of(PeerDoctor.nothingToCompare());
             } else {
                 Duration timeout = Duration.ofSeconds(timeoutSeconds);
                 PeerDoctor.Settings settings = new PeerDoctor.Settings(localIp, device, ibPort, options, tcpPort,

@@ -450,6 +450,12 @@ public final class PeerDoctor {
         }
     }
 
+    /** The peer check when this side's own checks found no usable device and address: nothing to compare. */
+    public static Check nothingToCompare() {
+        return Check.fail("peer", Phrase.from(Check.PEER, "peer.noLocalFacts"),
+                Phrase.from(Check.PEER, "peer.noLocalFacts.fix"));
+    }
+
     /** A stage of the probe failed on one side or both. */
     static Check stageFailure(String name, String here, String there, String peerRole, Phrase explanation, Phrase fix) {
         Phrase found;

@@ -120,4 +120,16 @@ class PeerVerdictTest {
         assertEquals("x: on the server ETIMEDOUT", PeerDoctor.stageFailure("RTR", "", "ETIMEDOUT", "server", x, y)
                 .found());
     }
+
+    @Test
+    void withNoUsableDeviceAndAddressHereNothingIsComparedInEitherLanguage() {
+        Check check = PeerDoctor.nothingToCompare();
+        assertEquals("peer", check.name());
+        assertEquals(Check.Status.FAIL, check.status());
+        assertEquals("this side's own checks found no usable device and address, so nothing was compared",
+                check.found());
+        assertEquals("fix the checks above first", check.fix());
+        assertEquals("本端自己的检查没有找到可用的设备和地址，所以没有进行比较",
+                check.said().in(java.util.Locale.SIMPLIFIED_CHINESE));
+    }
 }
