@@ -215,7 +215,8 @@ public final class SoftRoceSpeed {
 
     private static void datagramSide(DatagramChannel channel, InetSocketAddress peer, int total, boolean starts,
                                      long[] nanos, int warmup, boolean rc) throws Exception {
-        ByteBuffer send = ByteBuffer.allocateDirect(RC_SEND);
+        // RC's SEND as on the wire; the plain ping-pong's message of PING_SIZE bytes.
+        ByteBuffer send = ByteBuffer.allocateDirect(rc ? RC_SEND : PING_SIZE);
         ByteBuffer ack = ByteBuffer.allocateDirect(RC_ACK);
         ByteBuffer in = ByteBuffer.allocateDirect(2048);
         // The starting side's k-th SEND answers the peer's (k-1)-th; the other side's k-th answers the peer's k-th.
