@@ -98,7 +98,8 @@ final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--baseline",
             description = "pingpong: then the same round trips over plain UDP between the same two addresses, "
-                    + "and a 'ratio:' line.")
+                    + "and 'ratio:' lines; then as RC's datagrams alone (a SEND's packets and an ACK for each "
+                    + "message, no device), and the ratio to those.")
     boolean baseline;
 
     @Option(names = "--baseline-port", paramLabel = "PORT", defaultValue = "18516",

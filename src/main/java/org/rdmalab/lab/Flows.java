@@ -138,7 +138,8 @@ public final class Flows {
 
     /**
      * ibv_rc_pingpong's steps, then, with a {@code baselinePort}, the same round trips over plain
-     * UDP between the two GIDs' addresses on that port ({@code demo --baseline}).
+     * UDP between the two GIDs' addresses on that port, and then as RC's datagrams alone, with no
+     * device behind them ({@code demo --baseline}).
      */
     public static List<Step> pingpong(Role role, Settings settings, int iterations, OptionalInt baselinePort) {
         int receiveDepth = PingPongStep.RECEIVE_DEPTH;
@@ -167,6 +168,8 @@ public final class Flows {
         steps.add(new PingPongStep(iterations, settings.pollTimeoutMillis()));
         if (baselinePort.isPresent()) {
             steps.add(new UdpPingPongStep(iterations, baselinePort.getAsInt(), settings.pollTimeoutMillis()));
+            steps.add(new UdpPingPongStep(UdpPingPongStep.Pattern.RC, iterations, baselinePort.getAsInt(),
+                    settings.pollTimeoutMillis()));
         }
         if (role == Role.SERVER) {
             steps.add(new DataSteps.ReadBuffer("Last message received"));

@@ -4,8 +4,8 @@
  * INIT, RTR, RTS, syncs, posts, polls, buffer, tear down), each with editable
  * {@link org.rdmalab.lab.Parameter}s carrying the seed's defaults, the C code those parameters
  * stand for, and a {@link org.rdmalab.lab.StepResult}. {@link org.rdmalab.lab.Flows} builds the
- * step lists of the seed demo and of ibv_rc_pingpong (whose ping-pong, and its UDP baseline, keep
- * every round trip in an HdrHistogram for their medians); {@link org.rdmalab.lab.PeerLinks} gives the
+ * step lists of the seed demo and of ibv_rc_pingpong (whose ping-pong, and its baselines of plain
+ * UDP and of RC's datagrams alone, keep every round trip in an HdrHistogram for their medians); {@link org.rdmalab.lab.PeerLinks} gives the
  * control links (seed, pingpong, lab protocol, in-memory). After the steps a session takes
  * user traffic ({@link org.rdmalab.lab.TrafficRequest}: any RDMA WRITE/READ, SEND or atomic, receives,
  * polls) and shows what exists (getters for every verbs object, connection data and its

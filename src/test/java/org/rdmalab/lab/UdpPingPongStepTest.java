@@ -4,8 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -56,6 +59,128 @@ class UdpPingPongStepTest {
             assertTrue(median < 2 * meanMicros, "median " + median + " against a mean of " + meanMicros);
         }
         assertEquals(3, UdpPingPongStep.datagrams(2500, 1024), "a 2500-byte message is three 1024-byte packets");
+    }
+
+    private static DatagramChannel unconnected(String local, int port) throws Exception {
+        DatagramChannel channel = DatagramChannel.open(StandardProtocolFamily.INET);
+        channel.bind(new InetSocketAddress(local, port));
+        channel.configureBlocking(false);
+        return channel;
+    }
+
+    @Test
+    void rcsDatagramsRunEveryRoundTripWithOneAckForEachMessageEachWay() throws Exception {
+        int port = Ports.freeUdpPort();
+        long timeout = TimeUnit.SECONDS.toNanos(10);
+        InetSocketAddress serverAddress = new InetSocketAddress("127.0.0.1", port);
+        InetSocketAddress clientAddress = new InetSocketAddress("127.0.0.2", port);
+        try (DatagramChannel client = unconnected("127.0.0.2", port)) {
+            CompletableFuture<UdpPingPongStep.Run> clientRun = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new UdpPingPongStep.Datagrams(client, serverAddress, 2500, 1024).client(300, timeout);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(50); // the client's hello finds no server yet
+            UdpPingPongStep.Run served;
+            try (DatagramChannel server = unconnected("127.0.0.1", port)) {
+                served = new UdpPingPongStep.Datagrams(server, clientAddress, 2500, 1024).server(300, timeout);
+            }
+            UdpPingPongStep.Run ran = clientRun.get(30, TimeUnit.SECONDS);
+            assertNull(ran.failure());
+            assertNull(served.failure());
+            assertEquals(0, ran.lost());
+            assertEquals(0, served.lost());
+            assertEquals(300, ran.roundTrips().count());
+            assertEquals(300, served.roundTrips().count());
+            // Each side acknowledges each of the other's 300 messages once (the hello is not acknowledged).
+            assertEquals(300, ran.acksSent());
+            assertEquals(300, served.acksSent());
+        }
+    }
+
+    @Test
+    void rcsServerAnswersBeforeItAcknowledgesButAcknowledgesAtOnceWhileItsLastEchoWaitsForItsAck() throws Exception {
+        int port = Ports.freeUdpPort();
+        long timeout = TimeUnit.SECONDS.toNanos(10);
+        try (DatagramChannel server = unconnected("127.0.0.1", port);
+             DatagramSocket peer = new DatagramSocket(new InetSocketAddress("127.0.0.2", port))) {
+            peer.setSoTimeout(5000);
+            InetSocketAddress serverAddress = new InetSocketAddress("127.0.0.1", port);
+            CompletableFuture<UdpPingPongStep.Run> serverRun = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new UdpPingPongStep.Datagrams(server, new InetSocketAddress("127.0.0.2", port), 64, 1024)
+                            .server(2, timeout);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            // A 64-byte message is one datagram of 80 bytes, as a 64-byte SEND's packet (BTH, payload, ICRC).
+            sendRc(peer, serverAddress, UdpPingPongStep.RC_DATA, 0, 80);
+            assertEquals("3/0/80", received(peer), "the hello's echo, not acknowledged");
+            sendRc(peer, serverAddress, UdpPingPongStep.RC_DATA, 1, 80);
+            assertEquals("3/1/80", received(peer), "the answer first ...");
+            assertEquals("4/1/20", received(peer), "... then the ACK, as long as RC's");
+            // Message 2 before echo 1 is acknowledged: the echo must wait, the ACK need not.
+            sendRc(peer, serverAddress, UdpPingPongStep.RC_DATA, 2, 80);
+            assertEquals("4/2/20", received(peer));
+            sendRc(peer, serverAddress, UdpPingPongStep.RC_ACK_TYPE, 1, 20);
+            assertEquals("3/2/80", received(peer), "the echo that waited for that ACK");
+            sendRc(peer, serverAddress, UdpPingPongStep.RC_ACK_TYPE, 2, 20);
+            UdpPingPongStep.Run served = serverRun.get(30, TimeUnit.SECONDS);
+            assertNull(served.failure());
+            assertEquals(0, served.lost());
+            assertEquals(2, served.roundTrips().count());
+            assertEquals(2, served.acksSent());
+        }
+    }
+
+    @Test
+    void rcsServerWhoseEchoIsNeverAcknowledgedGoesOnAfterTheLossTimeAsItsClientWould() throws Exception {
+        int port = Ports.freeUdpPort();
+        try (DatagramChannel server = unconnected("127.0.0.1", port);
+             DatagramSocket peer = new DatagramSocket(new InetSocketAddress("127.0.0.2", port))) {
+            peer.setSoTimeout(5000);
+            InetSocketAddress serverAddress = new InetSocketAddress("127.0.0.1", port);
+            CompletableFuture<UdpPingPongStep.Run> serverRun = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new UdpPingPongStep.Datagrams(server, new InetSocketAddress("127.0.0.2", port), 64, 1024)
+                            .server(2, TimeUnit.SECONDS.toNanos(10));
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            sendRc(peer, serverAddress, UdpPingPongStep.RC_DATA, 0, 80);
+            assertEquals("3/0/80", received(peer));
+            sendRc(peer, serverAddress, UdpPingPongStep.RC_DATA, 1, 80);
+            assertEquals("3/1/80", received(peer));
+            assertEquals("4/1/20", received(peer));
+            sendRc(peer, serverAddress, UdpPingPongStep.RC_DATA, 2, 80);
+            assertEquals("4/2/20", received(peer));
+            long since = System.nanoTime();
+            // No ACK of echo 1 ever comes: echo 2 goes out once that ACK is taken for lost.
+            assertEquals("3/2/80", received(peer));
+            assertTrue(System.nanoTime() - since >= UdpPingPongStep.LOSS_NANOS / 2, "it waited for the ACK first");
+            sendRc(peer, serverAddress, UdpPingPongStep.RC_ACK_TYPE, 2, 20);
+            UdpPingPongStep.Run served = serverRun.get(30, TimeUnit.SECONDS);
+            assertNull(served.failure());
+            assertEquals(2, served.roundTrips().count());
+        }
+    }
+
+    private static void sendRc(DatagramSocket socket, InetSocketAddress to, byte type, int seq, int length)
+            throws Exception {
+        ByteBuffer datagram = ByteBuffer.allocate(length).put(type).put((byte) 1).putShort((short) 0).putInt(seq);
+        socket.send(new DatagramPacket(datagram.array(), length, to));
+    }
+
+    /** The next datagram as "type/message number/length". */
+    private static String received(DatagramSocket socket) throws Exception {
+        DatagramPacket packet = new DatagramPacket(new byte[2048], 2048);
+        socket.receive(packet);
+        ByteBuffer datagram = ByteBuffer.wrap(packet.getData(), 0, packet.getLength());
+        return datagram.get(0) + "/" + datagram.getInt(4) + "/" + packet.getLength();
     }
 
     @Test
