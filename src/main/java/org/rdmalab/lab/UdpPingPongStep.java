@@ -364,7 +364,7 @@ final class UdpPingPongStep extends Step {
                     long now = System.nanoTime();
                     trips.record(now - begun);
                     begun = now;
-                    boolean owed = echoNow && acked; // the echo came after the ACK: not acknowledged yet
+                    boolean owed = echoNow; // the echo came after the ACK, so it is not acknowledged yet
                     echoed = false;
                     acked = false;
                     if (++seq <= iterations) {

@@ -118,7 +118,8 @@ class DemoIT {
             // Then RC's datagrams alone: the same messages as a SEND's packets, an ACK for each, no device.
             assertTrue(out.matches("(?s).*RC datagrams baseline: 50 iters in [0-9.]+ seconds = [0-9.]+ usec/iter "
                     + "\\(4096-byte messages in 4 datagrams of RC's length each and a 20-byte ACK for each message, "
-                    + "unconnected, 127\\.0\\.0\\.[12] <-> 127\\.0\\.0\\.[12] UDP port " + baseline + ", no RDMA\\).*"), out);
+                    + "unconnected, 127\\.0\\.0\\.[12] <-> 127\\.0\\.0\\.[12] UDP port " + baseline
+                    + ", no RDMA\\).*"), out);
             Matcher rcTrip = Pattern.compile("\nRC datagrams round trip: median ([0-9.]+) usec, 99% ([0-9.]+) usec\n")
                     .matcher(out);
             Matcher rcRatio = Pattern.compile("\nmedian ratio to RC's datagrams: ([0-9.]+) \\(RDMA ping-pong median "
@@ -128,8 +129,8 @@ class DemoIT {
             assertEquals(rdma.group(1), rcRatio.group(2));
             assertEquals(rcTrip.group(1), rcRatio.group(3));
             double rcMedian = Double.parseDouble(rcTrip.group(1));
-            assertEquals(rdmaMedian / rcMedian, Double.parseDouble(rcRatio.group(1)), 0.01 + 0.01 * rdmaMedian / rcMedian,
-                    out);
+            assertEquals(rdmaMedian / rcMedian, Double.parseDouble(rcRatio.group(1)),
+                    0.01 + 0.01 * rdmaMedian / rcMedian, out);
             assertEquals(rcMedian / udpMedian, Double.parseDouble(rcRatio.group(4)), 0.01 + 0.01 * rcMedian / udpMedian,
                     out);
             assertTrue(out.contains("[ok]   RC datagrams baseline: 50 RC datagram round trips of 4096 bytes"), out);

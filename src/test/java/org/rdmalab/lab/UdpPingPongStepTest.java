@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -18,11 +19,27 @@ import org.rdmalab.testing.Ports;
 class UdpPingPongStepTest {
 
     private static DatagramChannel channel(String local, String peer, int port) throws Exception {
+        DatagramChannel channel = unconnected(local, port);
+        channel.connect(new InetSocketAddress(peer, port));
+        return channel;
+    }
+
+    private static DatagramChannel unconnected(String local, int port) throws Exception {
         DatagramChannel channel = DatagramChannel.open(StandardProtocolFamily.INET);
         channel.bind(new InetSocketAddress(local, port));
-        channel.connect(new InetSocketAddress(peer, port));
         channel.configureBlocking(false);
         return channel;
+    }
+
+    /** One side's run on another thread. */
+    private static CompletableFuture<UdpPingPongStep.Run> inBackground(Callable<UdpPingPongStep.Run> side) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return side.call();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     @Test
@@ -31,13 +48,8 @@ class UdpPingPongStepTest {
         long timeout = TimeUnit.SECONDS.toNanos(10);
         try (DatagramChannel client = channel("127.0.0.2", "127.0.0.1", port)) {
             // The client says hello before the server's socket exists (ICMP port unreachable).
-            CompletableFuture<UdpPingPongStep.Run> clientRun = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new UdpPingPongStep.Datagrams(client, 2500, 1024).client(300, timeout);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<UdpPingPongStep.Run> clientRun =
+                    inBackground(() -> new UdpPingPongStep.Datagrams(client, 2500, 1024).client(300, timeout));
             Thread.sleep(50);
             UdpPingPongStep.Run served;
             try (DatagramChannel server = channel("127.0.0.1", "127.0.0.2", port)) {
@@ -61,13 +73,6 @@ class UdpPingPongStepTest {
         assertEquals(3, UdpPingPongStep.datagrams(2500, 1024), "a 2500-byte message is three 1024-byte packets");
     }
 
-    private static DatagramChannel unconnected(String local, int port) throws Exception {
-        DatagramChannel channel = DatagramChannel.open(StandardProtocolFamily.INET);
-        channel.bind(new InetSocketAddress(local, port));
-        channel.configureBlocking(false);
-        return channel;
-    }
-
     @Test
     void rcsDatagramsRunEveryRoundTripWithOneAckForEachMessageEachWay() throws Exception {
         int port = Ports.freeUdpPort();
@@ -75,13 +80,8 @@ class UdpPingPongStepTest {
         InetSocketAddress serverAddress = new InetSocketAddress("127.0.0.1", port);
         InetSocketAddress clientAddress = new InetSocketAddress("127.0.0.2", port);
         try (DatagramChannel client = unconnected("127.0.0.2", port)) {
-            CompletableFuture<UdpPingPongStep.Run> clientRun = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new UdpPingPongStep.Datagrams(client, serverAddress, 2500, 1024).client(300, timeout);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<UdpPingPongStep.Run> clientRun = inBackground(() ->
+                    new UdpPingPongStep.Datagrams(client, serverAddress, 2500, 1024).client(300, timeout));
             Thread.sleep(50); // the client's hello finds no server yet
             UdpPingPongStep.Run served;
             try (DatagramChannel server = unconnected("127.0.0.1", port)) {
@@ -103,31 +103,12 @@ class UdpPingPongStepTest {
     @Test
     void rcsServerAnswersBeforeItAcknowledgesButAcknowledgesAtOnceWhileItsLastEchoWaitsForItsAck() throws Exception {
         int port = Ports.freeUdpPort();
-        long timeout = TimeUnit.SECONDS.toNanos(10);
         try (DatagramChannel server = unconnected("127.0.0.1", port);
              DatagramSocket peer = new DatagramSocket(new InetSocketAddress("127.0.0.2", port))) {
-            peer.setSoTimeout(5000);
-            InetSocketAddress serverAddress = new InetSocketAddress("127.0.0.1", port);
-            CompletableFuture<UdpPingPongStep.Run> serverRun = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new UdpPingPongStep.Datagrams(server, new InetSocketAddress("127.0.0.2", port), 64, 1024)
-                            .server(2, timeout);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            // A 64-byte message is one datagram of 80 bytes, as a 64-byte SEND's packet (BTH, payload, ICRC).
-            sendRc(peer, serverAddress, UdpPingPongStep.RC_DATA, 0, 80);
-            assertEquals("3/0/80", received(peer), "the hello's echo, not acknowledged");
-            sendRc(peer, serverAddress, UdpPingPongStep.RC_DATA, 1, 80);
-            assertEquals("3/1/80", received(peer), "the answer first ...");
-            assertEquals("4/1/20", received(peer), "... then the ACK, as long as RC's");
-            // Message 2 before echo 1 is acknowledged: the echo must wait, the ACK need not.
-            sendRc(peer, serverAddress, UdpPingPongStep.RC_DATA, 2, 80);
-            assertEquals("4/2/20", received(peer));
-            sendRc(peer, serverAddress, UdpPingPongStep.RC_ACK_TYPE, 1, 20);
+            CompletableFuture<UdpPingPongStep.Run> serverRun = serverWithEchoTwoHeld(server, peer, port);
+            sendRc(peer, UdpPingPongStep.RC_ACK_TYPE, 1, 20);
             assertEquals("3/2/80", received(peer), "the echo that waited for that ACK");
-            sendRc(peer, serverAddress, UdpPingPongStep.RC_ACK_TYPE, 2, 20);
+            sendRc(peer, UdpPingPongStep.RC_ACK_TYPE, 2, 20);
             UdpPingPongStep.Run served = serverRun.get(30, TimeUnit.SECONDS);
             assertNull(served.failure());
             assertEquals(0, served.lost());
@@ -141,38 +122,46 @@ class UdpPingPongStepTest {
         int port = Ports.freeUdpPort();
         try (DatagramChannel server = unconnected("127.0.0.1", port);
              DatagramSocket peer = new DatagramSocket(new InetSocketAddress("127.0.0.2", port))) {
-            peer.setSoTimeout(5000);
-            InetSocketAddress serverAddress = new InetSocketAddress("127.0.0.1", port);
-            CompletableFuture<UdpPingPongStep.Run> serverRun = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new UdpPingPongStep.Datagrams(server, new InetSocketAddress("127.0.0.2", port), 64, 1024)
-                            .server(2, TimeUnit.SECONDS.toNanos(10));
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            sendRc(peer, serverAddress, UdpPingPongStep.RC_DATA, 0, 80);
-            assertEquals("3/0/80", received(peer));
-            sendRc(peer, serverAddress, UdpPingPongStep.RC_DATA, 1, 80);
-            assertEquals("3/1/80", received(peer));
-            assertEquals("4/1/20", received(peer));
-            sendRc(peer, serverAddress, UdpPingPongStep.RC_DATA, 2, 80);
-            assertEquals("4/2/20", received(peer));
+            CompletableFuture<UdpPingPongStep.Run> serverRun = serverWithEchoTwoHeld(server, peer, port);
             long since = System.nanoTime();
             // No ACK of echo 1 ever comes: echo 2 goes out once that ACK is taken for lost.
             assertEquals("3/2/80", received(peer));
             assertTrue(System.nanoTime() - since >= UdpPingPongStep.LOSS_NANOS / 2, "it waited for the ACK first");
-            sendRc(peer, serverAddress, UdpPingPongStep.RC_ACK_TYPE, 2, 20);
+            sendRc(peer, UdpPingPongStep.RC_ACK_TYPE, 2, 20);
             UdpPingPongStep.Run served = serverRun.get(30, TimeUnit.SECONDS);
             assertNull(served.failure());
             assertEquals(2, served.roundTrips().count());
         }
     }
 
-    private static void sendRc(DatagramSocket socket, InetSocketAddress to, byte type, int seq, int length)
+    /**
+     * An RC server of two messages on 127.0.0.1, driven by hand from {@code peer} on 127.0.0.2 up to
+     * message 2, which arrives before echo 1 is acknowledged: checks each datagram the server sends.
+     */
+    private static CompletableFuture<UdpPingPongStep.Run> serverWithEchoTwoHeld(DatagramChannel server,
+                                                                              DatagramSocket peer, int port)
             throws Exception {
+        peer.setSoTimeout(5000);
+        CompletableFuture<UdpPingPongStep.Run> serverRun = inBackground(() ->
+                new UdpPingPongStep.Datagrams(server, new InetSocketAddress("127.0.0.2", port), 64, 1024)
+                        .server(2, TimeUnit.SECONDS.toNanos(10)));
+        // A 64-byte message is one datagram of 80 bytes, as a 64-byte SEND's packet (BTH, payload, ICRC).
+        sendRc(peer, UdpPingPongStep.RC_DATA, 0, 80);
+        assertEquals("3/0/80", received(peer), "the hello's echo, not acknowledged");
+        sendRc(peer, UdpPingPongStep.RC_DATA, 1, 80);
+        assertEquals("3/1/80", received(peer), "the answer first ...");
+        assertEquals("4/1/20", received(peer), "... then the ACK, as long as RC's");
+        // Message 2 before echo 1 is acknowledged: the echo must wait, the ACK need not.
+        sendRc(peer, UdpPingPongStep.RC_DATA, 2, 80);
+        assertEquals("4/2/20", received(peer));
+        return serverRun;
+    }
+
+    /** Sends the server on 127.0.0.1 (the socket's port) a datagram of RC's pattern. */
+    private static void sendRc(DatagramSocket socket, byte type, int seq, int length) throws Exception {
         ByteBuffer datagram = ByteBuffer.allocate(length).put(type).put((byte) 1).putShort((short) 0).putInt(seq);
-        socket.send(new DatagramPacket(datagram.array(), length, to));
+        socket.send(new DatagramPacket(datagram.array(), length,
+                new InetSocketAddress("127.0.0.1", socket.getLocalPort())));
     }
 
     /** The next datagram as "type/message number/length". */
@@ -189,13 +178,8 @@ class UdpPingPongStepTest {
         long timeout = TimeUnit.SECONDS.toNanos(10);
         try (DatagramChannel server = channel("127.0.0.1", "127.0.0.2", port);
              DatagramChannel client = channel("127.0.0.2", "127.0.0.1", port)) {
-            CompletableFuture<UdpPingPongStep.Run> serverRun = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new UdpPingPongStep.Datagrams(server, 64, 1024).server(1, timeout);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<UdpPingPongStep.Run> serverRun =
+                    inBackground(() -> new UdpPingPongStep.Datagrams(server, 64, 1024).server(1, timeout));
             UdpPingPongStep.Run ran = new UdpPingPongStep.Datagrams(client, 64, 1024).client(1, timeout);
             UdpPingPongStep.Run served = serverRun.get(30, TimeUnit.SECONDS);
             assertNull(served.failure());
