@@ -40,8 +40,22 @@ import org.rdmalab.verbs.GidEntry;
  */
 final class UdpPingPongStep extends Step {
 
-    /** Which traffic a baseline step sends. */
-    enum Pattern { UDP, RC }
+    /** Which traffic a baseline step sends: its step id and title, and its name in what it prints. */
+    enum Pattern {
+        UDP("udp-baseline", "UDP ping-pong baseline", "UDP"),
+        RC("rc-baseline", "RC datagrams baseline", "RC datagrams");
+
+        final String stepId;
+        final String title;
+        /** "UDP baseline", "RC datagrams round trip": what its lines begin with. */
+        final String said;
+
+        Pattern(String stepId, String title, String said) {
+            this.stepId = stepId;
+            this.title = title;
+            this.said = said;
+        }
+    }
 
     /** type (1), flags (1), index of the datagram in its message (u16), message number (s32). */
     static final int HEADER = 8;
@@ -71,8 +85,7 @@ final class UdpPingPongStep extends Step {
     }
 
     UdpPingPongStep(Pattern pattern, int iterations, int port, long timeoutMillis) {
-        super(pattern == Pattern.UDP ? "udp-baseline" : "rc-baseline",
-                pattern == Pattern.UDP ? "UDP ping-pong baseline" : "RC datagrams baseline",
+        super(pattern.stepId, pattern.title,
                 Parameter.integer("iters", "round trips", iterations, 1, 100_000_000),
                 Parameter.integer("udp_port", "UDP port on both addresses", port, 1, 65535),
                 Parameter.integer("timeout_ms", "longest wait for the peer's first or any later datagram",
@@ -130,7 +143,7 @@ final class UdpPingPongStep extends Step {
         Inet4Address local = localGid.ipv4();
         Inet4Address remote = remoteGid.ipv4();
         String between = local.getHostAddress() + " <-> " + remote.getHostAddress() + " UDP port " + port;
-        String name = pattern == Pattern.UDP ? "UDP baseline" : "RC datagrams baseline";
+        String name = pattern.said + " baseline";
         Run run;
         try (DatagramChannel channel = DatagramChannel.open(StandardProtocolFamily.INET)) {
             channel.bind(new InetSocketAddress(local, port));
@@ -167,7 +180,7 @@ final class UdpPingPongStep extends Step {
         }
         RoundTrips trips = run.roundTrips();
         roundTrips = trips;
-        String tripName = pattern == Pattern.UDP ? "UDP round trip" : "RC datagrams round trip";
+        String tripName = pattern.said + " round trip";
         if (trips.count() > 0) {
             session.print(tripName + ": " + trips.summary());
         }
@@ -222,6 +235,7 @@ final class UdpPingPongStep extends Step {
         private final DatagramChannel channel;
         /** Where an unconnected socket sends (RC's pattern); null for a connected one. */
         private final InetSocketAddress peer;
+        private final Pattern pattern;
         private final int size;
         private final int payload;
         private final byte data;
@@ -242,6 +256,7 @@ final class UdpPingPongStep extends Step {
         Datagrams(DatagramChannel channel, InetSocketAddress peer, int size, int payload) {
             this.channel = channel;
             this.peer = peer;
+            this.pattern = peer == null ? Pattern.UDP : Pattern.RC;
             this.size = size;
             this.payload = payload;
             this.data = peer == null ? DATA : RC_DATA;
@@ -270,9 +285,9 @@ final class UdpPingPongStep extends Step {
                     break;
                 }
                 if (now - helloSince > timeoutNanos) {
-                    return Run.failed("the peer's " + (peer == null ? "UDP" : "RC datagrams") + " baseline did not "
-                            + "answer within " + timeoutNanos / 1_000_000 + " ms (is it running with --baseline, on "
-                            + "the same --baseline-port?)");
+                    return Run.failed("the peer's " + pattern.said + " baseline did not answer within "
+                            + timeoutNanos / 1_000_000 + " ms (is it running with --baseline, on the same "
+                            + "--baseline-port?)");
                 }
                 CompletionQueue.pauseAfterEmptyPoll(idle);
             }
@@ -405,9 +420,9 @@ final class UdpPingPongStep extends Step {
                             acknowledged = true; // its ACK was lost: go on, as the client does
                         } else if (now - lastHeard > timeoutNanos) {
                             if (answered == 0) {
-                                return Run.failed("the peer's " + (peer == null ? "UDP" : "RC datagrams")
-                                        + " baseline sent nothing within " + timeoutNanos / 1_000_000 + " ms (is "
-                                        + "it running with --baseline, on the same --baseline-port?)");
+                                return Run.failed("the peer's " + pattern.said + " baseline sent nothing within "
+                                        + timeoutNanos / 1_000_000 + " ms (is it running with --baseline, on the "
+                                        + "same --baseline-port?)");
                             }
                             break; // the END was lost: the client is gone
                         }
@@ -470,8 +485,8 @@ final class UdpPingPongStep extends Step {
                 }
             }
             if (start == 0) {
-                return Run.failed("the peer's " + (peer == null ? "UDP" : "RC datagrams") + " baseline ended before "
-                        + "its first measured message");
+                return Run.failed("the peer's " + pattern.said + " baseline ended before its first measured "
+                        + "message");
             }
             return new Run(end - start, iterations - answered, trips, acksSent, null);
         }
