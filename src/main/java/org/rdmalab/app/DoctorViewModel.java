@@ -322,7 +322,7 @@ public final class DoctorViewModel {
     /** Every side takes GID {@code index}, starts over and runs back to where it was; then the checks run again. */
     void useGid(int index) {
         lab.applyFix(null, new Diagnosis.Fix("query-port", "gid_idx", Integer.toString(index),
-                org.rdmalab.lab.Phrase.of("fix.useGid", index)));
+                org.rdmalab.lab.LabPhrase.of("fix.useGid", index)));
         run();
     }
 
@@ -331,7 +331,7 @@ public final class DoctorViewModel {
         for (SideViewModel side : List.copyOf(lab.sides())) {
             if (pathMtu(side) > bytes) {
                 lab.applyFix(side, new Diagnosis.Fix(RTR_STEP, PATH_MTU, Integer.toString(bytes),
-                        org.rdmalab.lab.Phrase.of("fix.activeMtu", bytes)));
+                        org.rdmalab.lab.LabPhrase.of("fix.activeMtu", bytes)));
             }
         }
         run();

@@ -185,7 +185,7 @@ public final class LabViewModel implements AutoCloseable {
      */
     public void useRecommendedGidAndReplay() {
         setup.recommended().ifPresent(entry -> applyFix(null, new org.rdmalab.lab.Diagnosis.Fix("query-port",
-                "gid_idx", Integer.toString(entry.index()), org.rdmalab.lab.Phrase.of("fix.useGid", entry.index()))));
+                "gid_idx", Integer.toString(entry.index()), org.rdmalab.lab.LabPhrase.of("fix.useGid", entry.index()))));
     }
 
     /**

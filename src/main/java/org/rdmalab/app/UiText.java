@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.MissingResourceException;
 import java.util.ResourceBundle;
-import org.rdmalab.lab.Phrase;
+import org.rdmalab.text.Phrase;
 import org.rdmalab.lab.Step;
 
 /**

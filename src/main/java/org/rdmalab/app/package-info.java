@@ -30,7 +30,7 @@
  * desktop's language). {@link org.rdmalab.app.UiText} holds the chosen bundle
  * ({@code messages.properties}, {@code messages_zh_CN.properties} beside it); the FXML views name
  * their labels as {@code %key}, the controllers and view models ask {@code UiText}, and what the
- * lab and {@code doctor} say ({@link org.rdmalab.lab.Phrase}: step results, diagnoses, fixes,
+ * lab and {@code doctor} say ({@link org.rdmalab.text.Phrase}: step results, diagnoses, fixes,
  * checks' findings) is said with {@code UiText.say}. Verb, field, enum and status names, the C
  * code, perftest's columns and what the other engines say (a backend's error message,
  * {@code bench}'s notes) keep the command line's words.

@@ -1,7 +1,7 @@
 package org.rdmalab.doctor;
 
 import java.util.Objects;
-import org.rdmalab.lab.Phrase;
+import org.rdmalab.text.Phrase;
 
 /**
  * One line of a doctor report: what was checked, whether it passed, what was found and, when it

@@ -1,7 +1,7 @@
 package org.rdmalab.doctor;
 
 import java.util.Optional;
-import org.rdmalab.lab.Phrase;
+import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.LinkLayer;
 
 /**

@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
-import org.rdmalab.lab.Phrase;
+import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.Context;
 import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.Errno;

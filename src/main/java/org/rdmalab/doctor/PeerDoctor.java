@@ -13,7 +13,7 @@ import org.rdmalab.control.ControlException;
 import org.rdmalab.control.Timeouts;
 import org.rdmalab.control.lab.Facts;
 import org.rdmalab.control.lab.LabConnection;
-import org.rdmalab.lab.Phrase;
+import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.AddressVector;
 import org.rdmalab.verbs.CompletionQueue;

@@ -10,7 +10,7 @@
  * only the window's setup has (its gid_idx) against what the local checks found. Every result is a
  * {@link org.rdmalab.doctor.Check}:
  * passed, failed with a one-line fix, or skipped. Its finding and fix are
- * {@link org.rdmalab.lab.Phrase}s of this package's bundles ({@code local*.properties},
+ * {@link org.rdmalab.text.Phrase}s of this package's bundles ({@code local*.properties},
  * {@code peer*.properties}): English on the command line, the window's language in the window.
  *
  * <p>It uses the verbs API, {@code verbs.spi} and {@code control}; never a backend, JavaFX or the

@@ -2,6 +2,7 @@ package org.rdmalab.lab;
 
 import java.util.Optional;
 import org.rdmalab.control.ConnectionData;
+import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.Gid;
 import org.rdmalab.verbs.GidEntry;
 import org.rdmalab.verbs.Mtu;
@@ -28,7 +29,7 @@ final class ConnectSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.connected() ? Optional.of(Phrase.of("blocked.connected")) : Optional.empty();
+            return session.connected() ? Optional.of(LabPhrase.of("blocked.connected")) : Optional.empty();
         }
 
         @Override
@@ -36,7 +37,7 @@ final class ConnectSteps {
             session.link().connect();
             session.connected(true);
             session.print("TCP connection was established (" + session.link().protocol() + " protocol)");
-            return StepResult.ok(Phrase.of(session.role() == Role.SERVER ? "result.accepted" : "result.connectedTo",
+            return StepResult.ok(LabPhrase.of(session.role() == Role.SERVER ? "result.accepted" : "result.connectedTo",
                     session.link().protocol()));
         }
     }
@@ -89,9 +90,9 @@ final class ConnectSteps {
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
             if (session.qp() == null) {
-                return Optional.of(Phrase.of("blocked.createQp"));
+                return Optional.of(LabPhrase.of("blocked.createQp"));
             }
-            return session.connected() ? Optional.empty() : Optional.of(Phrase.of("blocked.connectTcp"));
+            return session.connected() ? Optional.empty() : Optional.of(LabPhrase.of("blocked.connectTcp"));
         }
 
         @Override
@@ -113,7 +114,7 @@ final class ConnectSteps {
                 session.print("Local GID = " + local.gid());
             }
             if (sendOnly) {
-                return StepResult.ok(Phrase.of("result.sentQpn", hex(local.qpn())));
+                return StepResult.ok(LabPhrase.of("result.sentQpn", hex(local.qpn())));
             }
             session.print(String.format("Remote address = 0x%x", remote.addr()));
             session.print(String.format("Remote rkey = 0x%x", remote.rkey()));
@@ -121,7 +122,7 @@ final class ConnectSteps {
             session.print(String.format("Remote PSN = 0x%06x", remote.psn()));
             session.print(String.format("Remote LID = 0x%x", remote.lid()));
             session.print("Remote GID = " + remote.gid());
-            return StepResult.ok(Phrase.of("result.peer", hex(remote.qpn()), hex(remote.rkey()),
+            return StepResult.ok(LabPhrase.of("result.peer", hex(remote.qpn()), hex(remote.rkey()),
                     String.format("0x%x", remote.addr()), remote.gid()));
         }
 
@@ -155,7 +156,7 @@ final class ConnectSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.connected() ? Optional.empty() : Optional.of(Phrase.of("blocked.connectTcp"));
+            return session.connected() ? Optional.empty() : Optional.of(LabPhrase.of("blocked.connectTcp"));
         }
 
         @Override
@@ -163,7 +164,7 @@ final class ConnectSteps {
             String name = parameter("name").value();
             session.link().sync(name);
             session.emit(new LabEvent.Sync(name));
-            return StepResult.ok(Phrase.of("result.synced", name));
+            return StepResult.ok(LabPhrase.of("result.synced", name));
         }
     }
 }

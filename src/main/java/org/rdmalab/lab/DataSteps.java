@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.rdmalab.control.ConnectionData;
+import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.MemoryRegion;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.ReceiveWorkRequest;
@@ -55,9 +56,9 @@ final class DataSteps {
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
             if (session.qp() == null) {
-                return Optional.of(Phrase.of("blocked.createQp"));
+                return Optional.of(LabPhrase.of("blocked.createQp"));
             }
-            return session.mr() == null ? Optional.of(Phrase.of("blocked.registerMr")) : Optional.empty();
+            return session.mr() == null ? Optional.of(LabPhrase.of("blocked.registerMr")) : Optional.empty();
         }
 
         @Override
@@ -66,7 +67,7 @@ final class DataSteps {
             ReceiveWorkRequest request = ReceiveWorkRequest.of(parameter("wr_id").asInt(), session.mr().sge(0, length));
             session.postRecv(List.of(request), "RECV of " + length + " bytes");
             session.print("Receive Request was posted");
-            return StepResult.ok(Phrase.of("result.recvPosted", length));
+            return StepResult.ok(LabPhrase.of("result.recvPosted", length));
         }
     }
 
@@ -127,12 +128,12 @@ final class DataSteps {
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
             if (session.qp() == null) {
-                return Optional.of(Phrase.of("blocked.createQp"));
+                return Optional.of(LabPhrase.of("blocked.createQp"));
             }
             if (session.qp().state() != QpState.RTS) {
-                return Optional.of(Phrase.of("blocked.rtsIs", session.qp().state().name()));
+                return Optional.of(LabPhrase.of("blocked.rtsIs", session.qp().state().name()));
             }
-            return session.remoteData().isEmpty() ? Optional.of(Phrase.of("blocked.exchange")) : Optional.empty();
+            return session.remoteData().isEmpty() ? Optional.of(LabPhrase.of("blocked.exchange")) : Optional.empty();
         }
 
         @Override
@@ -154,7 +155,7 @@ final class DataSteps {
                 default -> "Atomic";
             };
             session.print(verb + " Request was posted");
-            return StepResult.ok(Phrase.of("result.posted", what));
+            return StepResult.ok(LabPhrase.of("result.posted", what));
         }
     }
 
@@ -182,7 +183,7 @@ final class DataSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.cq() == null ? Optional.of(Phrase.of("blocked.createCq")) : Optional.empty();
+            return session.cq() == null ? Optional.of(LabPhrase.of("blocked.createCq")) : Optional.empty();
         }
 
         @Override
@@ -190,7 +191,7 @@ final class DataSteps {
             Optional<WorkCompletion> polled = session.pollOne(Duration.ofMillis(parameter("timeout_ms").asLong()));
             if (polled.isEmpty()) {
                 session.print("completion wasn't found in the CQ after timeout");
-                return StepResult.failed(Phrase.of("result.noCompletion", parameter("timeout_ms").asLong()));
+                return StepResult.failed(LabPhrase.of("result.noCompletion", parameter("timeout_ms").asLong()));
             }
             WorkCompletion completion = polled.get();
             if (!completion.isSuccess()) {
@@ -218,7 +219,7 @@ final class DataSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.mr() == null ? Optional.of(Phrase.of("blocked.registerMr")) : Optional.empty();
+            return session.mr() == null ? Optional.of(LabPhrase.of("blocked.registerMr")) : Optional.empty();
         }
 
         @Override
@@ -229,7 +230,7 @@ final class DataSteps {
                         + session.mr().length() + "-byte buffer");
             }
             session.mr().write(0, text);
-            return StepResult.ok(Phrase.of("result.bufferHolds", parameter("text").value()));
+            return StepResult.ok(LabPhrase.of("result.bufferHolds", parameter("text").value()));
         }
     }
 
@@ -250,7 +251,7 @@ final class DataSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.mr() == null ? Optional.of(Phrase.of("blocked.registerMr")) : Optional.empty();
+            return session.mr() == null ? Optional.of(LabPhrase.of("blocked.registerMr")) : Optional.empty();
         }
 
         @Override
@@ -279,7 +280,7 @@ final class DataSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.connected() ? Optional.empty() : Optional.of(Phrase.of("blocked.connectTcp"));
+            return session.connected() ? Optional.empty() : Optional.of(LabPhrase.of("blocked.connectTcp"));
         }
 
         @Override
@@ -290,7 +291,7 @@ final class DataSteps {
                     : session.link().readPeerBuffer(parameter("offset").asInt(), parameter("length").asInt());
             String text = cString(bytes);
             session.print("Contents of the peer's buffer: '" + text + "'");
-            return StepResult.ok(Phrase.of("result.quotedBytes", text, bytes.length));
+            return StepResult.ok(LabPhrase.of("result.quotedBytes", text, bytes.length));
         }
     }
 
@@ -320,7 +321,7 @@ final class DataSteps {
             session.emit(LabEvent.VerbCall.ok("ibv_close_device", "ctx " + device,
                     "QP, MR, CQ, PD and context released"));
             session.print("test result is 0");
-            return StepResult.ok(Phrase.of("result.released"));
+            return StepResult.ok(LabPhrase.of("result.released"));
         }
     }
 }

@@ -2,6 +2,7 @@ package org.rdmalab.lab;
 
 import java.util.List;
 import java.util.Optional;
+import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.Context;
 import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.GidEntry;
@@ -37,7 +38,7 @@ final class DeviceSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.context().isPresent() ? Optional.of(Phrase.of("blocked.deviceOpen")) : Optional.empty();
+            return session.context().isPresent() ? Optional.of(LabPhrase.of("blocked.deviceOpen")) : Optional.empty();
         }
 
         @Override
@@ -47,7 +48,7 @@ final class DeviceSteps {
             session.opened(context);
             session.emit(LabEvent.VerbCall.ok("ibv_open_device", "device " + device.name(), device.name() + " (" + device.description() + ")"));
             session.print("found device " + device.name());
-            return StepResult.ok(Phrase.of("result.opened", device.name()), Phrase.literal(device.description()));
+            return StepResult.ok(LabPhrase.of("result.opened", device.name()), Phrase.literal(device.description()));
         }
     }
 
@@ -91,7 +92,7 @@ final class DeviceSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.context().isEmpty() ? Optional.of(Phrase.of("blocked.openDevice")) : Optional.empty();
+            return session.context().isEmpty() ? Optional.of(LabPhrase.of("blocked.openDevice")) : Optional.empty();
         }
 
         int port() {
@@ -127,10 +128,10 @@ final class DeviceSteps {
             }
             session.gidEntry(entry);
             Phrase gidLine = entry == null
-                    ? Phrase.of(attributes.linkLayer() == LinkLayer.ETHERNET ? "result.noGidRoce" : "result.noGid")
+                    ? LabPhrase.of(attributes.linkLayer() == LinkLayer.ETHERNET ? "result.noGidRoce" : "result.noGid")
                     : Phrase.literal("GID[" + entry.index() + "] " + entry.gid() + " " + entry.type().text() + why);
             session.emit(LabEvent.VerbCall.ok("ibv_query_gid", "ctx " + context.device().name() + ", port_num " + port + ", index " + (entry == null ? choice : entry.index()), gidLine.english()));
-            return StepResult.ok(Phrase.of("result.port", port, attributes.state().name(), gidLine));
+            return StepResult.ok(LabPhrase.of("result.port", port, attributes.state().name(), gidLine));
         }
     }
 }

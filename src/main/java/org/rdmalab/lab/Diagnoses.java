@@ -3,6 +3,7 @@ package org.rdmalab.lab;
 import java.util.List;
 import java.util.Optional;
 import org.rdmalab.control.ControlException;
+import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.Context;
 import org.rdmalab.verbs.Errno;
 import org.rdmalab.verbs.GidEntry;
@@ -58,13 +59,13 @@ final class Diagnoses {
         QpTransitions.Check check = QpTransitions.check(qp.type(), qp.state(), step.target(), mask);
         if (!check.isTransition()) {
             return Optional.of(new Diagnosis(step.id(), "", Errno.EINVAL,
-                    Phrase.of("diag.movedByHand", check.explanation()), Optional.empty()));
+                    LabPhrase.of("diag.movedByHand", check.explanation()), Optional.empty()));
         }
         if (!check.valid()) {
             int fixed = (mask | check.missing()) & ~check.notAllowed()
                     & ~(check.curStateMisused() ? QpAttrMask.CUR_STATE.value() : 0);
-            Phrase label = check.missing() != 0 ? Phrase.of("fix.addToMask", QpAttrMask.names(check.missing()))
-                    : Phrase.of("fix.dropFromMask", QpAttrMask.names(mask & ~fixed));
+            Phrase label = check.missing() != 0 ? LabPhrase.of("fix.addToMask", QpAttrMask.names(check.missing()))
+                    : LabPhrase.of("fix.dropFromMask", QpAttrMask.names(mask & ~fixed));
             return Optional.of(new Diagnosis(step.id(), "flags", Errno.EINVAL, Phrase.literal(check.explanation()),
                     Optional.of(new Diagnosis.Fix(step.id(), "flags", QpAttrMask.names(fixed), label))));
         }
@@ -82,7 +83,7 @@ final class Diagnoses {
         if ((mask & QpAttrMask.AV.value()) != 0 && ethernet && query.isPresent()) {
             Optional<GidEntry> chosen = session.gidEntry();
             if (chosen.isEmpty()) {
-                return Optional.of(new Diagnosis(query.get().id(), "gid_idx", Errno.EINVAL, Phrase.of("diag.noGrh"),
+                return Optional.of(new Diagnosis(query.get().id(), "gid_idx", Errno.EINVAL, LabPhrase.of("diag.noGrh"),
                         recommended(session, query.get())));
             }
             if (failure.detail().contains("sgid_index")) {
@@ -97,9 +98,9 @@ final class Diagnoses {
             int chosen = Integer.parseInt(step.parameter("path_mtu").value());
             if (chosen > active.bytes()) {
                 return Optional.of(new Diagnosis(step.id(), "path_mtu", Errno.EINVAL,
-                        Phrase.of("diag.pathMtu", chosen, active.bytes()),
+                        LabPhrase.of("diag.pathMtu", chosen, active.bytes()),
                         Optional.of(new Diagnosis.Fix(step.id(), "path_mtu", Integer.toString(active.bytes()),
-                                Phrase.of("fix.activeMtu", active.bytes())))));
+                                LabPhrase.of("fix.activeMtu", active.bytes())))));
             }
         }
         return Optional.empty();
@@ -114,8 +115,8 @@ final class Diagnoses {
         Context context = session.context().orElseThrow();
         int length = context.queryPort(step.port()).gidTableLength();
         Phrase explanation = failure.errno() == Errno.ENODATA
-                ? Phrase.of("diag.gidEmpty", choice, step.port())
-                : Phrase.of("diag.gidOutside", choice, step.port(), length - 1);
+                ? LabPhrase.of("diag.gidEmpty", choice, step.port())
+                : LabPhrase.of("diag.gidOutside", choice, step.port(), length - 1);
         return Optional.of(new Diagnosis(step.id(), "gid_idx", failure.errno(), explanation,
                 recommended(session, step)));
     }
@@ -128,7 +129,7 @@ final class Diagnoses {
         }
         List<GidEntry> table = context.get().gidTable(query.parameter("ib_port").asInt());
         return GidSelection.best(table).map(best -> new Diagnosis.Fix(query.id(), "gid_idx",
-                Integer.toString(best.index()), Phrase.of("fix.recommendedGid", best.index(), best.gid(),
+                Integer.toString(best.index()), LabPhrase.of("fix.recommendedGid", best.index(), best.gid(),
                         best.type().text())));
     }
 

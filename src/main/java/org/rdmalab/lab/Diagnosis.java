@@ -2,6 +2,7 @@ package org.rdmalab.lab;
 
 import java.util.Objects;
 import java.util.Optional;
+import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.Errno;
 
 /**

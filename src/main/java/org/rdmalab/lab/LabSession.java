@@ -14,6 +14,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.control.ControlException;
+import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Context;
 import org.rdmalab.verbs.GidEntry;
@@ -172,7 +173,7 @@ public final class LabSession implements AutoCloseable {
         Optional<Phrase> blocked = step.blockedBy(this);
         StepResult result;
         if (blocked.isPresent()) {
-            result = StepResult.failed(Phrase.of("result.cannotRunYet", blocked.get()));
+            result = StepResult.failed(LabPhrase.of("result.cannotRunYet", blocked.get()));
         } else {
             Exception failure = null;
             try {
@@ -181,7 +182,7 @@ public final class LabSession implements AutoCloseable {
                 result = StepResult.failed(e.getMessage());
                 failure = e;
             } catch (ControlException e) {
-                result = StepResult.failed(Phrase.of("result.controlPlane", e.getMessage()));
+                result = StepResult.failed(LabPhrase.of("result.controlPlane", e.getMessage()));
                 failure = e;
             } catch (IllegalArgumentException | IllegalStateException e) {
                 result = StepResult.failed(e.getMessage() != null ? e.getMessage() : e.toString());
@@ -496,24 +497,24 @@ public final class LabSession implements AutoCloseable {
     public StepResult postSend(TrafficRequest request) {
         Objects.requireNonNull(request, "request");
         if (qp == null) {
-            return cannotPost(Phrase.of("blocked.createQp"));
+            return cannotPost(LabPhrase.of("blocked.createQp"));
         }
         if (qp.state() != QpState.RTS) {
-            return cannotPost(Phrase.of("blocked.rtsIs", qp.state().name()));
+            return cannotPost(LabPhrase.of("blocked.rtsIs", qp.state().name()));
         }
         if (remote == null) {
-            return cannotPost(Phrase.of("blocked.exchange"));
+            return cannotPost(LabPhrase.of("blocked.exchange"));
         }
         if (mr == null) {
-            return cannotPost(Phrase.of("blocked.registerMr"));
+            return cannotPost(LabPhrase.of("blocked.registerMr"));
         }
         if ((long) request.localOffset() + request.length() > mr.length()) {
-            return cannotPost(Phrase.of("post.outside", request.localOffset(), request.length(), mr.length()));
+            return cannotPost(LabPhrase.of("post.outside", request.localOffset(), request.length(), mr.length()));
         }
         byte[] data = request.data();
         if (data != null) {
             if ((long) request.localOffset() + data.length > mr.length()) {
-                return cannotPost(Phrase.of("post.dataNoFit", data.length, request.localOffset(), mr.length()));
+                return cannotPost(LabPhrase.of("post.dataNoFit", data.length, request.localOffset(), mr.length()));
             }
             mr.write(request.localOffset(), data);
             emit(new LabEvent.BufferChanged(LabEvent.Side.LOCAL, request.localOffset(), data.length,
@@ -531,19 +532,19 @@ public final class LabSession implements AutoCloseable {
         } catch (VerbsException e) {
             return StepResult.failed(e.getMessage());
         }
-        return StepResult.ok(Phrase.of("result.posted", what), Phrase.literal("wr_id " + request.wrId()));
+        return StepResult.ok(LabPhrase.of("result.posted", what), Phrase.literal("wr_id " + request.wrId()));
     }
 
     /** What a send WR does: "IBV_WR_RDMA_WRITE of 11 bytes at remote 0x… rkey 0x…" ("IBV_WR_SEND of 11 bytes"). */
     static Phrase posting(WrOpcode opcode, int length, long remoteAddress, int rkey) {
         return opcode == WrOpcode.SEND || opcode == WrOpcode.SEND_WITH_IMM
-                ? Phrase.of("post.send", opcode.cName(), length)
-                : Phrase.of("post.remote", opcode.cName(), length, String.format("0x%x", remoteAddress),
+                ? LabPhrase.of("post.send", opcode.cName(), length)
+                : LabPhrase.of("post.remote", opcode.cName(), length, String.format("0x%x", remoteAddress),
                         String.format("0x%x", rkey));
     }
 
     private static StepResult cannotPost(Phrase why) {
-        return StepResult.failed(Phrase.of("result.cannotPost", why));
+        return StepResult.failed(LabPhrase.of("result.cannotPost", why));
     }
 
     /**
@@ -554,21 +555,21 @@ public final class LabSession implements AutoCloseable {
      */
     public StepResult postReceive(long wrId, int localOffset, int length) {
         if (qp == null) {
-            return cannotPost(Phrase.of("blocked.createQp"));
+            return cannotPost(LabPhrase.of("blocked.createQp"));
         }
         if (mr == null) {
-            return cannotPost(Phrase.of("blocked.registerMr"));
+            return cannotPost(LabPhrase.of("blocked.registerMr"));
         }
         if (localOffset < 0 || length < 0 || (long) localOffset + length > mr.length()) {
-            return cannotPost(Phrase.of("post.outside", localOffset, length, mr.length()));
+            return cannotPost(LabPhrase.of("post.outside", localOffset, length, mr.length()));
         }
-        Phrase what = Phrase.of("post.recv", length, localOffset);
+        Phrase what = LabPhrase.of("post.recv", length, localOffset);
         try {
             postRecv(List.of(ReceiveWorkRequest.of(wrId, mr.sge(localOffset, length))), what.english());
         } catch (VerbsException e) {
             return StepResult.failed(e.getMessage());
         }
-        return StepResult.ok(Phrase.of("result.posted", what), Phrase.literal("wr_id " + wrId));
+        return StepResult.ok(LabPhrase.of("result.posted", what), Phrase.literal("wr_id " + wrId));
     }
 
     /**

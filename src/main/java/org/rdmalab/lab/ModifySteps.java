@@ -2,6 +2,7 @@ package org.rdmalab.lab;
 
 import java.util.Optional;
 import org.rdmalab.control.ConnectionData;
+import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.AddressVector;
 import org.rdmalab.verbs.BitFlag;
@@ -50,7 +51,7 @@ final class ModifySteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.qp() == null ? Optional.of(Phrase.of("blocked.createQp")) : Optional.empty();
+            return session.qp() == null ? Optional.of(LabPhrase.of("blocked.createQp")) : Optional.empty();
         }
 
         abstract QpAttributes attributes(LabSession session);
@@ -132,7 +133,7 @@ final class ModifySteps {
             if (base.isPresent()) {
                 return base;
             }
-            return session.remoteData().isEmpty() ? Optional.of(Phrase.of("blocked.exchange")) : Optional.empty();
+            return session.remoteData().isEmpty() ? Optional.of(LabPhrase.of("blocked.exchange")) : Optional.empty();
         }
 
         int rqPsn(LabSession session) {

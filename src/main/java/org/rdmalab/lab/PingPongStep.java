@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.CompletionBuffer;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.ReceiveWorkRequest;
@@ -75,7 +76,7 @@ final class PingPongStep extends Step {
     @Override
     public Optional<Phrase> blockedBy(LabSession session) {
         if (session.qp() == null || session.qp().state() != QpState.RTS) {
-            return Optional.of(Phrase.of("blocked.rts"));
+            return Optional.of(LabPhrase.of("blocked.rts"));
         }
         return Optional.empty();
     }
@@ -181,7 +182,7 @@ final class PingPongStep extends Step {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.qp() == null ? Optional.of(Phrase.of("blocked.createQp")) : Optional.empty();
+            return session.qp() == null ? Optional.of(LabPhrase.of("blocked.createQp")) : Optional.empty();
         }
 
         @Override
@@ -193,7 +194,7 @@ final class PingPongStep extends Step {
             }
             session.postRecv(requests, depth + " receives of " + session.mr().length() + " bytes");
             session.receivesPosted(depth);
-            return StepResult.ok(Phrase.of("result.receivesPosted", depth));
+            return StepResult.ok(LabPhrase.of("result.receivesPosted", depth));
         }
     }
 }

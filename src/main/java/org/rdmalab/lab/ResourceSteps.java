@@ -3,6 +3,7 @@ package org.rdmalab.lab;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
+import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.BitFlag;
 import org.rdmalab.verbs.CompletionQueue;
@@ -34,7 +35,7 @@ final class ResourceSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.context().isEmpty() ? Optional.of(Phrase.of("blocked.openDevice")) : Optional.empty();
+            return session.context().isEmpty() ? Optional.of(LabPhrase.of("blocked.openDevice")) : Optional.empty();
         }
 
         @Override
@@ -49,7 +50,7 @@ final class ResourceSteps {
             }
             session.pd(pd);
             session.emit(LabEvent.VerbCall.ok("ibv_alloc_pd", arguments, "pd handle " + pd.handle()));
-            return StepResult.ok(Phrase.of("result.pd", pd.handle()));
+            return StepResult.ok(LabPhrase.of("result.pd", pd.handle()));
         }
     }
 
@@ -67,7 +68,7 @@ final class ResourceSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.context().isEmpty() ? Optional.of(Phrase.of("blocked.openDevice")) : Optional.empty();
+            return session.context().isEmpty() ? Optional.of(LabPhrase.of("blocked.openDevice")) : Optional.empty();
         }
 
         @Override
@@ -83,7 +84,7 @@ final class ResourceSteps {
             }
             session.cq(cq);
             session.emit(LabEvent.VerbCall.ok("ibv_create_cq", arguments, "cq with " + cq.capacity() + " entries"));
-            return StepResult.ok(Phrase.of("result.cq", cq.capacity()));
+            return StepResult.ok(LabPhrase.of("result.cq", cq.capacity()));
         }
     }
 
@@ -121,7 +122,7 @@ final class ResourceSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.pd() == null ? Optional.of(Phrase.of("blocked.allocatePd")) : Optional.empty();
+            return session.pd() == null ? Optional.of(LabPhrase.of("blocked.allocatePd")) : Optional.empty();
         }
 
         @Override
@@ -188,9 +189,9 @@ final class ResourceSteps {
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
             if (session.pd() == null) {
-                return Optional.of(Phrase.of("blocked.allocatePd"));
+                return Optional.of(LabPhrase.of("blocked.allocatePd"));
             }
-            return session.cq() == null ? Optional.of(Phrase.of("blocked.createCq")) : Optional.empty();
+            return session.cq() == null ? Optional.of(LabPhrase.of("blocked.createCq")) : Optional.empty();
         }
 
         @Override
@@ -211,7 +212,7 @@ final class ResourceSteps {
             String created = String.format("QP number 0x%x, state %s", qp.qpNum(), qp.state().cName());
             session.emit(LabEvent.VerbCall.ok("ibv_create_qp", arguments, created));
             session.print(String.format("QP was created, QP number=0x%x", qp.qpNum()));
-            return StepResult.ok(Phrase.of("result.qp", "0x" + Integer.toHexString(qp.qpNum()), qp.state().cName()));
+            return StepResult.ok(LabPhrase.of("result.qp", "0x" + Integer.toHexString(qp.qpNum()), qp.state().cName()));
         }
     }
 }

@@ -2,6 +2,7 @@ package org.rdmalab.lab;
 
 import java.util.List;
 import java.util.Optional;
+import org.rdmalab.text.Phrase;
 
 /**
  * One step of the teaching flow: editable parameters with the seed's defaults, the C code that

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import org.rdmalab.text.Phrase;
 
 /**
  * What running a step gave: what it created (handles, keys, QPN, PSN) or why it failed. Its words

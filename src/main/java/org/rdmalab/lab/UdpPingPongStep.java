@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.Optional;
 import org.rdmalab.control.ConnectionData;
+import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Gid;
 import org.rdmalab.verbs.GidEntry;
@@ -121,7 +122,7 @@ final class UdpPingPongStep extends Step {
     @Override
     public Optional<Phrase> blockedBy(LabSession session) {
         if (session.remoteData().isEmpty() || session.gidEntry().isEmpty()) {
-            return Optional.of(Phrase.of("blocked.exchangeBaseline"));
+            return Optional.of(LabPhrase.of("blocked.exchangeBaseline"));
         }
         return Optional.empty();
     }

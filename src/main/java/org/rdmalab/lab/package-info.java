@@ -13,9 +13,10 @@
  * with arguments and errno, QP states of both sides, completions with the time since their post,
  * buffer changes, remote buffer views) that the CLI prints and the GUI draws. A failed step's result
  * may carry a {@link org.rdmalab.lab.Diagnosis}: the parameter to blame, the errno, why, and a
- * one-click {@link org.rdmalab.lab.Diagnosis.Fix}. What the lab says is a {@link org.rdmalab.lab.Phrase}
- * (a key of {@code phrases.properties} and its arguments): English on the command line, the
- * window's language in the window. {@link org.rdmalab.lab.LabSession#requestState}
+ * one-click {@link org.rdmalab.lab.Diagnosis.Fix}. What the lab says is a
+ * {@link org.rdmalab.text.Phrase} ({@link org.rdmalab.lab.LabPhrase}: a key of
+ * {@code phrases.properties} and its arguments): English on the command line, the window's
+ * language in the window. {@link org.rdmalab.lab.LabSession#requestState}
  * moves the QP by hand (the state diagram). {@link org.rdmalab.lab.CExport} writes a session as one
  * C program for libibverbs.
  *

@@ -1,5 +1,6 @@
 package org.rdmalab.architecture;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -8,7 +9,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The layers of design.md, enforced: a class that reaches across fails the build. */
+/** The layers of docs/architecture.md, enforced: a class that reaches across fails the build. */
 class LayeringTest {
 
     private static JavaClasses classes;
@@ -60,11 +61,18 @@ class LayeringTest {
     }
 
     @Test
+    void translatedTextIsTheGroundFloorAndKnowsNothingOfTheProject() {
+        classes().that().resideInAPackage("org.rdmalab.text..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("org.rdmalab.text..", "java..")
+                .check(classes);
+    }
+
+    @Test
     void doctorUsesOnlyTheCoreLayers() {
         noClasses().that().resideInAPackage("org.rdmalab.doctor..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.rdmalab.softroce..", "org.rdmalab.ibverbs..",
-                        "org.rdmalab.app..", "org.rdmalab.cli..", "picocli..", "javafx..", "jnr..", "com.kenai..",
-                        "org.controlsfx..")
+                        "org.rdmalab.app..", "org.rdmalab.cli..", "org.rdmalab.lab..", "org.rdmalab.bench..",
+                        "picocli..", "javafx..", "jnr..", "com.kenai..", "org.controlsfx..")
                 .check(classes);
         noClasses().that().resideInAnyPackage("org.rdmalab.verbs..", "org.rdmalab.control..", "org.rdmalab.lab..",
                         "org.rdmalab.softroce..", "org.rdmalab.ibverbs..")

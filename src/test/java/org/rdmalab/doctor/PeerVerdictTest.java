@@ -3,7 +3,7 @@ package org.rdmalab.doctor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
-import org.rdmalab.lab.Phrase;
+import org.rdmalab.text.Phrase;
 
 /**
  * The words of every probe verdict, including those two healthy soft0 doctors cannot produce (a

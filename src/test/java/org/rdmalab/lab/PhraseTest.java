@@ -15,6 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.rdmalab.text.Phrase;
 
 /**
  * The sentences the window quotes from the engines (the lab's, {@code doctor}'s): one English text
@@ -29,7 +30,7 @@ class PhraseTest {
     }
 
     private static final List<Words> ALL = List.of(
-            new Words(Phrase.LAB, Pattern.compile("\"((?:blocked|result|post|diag|fix)\\.[A-Za-z]+)\""),
+            new Words(LabPhrase.BUNDLE, Pattern.compile("\"((?:blocked|result|post|diag|fix)\\.[A-Za-z]+)\""),
                     Path.of("src/main/java")),
             new Words("org.rdmalab.doctor.local", Pattern.compile("\"(local\\.[A-Za-z0-9.]+)\""),
                     Path.of("src/main/java/org/rdmalab/doctor")),
@@ -74,14 +75,14 @@ class PhraseTest {
 
     @Test
     void englishIsTheCommandLinesTextAndNestedPhrasesSpeakTheSameLanguage() {
-        Phrase port = Phrase.of("result.port", 1, "ACTIVE", Phrase.of("result.noGidRoce"));
+        Phrase port = LabPhrase.of("result.port", 1, "ACTIVE", LabPhrase.of("result.noGidRoce"));
         assertEquals("port 1 ACTIVE, no GID (gid_idx -1: no GRH; RoCE needs one, RTR will fail)", port.english());
         assertEquals(port.english(), port.toString());
         assertEquals("端口 1 ACTIVE，没有 GID（gid_idx -1：不带 GRH；RoCE 需要 GRH，RTR 会失败）", port.in(CHINESE));
-        Phrase blocked = Phrase.of("result.cannotRunYet", Phrase.of("blocked.createQp"));
+        Phrase blocked = LabPhrase.of("result.cannotRunYet", LabPhrase.of("blocked.createQp"));
         assertEquals("cannot run yet: create the QP first", blocked.english());
         assertEquals("还不能运行：请先创建 QP", blocked.in(CHINESE));
-        assertEquals("port 1 ACTIVE, GID[3] x", Phrase.of("result.port", 1, "ACTIVE", Phrase.literal("GID[3] x"))
+        assertEquals("port 1 ACTIVE, GID[3] x", LabPhrase.of("result.port", 1, "ACTIVE", Phrase.literal("GID[3] x"))
                 .in(Locale.FRENCH), "a language without a bundle reads English");
     }
 
@@ -90,7 +91,7 @@ class PhraseTest {
         Locale before = Locale.getDefault();
         try {
             Locale.setDefault(CHINESE);
-            assertEquals("open the device first", Phrase.of("blocked.openDevice").english());
+            assertEquals("open the device first", LabPhrase.of("blocked.openDevice").english());
         } finally {
             Locale.setDefault(before);
         }
@@ -108,7 +109,7 @@ class PhraseTest {
 
     @Test
     void aMissingMessageReadsNullAsAConcatenationDidInsteadOfFailingTheStep() {
-        assertEquals("control plane: null", Phrase.of("result.controlPlane", (Object) null).english());
+        assertEquals("control plane: null", LabPhrase.of("result.controlPlane", (Object) null).english());
         assertEquals("null", StepResult.failed((String) null).summary());
     }
 

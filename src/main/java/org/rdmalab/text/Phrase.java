@@ -1,4 +1,4 @@
-package org.rdmalab.lab;
+package org.rdmalab.text;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -8,12 +8,12 @@ import java.util.Objects;
 import java.util.ResourceBundle;
 
 /**
- * A sentence the lab says (a step's result, why a step cannot run yet, a diagnosis, a fix), kept as
- * a key of {@code phrases*.properties} beside this class and its arguments, so that the command
- * line prints it in English and the window in the language it speaks. The English pattern is the
- * base bundle: {@link #english()} is the one text of the sentence, with no second copy in the code.
- * Other engines that the window quotes keep their sentences in their own bundles the same way
- * ({@link #from}: {@code doctor}'s checks).
+ * A sentence an engine says (the lab's step results, reasons and diagnoses, {@code doctor}'s
+ * checks), kept as a key of the engine's own bundle and its arguments, so that the command line
+ * prints it in English and the window in the language it speaks. The English pattern is the base
+ * bundle: {@link #english()} is the one text of the sentence, with no second copy in the code. Each
+ * engine keeps its bundle beside its own classes ({@code lab/phrases*.properties},
+ * {@code doctor/local*.properties}, {@code doctor/peer*.properties}) and names it in {@link #from}.
  *
  * <p>A pattern is a {@link String#format} pattern with {@code %s} only: numbers and hex values
  * arrive formatted, as verbs and C spell them. An argument that is itself a phrase is said in the
@@ -26,8 +26,6 @@ import java.util.ResourceBundle;
  */
 public record Phrase(String bundle, String key, List<Object> args) {
 
-    /** The lab's own sentences: {@code phrases.properties} beside this class. */
-    public static final String LAB = "org.rdmalab.lab.phrases";
     /** English is the base bundle, whatever the JVM's default locale. */
     private static final ResourceBundle.Control CONTROL =
             ResourceBundle.Control.getNoFallbackControl(ResourceBundle.Control.FORMAT_PROPERTIES);
@@ -42,12 +40,10 @@ public record Phrase(String bundle, String key, List<Object> args) {
         }
     }
 
-    /** The lab's sentence {@code key} with {@code args} (a null one reads "null", as in a concatenation). */
-    public static Phrase of(String key, Object... args) {
-        return from(LAB, key, args);
-    }
-
-    /** The sentence {@code key} of the bundle {@code bundle} with {@code args}. */
+    /**
+     * The sentence {@code key} of the bundle {@code bundle} with {@code args} (a null one reads
+     * "null", as in a concatenation).
+     */
     public static Phrase from(String bundle, String key, Object... args) {
         List<Object> kept = new ArrayList<>(args.length);
         for (Object arg : args) {
