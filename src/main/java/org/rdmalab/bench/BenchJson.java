@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
+import org.rdmalab.text.Json;
 
 /**
  * The report as perftest's {@code --out_json} names things: {@code test_info} ({@code test},
@@ -124,54 +125,11 @@ public final class BenchJson {
     }
 
     /**
-     * The report as JSON text ({@link #of} written out with two-space indents), as {@code bench
+     * The report as JSON text ({@link #of} written by {@link Json}, then a newline), as {@code bench
      * --json} prints it and the window's Bench view saves it.
      */
     public static String text(BenchReport report, boolean withUsage) {
-        StringBuilder out = new StringBuilder();
-        write(of(report, withUsage), out, 0);
-        return out.append('\n').toString();
-    }
-
-    private static void write(Object value, StringBuilder out, int indent) {
-        if (value == null) {
-            out.append("null");
-        } else if (value instanceof Number || value instanceof Boolean) {
-            out.append(value);
-        } else if (value instanceof Map<?, ?> map) {
-            out.append('{');
-            int left = map.size();
-            for (Map.Entry<?, ?> entry : map.entrySet()) {
-                out.append('\n').append("  ".repeat(indent + 1));
-                quote(String.valueOf(entry.getKey()), out);
-                out.append(": ");
-                write(entry.getValue(), out, indent + 1);
-                out.append(--left > 0 ? "," : "");
-            }
-            out.append(map.isEmpty() ? "" : "\n" + "  ".repeat(indent)).append('}');
-        } else if (value instanceof List<?> list) {
-            out.append('[');
-            for (int i = 0; i < list.size(); i++) {
-                out.append('\n').append("  ".repeat(indent + 1));
-                write(list.get(i), out, indent + 1);
-                out.append(i < list.size() - 1 ? "," : "");
-            }
-            out.append(list.isEmpty() ? "" : "\n" + "  ".repeat(indent)).append(']');
-        } else {
-            quote(value.toString(), out);
-        }
-    }
-
-    private static void quote(String text, StringBuilder out) {
-        out.append('"');
-        for (char c : text.toCharArray()) {
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                default -> out.append(c < 0x20 ? String.format("\\u%04x", (int) c) : String.valueOf(c));
-            }
-        }
-        out.append('"');
+        return Json.write(of(report, withUsage)) + "\n";
     }
 
     static double round(double value, int decimals) {

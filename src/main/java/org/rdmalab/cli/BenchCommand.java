@@ -22,6 +22,7 @@ import org.rdmalab.bench.BenchSettings;
 import org.rdmalab.bench.BenchTest;
 import org.rdmalab.bench.LiveSample;
 import org.rdmalab.bench.Topology;
+import org.rdmalab.text.Json;
 import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.spi.Backends;
 import picocli.CommandLine.Command;

@@ -15,6 +15,7 @@ import org.rdmalab.doctor.LocalChecks;
 import org.rdmalab.doctor.PeerDoctor;
 import org.rdmalab.doctor.Report;
 import org.rdmalab.doctor.SideFacts;
+import org.rdmalab.text.Json;
 import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;

@@ -1,16 +1,22 @@
-package org.rdmalab.cli;
+package org.rdmalab.text;
 
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
-/** Writes maps, lists, strings, numbers and booleans as JSON (what --json output needs, nothing more). */
-final class Json {
+/**
+ * Writes maps, lists, strings, numbers and booleans as JSON with two-space indents (what the
+ * commands' {@code --json} and the window's Bench Save need, nothing more): the one JSON writer of
+ * {@code devices}, {@code doctor}, {@code bench} and the Bench view. A map keeps its entries' order;
+ * any other value is written as the string of its {@code toString()}.
+ */
+public final class Json {
 
     private Json() {
     }
 
-    static String write(Object value) {
+    /** {@code value} as JSON text, with no newline after it. */
+    public static String write(Object value) {
         StringBuilder out = new StringBuilder();
         write(value, out, 0);
         return out.toString();
