@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rxe-pair.sh: the README's two-workstation recipe on two VMs with rxe (src/test/vm/rxe-vm --pair).
+# rxe-pair.sh: the two-workstation recipe (docs/two-machines.md) on two VMs with rxe (src/test/vm/rxe-vm --pair).
 # VM a (10.1.0.1) runs `demo` servers, VM b (10.1.0.2) the clients, over one virtual Ethernet, with
 # the seed protocol and then with the lab protocol. run-rxe-tests starts it:
 #

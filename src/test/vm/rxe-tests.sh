@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rxe-tests.sh: RDMA Lab's native backend on the real kernel rxe driver. Runs inside the rxe VM
-# (src/test/vm/rxe-vm runs it; see README "Testing on real rxe without RDMA hardware"):
+# (src/test/vm/rxe-vm runs it; see docs/rxe-vm-testing.md):
 #
 #   src/test/vm/rxe-vm src/test/vm/rxe-tests.sh [TEST...]     # all tests, or the named ones
 #

@@ -31,7 +31,7 @@ final class PingPongStep extends Step {
     /**
      * Below this many round trips soft0's figure is mostly the JIT compiler's warm-up: on a 2-core
      * machine the first 1 000 took about 340 µs each and the steady state (from about the
-     * 11 000th) 7.5 (docs/bench.md).
+     * 11 000th) 7.5 (docs/performance.md).
      */
     static final int SHORT_RUN = 100_000;
 

@@ -28,7 +28,7 @@ import org.rdmalab.verbs.GidEntry;
  *       ICRC: 16 bytes more than the payload), each message is acknowledged by a 20-byte datagram
  *       (an ACK's length), a side sends its next message only once its last one is acknowledged
  *       (ibv_rc_pingpong posts after the SEND's completion), and the sockets are unconnected,
- *       sending with an address, as a RoCE device's must (docs/bench.md). A side that takes in its
+ *       sending with an address, as a RoCE device's must (docs/performance.md). A side that takes in its
  *       peer's message answers it first and acknowledges it after when its own last message is
  *       acknowledged already, else acknowledges it at once: soft0's order. This is the floor any
  *       RC device on these sockets starts from, so the ratio to it shows what the device adds.</li>

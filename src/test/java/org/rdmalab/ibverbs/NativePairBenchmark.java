@@ -71,7 +71,7 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * {@code src/test/c/pair_loop.c}, which makes 1000 pairs on the very same QP and CQ. Two more
  * show what any binding through jffi pays: {@link #rawPair} (the pair from Java with the work
  * request built once in native memory) and {@link #jffiCall} (one call of an empty C function).
- * {@link #main} runs them and prints the ratio; docs/bench.md says how to run it.
+ * {@link #main} runs them and prints the ratio; docs/performance.md says how to run it.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

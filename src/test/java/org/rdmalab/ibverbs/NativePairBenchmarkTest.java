@@ -17,7 +17,7 @@ import org.rdmalab.testing.StandInVerbs;
 /**
  * A smoke run of {@link NativePairBenchmark} (a few seconds, in this JVM): the generated harness
  * runs, both sides make their pairs on the stand-in (a pair that does not complete fails the run),
- * and the ratio line is printed. It checks no speed: that is the benchmark's job (docs/bench.md).
+ * and the ratio line is printed. It checks no speed: that is the benchmark's job (docs/performance.md).
  */
 class NativePairBenchmarkTest {
 

@@ -165,7 +165,7 @@ public final class SoftRoceSpeed {
      * What RC's acknowledgements cost with no RDMA logic at all: the SEND/RECV ping-pong's four
      * datagrams a round trip (each side's SEND, {@value #RC_SEND} bytes as soft0's 64-byte SEND is
      * on the wire, and an ACK of {@value #RC_ACK} for each), sent from unconnected sockets with an
-     * address, as a RoCE device must (docs/bench.md), in soft0's order: a side that reads the
+     * address, as a RoCE device must (docs/performance.md), in soft0's order: a side that reads the
      * peer's SEND answers it first and ACKs after when its own last SEND is ACKed already, else ACKs
      * at once; a side sends its next SEND only once its last one is ACKed, as ibv_rc_pingpong posts
      * only after the SEND's completion. The floor any RC device on these sockets starts from.
