@@ -1,5 +1,6 @@
 package org.rdmalab.softroce;
 
+import org.rdmalab.softroce.net.EventLoop;
 import org.rdmalab.softroce.wire.Aeth;
 import org.rdmalab.softroce.wire.Opcode;
 import org.rdmalab.softroce.wire.Psn;

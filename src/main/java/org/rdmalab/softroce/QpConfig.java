@@ -1,5 +1,6 @@
 package org.rdmalab.softroce;
 
+import org.rdmalab.softroce.net.EventLoop;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.QpType;
 import org.rdmalab.verbs.WorkCompletion;

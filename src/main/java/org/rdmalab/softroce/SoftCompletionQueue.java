@@ -2,6 +2,7 @@ package org.rdmalab.softroce;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.rdmalab.softroce.net.EventLoop;
 import org.rdmalab.verbs.CompletionBuffer;
 import org.rdmalab.verbs.CompletionChannel;
 import org.rdmalab.verbs.CompletionQueue;

@@ -3,6 +3,8 @@ package org.rdmalab.softroce;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.rdmalab.softroce.net.Fabric;
+import org.rdmalab.softroce.net.LoopTask;
 import org.rdmalab.softroce.wire.Opcode;
 import org.rdmalab.softroce.wire.Psn;
 import org.rdmalab.softroce.wire.RocePacket;
@@ -354,7 +356,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         if (grh.flowLabel() < 0 || grh.flowLabel() > 0xFFFFF) {
             throw new VerbsException(verb, Errno.EINVAL, "grh.flow_label " + grh.flowLabel() + " does not fit in 20 bits");
         }
-        return SimulatedNetwork.toInt(grh.dgid().ipv4());
+        return Fabric.toInt(grh.dgid().ipv4());
     }
 
     private static void check24(int value, String name) throws VerbsException {

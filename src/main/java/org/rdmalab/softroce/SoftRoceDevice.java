@@ -1,5 +1,8 @@
 package org.rdmalab.softroce;
 
+import org.rdmalab.softroce.net.Fabric;
+import org.rdmalab.softroce.net.SimulatedNetwork;
+import org.rdmalab.softroce.net.WireSocket;
 import org.rdmalab.verbs.Context;
 import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.VerbsException;

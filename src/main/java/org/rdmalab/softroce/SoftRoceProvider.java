@@ -1,6 +1,9 @@
 package org.rdmalab.softroce;
 
 import java.util.List;
+import org.rdmalab.softroce.net.Fabric;
+import org.rdmalab.softroce.net.SimulatedNetwork;
+import org.rdmalab.softroce.net.UdpFabric;
 import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.rdmalab.verbs.spi.VerbsProvider;
@@ -31,7 +34,13 @@ public final class SoftRoceProvider implements VerbsProvider {
         return device(options, UdpFabric.INSTANCE);
     }
 
-    static SoftRoceDevice device(DeviceOptions options, Fabric fabric) {
+    /**
+     * {@code soft0} on {@code fabric}, configured by {@code options}: a test gives it a
+     * {@link SimulatedNetwork}, whose devices exchange the same datagrams on a virtual clock.
+     *
+     * @throws IllegalArgumentException when the fault spec is malformed
+     */
+    public static SoftRoceDevice device(DeviceOptions options, Fabric fabric) {
         return new SoftRoceDevice(DEVICE_NAME, options, fabric);
     }
 }

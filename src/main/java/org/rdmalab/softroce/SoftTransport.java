@@ -3,6 +3,8 @@ package org.rdmalab.softroce;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
+import org.rdmalab.softroce.net.EventLoop;
+import org.rdmalab.softroce.net.Fabric;
 import org.rdmalab.softroce.wire.Icrc;
 import org.rdmalab.softroce.wire.MalformedPacketException;
 import org.rdmalab.softroce.wire.RocePacket;
@@ -80,7 +82,7 @@ final class SoftTransport implements Fabric.Receiver {
     private SoftTransport(SoftRoceContext context) {
         this.context = context;
         SoftRoceDevice device = context.softDevice();
-        this.localIp = SimulatedNetwork.toInt(device.profile().address());
+        this.localIp = Fabric.toInt(device.profile().address());
         this.peerPort = device.profile().udpPort();
         this.faults = FaultInjector.parse(device.options().faults());
     }

@@ -9,12 +9,11 @@
  * channel, QP), the transport in rxe's shape ({@code SoftQueuePair} the caller side as
  * {@code rxe_verbs.c} / {@code rxe_qp.c}; {@code Requester}, {@code Completer} and
  * {@code Responder} as {@code rxe_req.c}, {@code rxe_comp.c} and {@code rxe_resp.c}; packet I/O in
- * {@code SoftTransport}), the fabrics packets travel on (real UDP, or
- * {@link org.rdmalab.softroce.SimulatedNetwork} with a virtual clock for tests), the
- * {@link org.rdmalab.softroce.FaultInjector}, the capture tap and the port
- * {@link org.rdmalab.softroce.Counter}s. {@code WireSocket} (with the jnr-ffi interface
- * {@link org.rdmalab.softroce.SocketCalls}) sets the UDP socket so that the kernel sends the IPv4
- * header the ICRC covers (ID 0, DF), which lets kernel rxe take soft0's packets.
+ * {@code SoftTransport}), the {@link org.rdmalab.softroce.FaultInjector}, the capture tap and the
+ * port {@link org.rdmalab.softroce.Counter}s. The fabrics packets travel on (real UDP, or a
+ * simulated network with a virtual clock for tests), the event loop and the socket setup that lets
+ * kernel rxe take soft0's packets live in {@link org.rdmalab.softroce.net}; the headers in
+ * {@link org.rdmalab.softroce.wire}; captures in {@link org.rdmalab.softroce.capture}.
  *
  * <p>Threads: each opened device context owns one event loop with a transport thread (named like
  * {@code soft0@127.0.0.1 transport}), started with its first QP. Every QP's protocol state,
@@ -23,7 +22,7 @@
  * posting thread; an empty {@code ibv_poll_cq} reads the socket on the polling thread). Verbs
  * calls validate on the caller's thread, then run the work or hand it over (post, modify), or read
  * thread-safe state (CQs, counters). Packet listeners run on whichever thread is on the loop. In a
- * {@link org.rdmalab.softroce.SimulatedNetwork} everything runs on the one thread that drives the
+ * {@link org.rdmalab.softroce.net.SimulatedNetwork} everything runs on the one thread that drives the
  * network. A post fills a reused slot of the QP's send or receive ring on the caller's thread,
  * under the QP's post lock; a slot is the loop's from then until its completion is in the CQ.
  *

@@ -37,6 +37,14 @@ class LayeringTest {
     }
 
     @Test
+    void softRocesNetworkLayerKnowsNoRoce() {
+        noClasses().that().resideInAPackage("org.rdmalab.softroce.net..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.rdmalab.softroce",
+                        "org.rdmalab.softroce.wire..", "org.rdmalab.softroce.capture..")
+                .check(classes);
+    }
+
+    @Test
     void backendsNeverImportEachOther() {
         noClasses().that().resideInAPackage("org.rdmalab.softroce..")
                 .should().dependOnClassesThat().resideInAPackage("org.rdmalab.ibverbs..")

@@ -3,6 +3,8 @@ package org.rdmalab.softroce;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.rdmalab.softroce.net.SimulatedNetwork;
+import org.rdmalab.softroce.net.UdpFabric;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.AddressVector;
 import org.rdmalab.verbs.CompletionQueue;
@@ -83,8 +85,10 @@ final class Peers implements AutoCloseable {
     static Peers simulated(Setup setup) throws VerbsException {
         SimulatedNetwork net = new SimulatedNetwork();
         DeviceOptions base = DeviceOptions.defaults().withCapture(setup.capture);
-        Device da = net.device(base.withAddress(DeviceOptions.parseAddress("127.0.0.1")).withFaults(setup.faultsA));
-        Device db = net.device(base.withAddress(DeviceOptions.parseAddress("127.0.0.2")).withFaults(setup.faultsB));
+        Device da = SoftRoceProvider.device(base.withAddress(DeviceOptions.parseAddress("127.0.0.1"))
+                .withFaults(setup.faultsA), net);
+        Device db = SoftRoceProvider.device(base.withAddress(DeviceOptions.parseAddress("127.0.0.2"))
+                .withFaults(setup.faultsB), net);
         Peers peers = new Peers(net, open(da, setup), open(db, setup));
         connect(peers.a, peers.b, setup, setup.psnA, setup.psnB);
         connect(peers.b, peers.a, setup, setup.psnB, setup.psnA);

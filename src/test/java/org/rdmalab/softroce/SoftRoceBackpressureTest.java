@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.rdmalab.softroce.net.SimulatedNetwork;
 import org.rdmalab.testing.Tools;
 import org.rdmalab.verbs.SendFlag;
 import org.rdmalab.verbs.SendWorkRequest;

@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.rdmalab.softroce.net.UdpFabric;
 import org.rdmalab.verbs.PacketEvent;
 import org.rdmalab.verbs.PacketObservable;
 import org.rdmalab.verbs.SendFlag;

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.rdmalab.softroce.net.Fabric;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.MemoryRegion;
 import org.rdmalab.verbs.ProtectionDomain;
@@ -60,8 +61,8 @@ class SoftRoceFuzzTest {
             otherPdRegion.write(0, pattern);
             byte[] requesterMemory = peers.a.mr.read(0, peers.a.mr.length());
 
-            int a = SimulatedNetwork.toInt(DeviceOptions.parseAddress("127.0.0.1"));
-            int b = SimulatedNetwork.toInt(DeviceOptions.parseAddress("127.0.0.2"));
+            int a = Fabric.toInt(DeviceOptions.parseAddress("127.0.0.1"));
+            int b = Fabric.toInt(DeviceOptions.parseAddress("127.0.0.2"));
             int reconnects = 0;
             for (int i = 0; i < 20_000; i++) {
                 byte[] datagram;
@@ -132,8 +133,8 @@ class SoftRoceFuzzTest {
             assertTrue(Peers.drain(peers.a).size() == 3);
 
             SplittableRandom random = new SplittableRandom(99);
-            int a = SimulatedNetwork.toInt(DeviceOptions.parseAddress("127.0.0.1"));
-            int b = SimulatedNetwork.toInt(DeviceOptions.parseAddress("127.0.0.2"));
+            int a = Fabric.toInt(DeviceOptions.parseAddress("127.0.0.1"));
+            int b = Fabric.toInt(DeviceOptions.parseAddress("127.0.0.2"));
             byte[] pattern = new byte[peers.a.mr.length()];
             random.nextBytes(pattern);
             peers.a.mr.write(0, pattern);

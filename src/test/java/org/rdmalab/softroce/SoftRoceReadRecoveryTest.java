@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.rdmalab.softroce.net.Fabric;
 import org.rdmalab.softroce.wire.Opcode;
 import org.rdmalab.softroce.wire.RocePacket;
 import org.rdmalab.verbs.QpState;
@@ -26,8 +27,8 @@ import org.rdmalab.verbs.spi.DeviceOptions;
 class SoftRoceReadRecoveryTest {
 
     private static final int SIGNALED = SendFlag.SIGNALED.value();
-    private static final int A = SimulatedNetwork.toInt(DeviceOptions.parseAddress("127.0.0.1"));
-    private static final int B = SimulatedNetwork.toInt(DeviceOptions.parseAddress("127.0.0.2"));
+    private static final int A = Fabric.toInt(DeviceOptions.parseAddress("127.0.0.1"));
+    private static final int B = Fabric.toInt(DeviceOptions.parseAddress("127.0.0.2"));
     /** Bytes before the RETH or the AETH: the BTH. */
     private static final int BTH = 12;
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.rdmalab.softroce.net.Fabric;
 import org.rdmalab.softroce.wire.Opcode;
 import org.rdmalab.softroce.wire.Reth;
 import org.rdmalab.softroce.wire.RocePacket;
@@ -126,8 +127,8 @@ class SoftRoceRxeRulesTest {
 
     // ---- the responder's length and PadCnt checks: rxe_resp_check_length, check_rkey ---------
 
-    private static final int A = SimulatedNetwork.toInt(org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.1"));
-    private static final int B = SimulatedNetwork.toInt(org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.2"));
+    private static final int A = Fabric.toInt(org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.1"));
+    private static final int B = Fabric.toInt(org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.2"));
 
     /**
      * A request from a to b, built with the wire encoder and signed: {@code payload} bytes of

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.rdmalab.softroce.net.Fabric;
 import org.rdmalab.softroce.wire.MalformedPacketException;
 import org.rdmalab.softroce.wire.Opcode;
 import org.rdmalab.softroce.wire.Psn;
@@ -783,8 +784,8 @@ class SoftRoceTransportTest {
                 peers.net.advance(Duration.ofMillis(1));
                 byte[] nak = ack[0].clone();
                 nak[12] = (byte) syndrome; // the AETH syndrome follows the 12-byte BTH
-                int a = SimulatedNetwork.toInt(org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.1"));
-                int b = SimulatedNetwork.toInt(org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.2"));
+                int a = Fabric.toInt(org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.1"));
+                int b = Fabric.toInt(org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.2"));
                 peers.net.inject(b, 4791, a, 4791, SoftRoceVerbsTest.resign(nak, b, a));
                 peers.run();
                 List<WorkCompletion> done = Peers.drain(peers.a);

@@ -16,6 +16,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdmalab.softroce.capture.CaptureInspector;
+import org.rdmalab.softroce.net.SimulatedNetwork;
 import org.rdmalab.verbs.PacketEvent;
 import org.rdmalab.verbs.PacketObservable;
 import org.rdmalab.verbs.QpState;
@@ -138,9 +139,9 @@ class SoftRoceUdpTest {
         SimulatedNetwork net = new SimulatedNetwork();
         org.rdmalab.verbs.spi.DeviceOptions options = org.rdmalab.verbs.spi.DeviceOptions.defaults().withCapture(pcap);
         Peers.Setup setup = new Peers.Setup();
-        Peers.Side a = Peers.open(net.device(options), setup);
-        Peers.Side b = Peers.open(net.device(options.withAddress(
-                org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.2"))), setup);
+        Peers.Side a = Peers.open(SoftRoceProvider.device(options, net), setup);
+        Peers.Side b = Peers.open(SoftRoceProvider.device(options.withAddress(
+                org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.2")), net), setup);
         try {
             Peers.connect(a, b, setup, 0, 0);
             Peers.connect(b, a, setup, 0, 0);

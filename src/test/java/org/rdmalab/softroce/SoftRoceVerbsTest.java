@@ -10,6 +10,8 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
+import org.rdmalab.softroce.net.Fabric;
+import org.rdmalab.softroce.net.SimulatedNetwork;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.AddressVector;
 import org.rdmalab.verbs.CompletionChannel;
@@ -47,7 +49,7 @@ class SoftRoceVerbsTest {
             QpAttrMask.RNR_RETRY, QpAttrMask.SQ_PSN, QpAttrMask.MAX_QP_RD_ATOMIC);
 
     private static Device simulatedDevice(SimulatedNetwork net) {
-        return net.device(DeviceOptions.defaults());
+        return SoftRoceProvider.device(DeviceOptions.defaults(), net);
     }
 
     private static QueuePair qp(Context context) throws VerbsException {
@@ -293,8 +295,8 @@ class SoftRoceVerbsTest {
         assertEquals("fault spec: drop 2 is outside 0..1", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> FaultInjector.parse("delay=5"));
         assertTrue(e.getMessage().contains("needs a unit"));
-        assertThrows(IllegalArgumentException.class, () -> new SimulatedNetwork().device(
-                DeviceOptions.defaults().withFaults("seed=x")));
+        assertThrows(IllegalArgumentException.class, () -> SoftRoceProvider.device(
+                DeviceOptions.defaults().withFaults("seed=x"), new SimulatedNetwork()));
         assertEquals(7, FaultInjector.parse("drop=0.05,dup=0.01,reorder=0.02,corrupt=0.001,delay=2ms,seed=7").seed());
     }
 
@@ -323,9 +325,9 @@ class SoftRoceVerbsTest {
             peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
                     SendFlag.SIGNALED.value()));
             peers.run();
-            int b = SimulatedNetwork.toInt(DeviceOptions.parseAddress("127.0.0.2"));
-            int a = SimulatedNetwork.toInt(DeviceOptions.parseAddress("127.0.0.1"));
-            int stranger = SimulatedNetwork.toInt(DeviceOptions.parseAddress("127.0.0.9"));
+            int b = Fabric.toInt(DeviceOptions.parseAddress("127.0.0.2"));
+            int a = Fabric.toInt(DeviceOptions.parseAddress("127.0.0.1"));
+            int stranger = Fabric.toInt(DeviceOptions.parseAddress("127.0.0.9"));
             byte[] corrupted = captured[0].clone();
             corrupted[corrupted.length - 6] ^= 1;
             peers.net.inject(a, 4791, b, 4791, corrupted);

@@ -1,4 +1,4 @@
-package org.rdmalab.softroce;
+package org.rdmalab.softroce.net;
 
 import java.net.Inet4Address;
 import org.rdmalab.verbs.VerbsException;
@@ -8,7 +8,7 @@ import org.rdmalab.verbs.VerbsException;
  * in-memory network with a virtual clock ({@link SimulatedNetwork}). A fabric hands each opened
  * device an {@link Endpoint}: its address, its event loop and a way to send.
  */
-interface Fabric {
+public interface Fabric {
 
     /**
      * Binds {@code address:port} for a device and starts its loop.
@@ -18,6 +18,15 @@ interface Fabric {
      * @throws VerbsException EADDRINUSE (or the socket's errno) when the address cannot be bound
      */
     Endpoint open(String verb, String name, Inet4Address address, int port, Receiver receiver) throws VerbsException;
+
+    /**
+     * {@code address} as the 32-bit number its four bytes make, first byte highest (how datagrams
+     * name their source and destination here).
+     */
+    static int toInt(Inet4Address address) {
+        byte[] ip = address.getAddress();
+        return ((ip[0] & 0xff) << 24) | ((ip[1] & 0xff) << 16) | ((ip[2] & 0xff) << 8) | (ip[3] & 0xff);
+    }
 
     /** Receives datagrams on the loop thread; the array is reused after the call returns. */
     interface Receiver {

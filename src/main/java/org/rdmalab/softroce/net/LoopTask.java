@@ -1,10 +1,10 @@
-package org.rdmalab.softroce;
+package org.rdmalab.softroce.net;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Work that callers hand to a device's loop again and again, made once: a QP's half of its posts
- * ({@link Requester#admitPosted}, {@link Responder#admitPosted}). Like an rxe task, which is
+ * (the requester's and the responder's {@code admitPosted}). Like an rxe task, which is
  * scheduled at most once however often it is asked for, it waits in the loop's queue at most once
  * at a time ({@link EventLoop#executeOnce}); a run does the work of every hand-over since the last
  * one, so its work must be idempotent. A real loop ({@link UdpFabric}) links waiting tasks through
@@ -13,14 +13,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Threads: {@link #claim} on any thread; {@link #next} and {@link #release} belong to the loop's
  * queue.
  */
-final class LoopTask implements Runnable {
+public final class LoopTask implements Runnable {
 
     private final Runnable work;
     private final AtomicBoolean queued = new AtomicBoolean();
     /** The next task in the loop's queue while this one waits there. */
     LoopTask next;
 
-    LoopTask(Runnable work) {
+    public LoopTask(Runnable work) {
         this.work = work;
     }
 

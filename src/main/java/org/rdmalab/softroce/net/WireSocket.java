@@ -1,4 +1,4 @@
-package org.rdmalab.softroce;
+package org.rdmalab.softroce.net;
 
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -39,7 +39,7 @@ import jnr.ffi.LibraryLoader;
  *
  * <p>Thread-safe; {@link #probe} is computed once.
  */
-final class WireSocket {
+public final class WireSocket {
 
     // Linux values (include/uapi/linux/in.h, asm-generic/socket.h).
     private static final int SOL_SOCKET = 1;
@@ -55,9 +55,9 @@ final class WireSocket {
     static final int DEFAULT_TTL = 64;
 
     /** How a socket was set up: whether every datagram leaves with ID 0 and DF, and with which TTL. */
-    record Setup(boolean fixedId, int ttl, boolean zeroUdpChecksum, String problem) {
+    public record Setup(boolean fixedId, int ttl, boolean zeroUdpChecksum, String problem) {
 
-        static Setup failed(String problem) {
+        public static Setup failed(String problem) {
             return new Setup(false, DEFAULT_TTL, false, problem);
         }
     }
@@ -73,7 +73,7 @@ final class WireSocket {
      * Whether a socket of this process can be made to send ID 0: configures a throwaway socket on
      * 127.0.0.1 once and remembers the result.
      */
-    static Setup probe() {
+    public static Setup probe() {
         Setup result = probed;
         if (result == null) {
             try (DatagramChannel channel = DatagramChannel.open(StandardProtocolFamily.INET)) {

@@ -1,4 +1,4 @@
-package org.rdmalab.softroce;
+package org.rdmalab.softroce.net;
 
 import java.io.IOException;
 import java.net.BindException;
@@ -34,13 +34,13 @@ import org.rdmalab.verbs.VerbsException;
  * {@link Endpoint#awaitWritable} and the loop adds write interest to its selector key until the
  * kernel has room again, then calls {@link Fabric.Receiver#onWritable}.
  */
-final class UdpFabric implements Fabric {
+public final class UdpFabric implements Fabric {
 
     private static final Logger LOG = Logger.getLogger(UdpFabric.class.getName());
     /** Socket buffers large enough for a window of 128 full-MTU packets plus a burst of READ responses. */
     private static final int SOCKET_BUFFER = 4 << 20;
 
-    static final UdpFabric INSTANCE = new UdpFabric(SOCKET_BUFFER);
+    public static final UdpFabric INSTANCE = new UdpFabric(SOCKET_BUFFER);
 
     private final int sendBuffer;
 
@@ -52,7 +52,7 @@ final class UdpFabric implements Fabric {
      * Real UDP whose sockets ask for an {@code SO_SNDBUF} of {@code bytes} (the kernel doubles it
      * and keeps it above its minimum); tests use a small one so that the buffer fills.
      */
-    static UdpFabric withSendBuffer(int bytes) {
+    public static UdpFabric withSendBuffer(int bytes) {
         return new UdpFabric(bytes);
     }
 
@@ -756,7 +756,7 @@ final class UdpFabric implements Fabric {
         }
     }
 
-    static InetAddress toAddress(int ip) {
+    private static InetAddress toAddress(int ip) {
         try {
             return InetAddress.getByAddress(new byte[] {(byte) (ip >>> 24), (byte) (ip >>> 16), (byte) (ip >>> 8), (byte) ip});
         } catch (UnknownHostException e) {

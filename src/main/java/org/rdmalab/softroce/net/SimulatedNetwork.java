@@ -1,4 +1,4 @@
-package org.rdmalab.softroce;
+package org.rdmalab.softroce.net;
 
 import java.net.Inet4Address;
 import java.time.Duration;
@@ -6,10 +6,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.function.BooleanSupplier;
-import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.Errno;
 import org.rdmalab.verbs.VerbsException;
-import org.rdmalab.verbs.spi.DeviceOptions;
 
 /**
  * An in-memory network with a virtual clock, for exact and fast tests: software devices made here
@@ -22,7 +20,8 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  *
  * <pre>{@code
  * SimulatedNetwork net = new SimulatedNetwork();
- * Device a = net.device(options.withAddress(ip1)), b = net.device(options.withAddress(ip2));
+ * Device a = SoftRoceProvider.device(options.withAddress(ip1), net);
+ * Device b = SoftRoceProvider.device(options.withAddress(ip2), net);
  * ... qp.postSend(wr); net.runUntilIdle(); cq.poll(1) ...
  * }</pre>
  */
@@ -95,11 +94,6 @@ public final class SimulatedNetwork implements Fabric {
     /** A network with the given one-way latency. */
     public SimulatedNetwork(Duration latency) {
         this.latencyNanos = latency.toNanos();
-    }
-
-    /** A software device attached to this network, configured by {@code options}. */
-    public Device device(DeviceOptions options) {
-        return SoftRoceProvider.device(options, this);
     }
 
     /** The virtual time in nanoseconds since the network was made. */
@@ -177,7 +171,7 @@ public final class SimulatedNetwork implements Fabric {
     @Override
     public Endpoint open(String verb, String name, Inet4Address address, int port, Receiver receiver)
             throws VerbsException {
-        long key = key(toInt(address), port);
+        long key = key(Fabric.toInt(address), port);
         if (endpoints.containsKey(key)) {
             throw new VerbsException(verb, Errno.EADDRINUSE, "UDP " + address.getHostAddress() + ":" + port
                     + " is already in use on this simulated network; give this device another address or UDP port");
@@ -189,11 +183,6 @@ public final class SimulatedNetwork implements Fabric {
 
     private static long key(int ip, int port) {
         return ((long) ip << 16) | port;
-    }
-
-    static int toInt(Inet4Address address) {
-        byte[] ip = address.getAddress();
-        return ((ip[0] & 0xff) << 24) | ((ip[1] & 0xff) << 16) | ((ip[2] & 0xff) << 8) | (ip[3] & 0xff);
     }
 
     private final class SimEndpoint implements Endpoint, EventLoop {

@@ -1,4 +1,4 @@
-package org.rdmalab.softroce;
+package org.rdmalab.softroce.net;
 
 /**
  * A task due at a deadline on an event loop's clock; ordered by deadline (compared as a

@@ -1,4 +1,4 @@
-package org.rdmalab.softroce;
+package org.rdmalab.softroce.net;
 
 import jnr.ffi.annotations.In;
 import jnr.ffi.annotations.Out;

@@ -1,4 +1,4 @@
-package org.rdmalab.softroce;
+package org.rdmalab.softroce.net;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -18,7 +18,7 @@ import org.rdmalab.verbs.VerbsException;
  * two thread hand-offs per round trip that otherwise dominate a software device's latency. A
  * simulation has one thread and keeps the defaults.
  */
-interface EventLoop {
+public interface EventLoop {
 
     /** The loop's clock in nanoseconds (virtual in simulations). */
     long nanoTime();
