@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -272,16 +273,19 @@ class LabViewModelTest {
         picocli.CommandLine demo = org.rdmalab.cli.Main.commandLine();
         demo.setOut(new java.io.PrintWriter(clientOut, true));
         demo.setErr(new java.io.PrintWriter(clientOut, true));
-        int exit = demo.execute("demo", "127.0.0.2", "soft0", "127.0.0.1", "--protocol", "lab", "--flow", "write-only",
-                "--tcp-port", Integer.toString(tcpPort), "--udp-port", Integer.toString(base.udpPort()));
-        assertEquals(0, exit, clientOut.toString());
+        CompletableFuture<Integer> client = CompletableFuture.supplyAsync(
+                () -> demo.execute("demo", "127.0.0.2", "soft0", "127.0.0.1", "--protocol", "lab", "--flow", "write-only",
+                        "--tcp-port", Integer.toString(tcpPort), "--udp-port", Integer.toString(base.udpPort())));
         SideViewModel local = onUi(() -> side("local"));
         await("the server to finish", () -> idle() && local.nextIndexProperty().get() == local.steps().size());
         onUi(() -> {
             assertEquals("\"HelloWorld\"", local.steps().get(local.steps().size() - 1).summaryProperty().get());
             assertEquals(QpState.RTS, local.peerStateProperty().get(), "the client's QP state arrived over the lab protocol");
+            // The demo client answers buffer requests until this side says bye, which a reset does.
+            lab.resetAll();
             return null;
         });
+        assertEquals(0, client.get(60, TimeUnit.SECONDS), clientOut.toString());
     }
 
     @Test
