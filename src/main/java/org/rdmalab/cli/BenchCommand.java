@@ -27,6 +27,7 @@ import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.spi.Backends;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -43,7 +44,8 @@ import picocli.CommandLine.Spec;
             "Without <server_ip> this side is the server and waits on TCP port 18515; with it, the client, which"
                     + " measures and prints the table. --loopback runs both sides in this process (soft0: server on"
                     + " 127.0.0.1, client on 127.0.0.2). --baseline adds the same traffic over plain UDP datagrams in"
-                    + " the same run and a 'ratio:' line. --perftest lets perftest's ib_* programs be the other side.",
+                    + " the same run and a 'ratio:' line. --perftest lets perftest's ib_* programs be the other side."
+                    + " --json prints the results with perftest's key names.",
             "Exit 0 when the run finished, 1 when it failed, 2 on a usage error."
         })
 final class BenchCommand implements Callable<Integer> {
@@ -114,8 +116,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--report_gbits", description = "Bandwidth in Gb/sec instead of MB/sec.")
     boolean reportGbits;
 
-    @Option(names = "--json", description = "Print the results as JSON with perftest's key names.")
-    boolean json;
+    /** The results as JSON with perftest's key names. */
+    @Mixin
+    JsonOption json;
 
     @Option(names = "--loopback", description = "Run the server and the client in this process.")
     boolean loopback;
@@ -141,13 +144,12 @@ final class BenchCommand implements Callable<Integer> {
             description = "UDP port of the baseline's sockets on both addresses (default ${DEFAULT-VALUE}).")
     int baselinePort;
 
-    @Option(names = "--udp-port", defaultValue = "4791", paramLabel = "PORT",
-            description = "RoCE v2 UDP port a software device binds (default ${DEFAULT-VALUE}).")
-    int udpPort;
+    @Mixin
+    UdpPortOption udpPort;
 
-    @Option(names = "--timeout", defaultValue = "60", paramLabel = "SECONDS",
-            description = "How long the server waits for a client, or the client for the server (default ${DEFAULT-VALUE}).")
-    int timeoutSeconds;
+    /** The server waits for a client, or the client for the server, up to 60 s. */
+    @Mixin
+    TimeoutOption timeout = new TimeoutOption(60);
 
     @Override
     public Integer call() throws Exception {
@@ -156,7 +158,7 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         boolean verbose = verbose();
-        Printer printer = new Printer(out, err, settings, json, System.console() != null);
+        Printer printer = new Printer(out, err, settings, json.json(), System.console() != null);
         BenchRun run = new BenchEngine(Backends.installed()).start(settings, topology, printer);
         // Ctrl-C stops the run, and the JVM waits a moment for this thread to print what it has (a
         // --run_infinitely run ends this way), rather than exit with the run's last lines unprinted.
@@ -197,7 +199,7 @@ final class BenchCommand implements Callable<Integer> {
         } finally {
             printer.endProgress();
         }
-        if (json) {
+        if (json.json()) {
             out.println(Json.write(BenchJson.of(report, verbose)));
         } else {
             printer.finish(report, verbose);
@@ -304,11 +306,8 @@ final class BenchCommand implements Callable<Integer> {
     private Topology topology() {
         checkPort(tcpPort, "-p");
         checkPort(baselinePort, "--baseline-port");
-        checkPort(udpPort, "--udp-port");
-        if (timeoutSeconds < 1) {
-            throw new IllegalArgumentException("--timeout must be at least 1 second");
-        }
-        Duration timeout = Duration.ofSeconds(timeoutSeconds);
+        int udpPort = this.udpPort.port();
+        Duration timeout = this.timeout.duration();
         if (loopback) {
             if (serverIp != null) {
                 throw new IllegalArgumentException("--loopback runs both sides here; drop <server_ip> " + serverIp);

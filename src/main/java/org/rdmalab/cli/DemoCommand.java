@@ -26,6 +26,7 @@ import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -79,22 +80,20 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--iters", defaultValue = "1000", description = "pingpong round trips (default ${DEFAULT-VALUE}).")
     int iterations;
 
-    @Option(names = "--timeout", defaultValue = "30",
-            description = "Seconds to wait for the peer to connect or answer (default ${DEFAULT-VALUE}).")
-    int timeoutSeconds;
+    @Mixin
+    TimeoutOption timeout;
 
-    @Option(names = "--poll-timeout", defaultValue = "2000",
-            description = "CQ poll timeout in ms (the seed's MAX_POLL_CQ_TIMEOUT, default ${DEFAULT-VALUE}).")
-    long pollTimeout;
+    @Mixin
+    PollTimeoutOption pollTimeout;
 
     @Option(names = "--pcap", paramLabel = "FILE", description = "Write the software device's packets to FILE.")
     Path pcap;
 
-    @Option(names = "--fault", paramLabel = "SPEC", description = "Software device faults: drop=0.05,dup=0.01,seed=7.")
-    String fault;
+    @Mixin
+    FaultOption fault;
 
-    @Option(names = "--udp-port", defaultValue = "4791", description = "Software device UDP port (default ${DEFAULT-VALUE}).")
-    int udpPort;
+    @Mixin
+    UdpPortOption udpPort;
 
     @Option(names = "--baseline",
             description = "pingpong: then the same round trips over plain UDP between the same two addresses, "
@@ -116,7 +115,7 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Role role = serverIp == null ? Role.SERVER : Role.CLIENT;
         DeviceOptions options = DeviceOptions.defaults().withAddress(DeviceOptions.parseAddress(localIp))
-                .withUdpPort(udpPort).withFaults(fault).withCapture(pcap);
+                .withUdpPort(udpPort.port()).withFaults(fault.spec()).withCapture(pcap);
         if (serverIp != null) {
             DeviceOptions.parseAddress(serverIp);
         }
@@ -135,11 +134,11 @@ final class DemoCommand implements Callable<Integer> {
         }
         Flows.Settings settings = new Flows.Settings(device, ibPort, gidIndex,
                 size != null ? size : pingpong ? 4096 : Flows.MESSAGE_SIZE,
-                Mtu.ofBytes(mtu != null ? mtu : pingpong ? 1024 : 256), pollTimeout);
+                Mtu.ofBytes(mtu != null ? mtu : pingpong ? 1024 : 256), pollTimeout.millis());
         if (settings.size() < 1) {
             throw new IllegalArgumentException("--size must be at least 1 byte");
         }
-        Duration timeout = Duration.ofSeconds(timeoutSeconds);
+        Duration timeout = this.timeout.duration();
         PeerLinks.Endpoint endpoint = new PeerLinks.Endpoint(role, localIp, serverIp, port,
                 new Timeouts(timeout, timeout, timeout));
         PeerLink link;

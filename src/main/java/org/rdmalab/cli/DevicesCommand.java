@@ -17,6 +17,7 @@ import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -28,8 +29,8 @@ final class DevicesCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--json", description = "Print JSON instead of text.")
-    boolean json;
+    @Mixin
+    JsonOption json;
 
     @Option(names = "--soft-address", defaultValue = "127.0.0.1",
             description = "IPv4 address the software device binds (default ${DEFAULT-VALUE}).")
@@ -53,7 +54,7 @@ final class DevicesCommand implements Callable<Integer> {
             backends.add(backend);
         }
         PrintWriter out = spec.commandLine().getOut();
-        if (json) {
+        if (json.json()) {
             out.println(Json.write(Map.of("backends", backends)));
         } else {
             printText(out, backends);

@@ -21,6 +21,7 @@ import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -52,11 +53,11 @@ final class DoctorCommand implements Callable<Integer> {
     @Option(names = "--serve", description = "Wait for one peer, then compare and probe.")
     boolean serve;
 
-    @Option(names = "--json", description = "Print JSON instead of text.")
-    boolean json;
+    @Mixin
+    JsonOption json;
 
-    @Option(names = "--fault", paramLabel = "SPEC", description = "Software device faults for the probe: drop=1, drop=0.05,seed=7.")
-    String fault;
+    @Mixin
+    FaultOption fault;
 
     @Option(names = "--mtu", paramLabel = "N", description = "Path MTU to check and probe (default: the largest both sides allow).")
     Integer mtu;
@@ -68,20 +69,18 @@ final class DoctorCommand implements Callable<Integer> {
             description = "The lab protocol's TCP port (default ${DEFAULT-VALUE}).")
     int tcpPort;
 
-    @Option(names = "--udp-port", defaultValue = "4791", paramLabel = "PORT",
-            description = "Software device UDP port (default ${DEFAULT-VALUE}).")
-    int udpPort;
+    @Mixin
+    UdpPortOption udpPort;
 
     @Option(names = "--link-mtu", paramLabel = "N", description = "MTU of the link under the software device (default 1500).")
     Integer linkMtu;
 
-    @Option(names = "--timeout", defaultValue = "30", paramLabel = "S",
-            description = "Seconds to wait for the peer to connect or answer (default ${DEFAULT-VALUE}).")
-    int timeoutSeconds;
+    @Mixin
+    TimeoutOption timeout;
 
-    @Option(names = "--poll-timeout", defaultValue = "5000", paramLabel = "MS",
-            description = "How long each probe write's completion is waited for, in ms (default ${DEFAULT-VALUE}).")
-    long pollTimeout;
+    /** Each probe write's completion is waited for up to 5 s. */
+    @Mixin
+    PollTimeoutOption pollTimeout = new PollTimeoutOption(5000);
 
     /** Where the checks look; tests replace it. */
     Host host = Host.system();
@@ -96,16 +95,15 @@ final class DoctorCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--serve takes <local_ip> and <device>, and no <peer_ip>:"
                     + " 'doctor --serve 10.0.2.15 rxe0'");
         }
-        if (fault != null && !"soft0".equals(device)) {
+        if (fault.spec() != null && !"soft0".equals(device)) {
             throw new IllegalArgumentException("--fault applies to the software device only: give soft0 as <device>");
         }
-        if (timeoutSeconds < 1 || pollTimeout < 1) {
-            throw new IllegalArgumentException("--timeout and --poll-timeout must be at least 1");
-        }
+        int timeoutSeconds = timeout.seconds();
+        Duration pollFor = pollTimeout.duration();
         if (tcpPort < 1 || tcpPort > 65535) {
             throw new IllegalArgumentException("--tcp-port " + tcpPort + " is outside 1..65535");
         }
-        DeviceOptions options = DeviceOptions.defaults().withUdpPort(udpPort).withFaults(fault);
+        DeviceOptions options = DeviceOptions.defaults().withUdpPort(udpPort.port()).withFaults(fault.spec());
         if (localIp != null) {
             options = options.withAddress(DeviceOptions.parseAddress(localIp));
         }
@@ -124,7 +122,7 @@ final class DoctorCommand implements Callable<Integer> {
         Optional<SideFacts> peerFacts = Optional.empty();
         String mode = serve ? "serve" : peerIp != null ? "peer" : "local";
         PrintWriter out = spec.commandLine().getOut();
-        if (!json) {
+        if (!json.json()) {
             out.println(header(mode));
             print(out, local.checks());
             out.flush();
@@ -136,9 +134,9 @@ final class DoctorCommand implements Callable<Integer> {
             } else {
                 Duration timeout = Duration.ofSeconds(timeoutSeconds);
                 PeerDoctor.Settings settings = new PeerDoctor.Settings(localIp, device, ibPort, options, tcpPort,
-                        new Timeouts(timeout, timeout, timeout), Duration.ofMillis(pollTimeout));
+                        new Timeouts(timeout, timeout, timeout), pollFor);
                 PeerDoctor doctor = new PeerDoctor(backends, host);
-                if (!json && serve) {
+                if (!json.json() && serve) {
                     out.println("waiting for a peer on " + localIp + ":" + tcpPort + " (up to " + timeoutSeconds + " s)");
                     out.flush();
                 }
@@ -148,12 +146,12 @@ final class DoctorCommand implements Callable<Integer> {
                 peerFacts = result.peer();
             }
             checks.addAll(peerChecks);
-            if (!json) {
+            if (!json.json()) {
                 print(out, peerChecks);
             }
         }
         long failed = checks.stream().filter(Check::failed).count();
-        if (json) {
+        if (json.json()) {
             Map<String, Object> report = new LinkedHashMap<>();
             report.put("mode", mode);
             report.put("passed", failed == 0);

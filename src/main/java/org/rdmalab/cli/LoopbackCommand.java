@@ -21,6 +21,7 @@ import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -87,9 +88,9 @@ final class LoopbackCommand implements Callable<Integer> {
     @Option(names = "--pcap", paramLabel = "FILE", description = "Write every packet of both devices to this pcap file.")
     Path pcap;
 
-    @Option(names = "--fault", paramLabel = "SPEC",
-            description = "Fault injection for both devices, e.g. drop=0.05,dup=0.01,seed=7.")
-    String fault;
+    /** Faults for both devices. */
+    @Mixin
+    FaultOption fault;
 
     @Option(names = "--server-address", defaultValue = "127.0.0.1", paramLabel = "IP",
             description = "IPv4 address of the server's device (default ${DEFAULT-VALUE}).")
@@ -99,9 +100,9 @@ final class LoopbackCommand implements Callable<Integer> {
             description = "IPv4 address of the client's device (default ${DEFAULT-VALUE}).")
     String clientAddress;
 
-    @Option(names = "--udp-port", defaultValue = "4791", paramLabel = "PORT",
-            description = "RoCE v2 UDP port both devices use (default ${DEFAULT-VALUE}).")
-    int udpPort;
+    /** The port both devices use. */
+    @Mixin
+    UdpPortOption udpPort;
 
     @Option(names = "--poll-timeout", paramLabel = "MS",
             description = "How long one completion is polled for, in ms (default 2000 as in the seed;"
@@ -141,7 +142,7 @@ final class LoopbackCommand implements Callable<Integer> {
             results.put(scenario.name(), result);
         }
         if (pcap != null) {
-            out.println(captureLine(pcap, udpPort));
+            out.println(captureLine(pcap, udpPort.port()));
         }
         if (scenarios.size() > 1) {
             out.println();
@@ -157,10 +158,8 @@ final class LoopbackCommand implements Callable<Integer> {
     }
 
     private LoopbackSettings settings() {
-        if (udpPort < 1 || udpPort > 65535) {
-            throw new IllegalArgumentException("--udp-port " + udpPort + " is outside 1..65535");
-        }
-        boolean faulty = fault != null && !fault.isBlank();
+        int udpPort = this.udpPort.port();
+        boolean faulty = fault.given();
         String clientName = clientDevice == null ? device : clientDevice;
         if (SOFT_DEVICE.equals(device) != SOFT_DEVICE.equals(clientName)) {
             throw new IllegalArgumentException("--device " + device + " and --client-device " + clientName
@@ -203,7 +202,7 @@ final class LoopbackCommand implements Callable<Integer> {
         LoopbackSettings settings = new LoopbackSettings(device, server, client, pathMtu,
                 size == null ? 0 : parseSize(size), Duration.ofMillis(pollMillis), clientName);
         if (faulty) {
-            settings = settings.withFaults(fault);
+            settings = settings.withFaults(fault.spec());
         }
         if (pcap != null) {
             Path parent = pcap.toAbsolutePath().getParent();
