@@ -254,8 +254,7 @@ public final class CExport {
                 return "struct ibv_sge sge;\nstruct ibv_send_wr sr, *bad_wr = NULL;\n";
             }
             if (step instanceof DataSteps.PollCq) {
-                return "struct ibv_wc wc;\nstruct timeval cur_time;\nlong start_time_msec, cur_time_msec;\n"
-                        + "int poll_result;\n";
+                return DataSteps.PollCq.DECLARATIONS;
             }
             return "";
         }
@@ -354,7 +353,7 @@ public final class CExport {
                             .append(": received %u bytes\\n\", wc.byte_len);\n");
                 }
                 boolean polls = poster ? extra.signaled() || signalAll : extra.consumesReceive();
-                out.append(indent("char temp_char;\n" + (polls ? POLL_DECLARATIONS : "")
+                out.append(indent("char temp_char;\n" + (polls ? DataSteps.PollCq.DECLARATIONS : "")
                         + code, 2)).append("    }\n");
             }
             if (!extras.isEmpty()) {
@@ -370,19 +369,9 @@ public final class CExport {
             }
         }
 
-        private static final String POLL_DECLARATIONS = "struct ibv_wc wc;\nstruct timeval cur_time;\n"
-                + "long start_time_msec, cur_time_msec;\nint poll_result;\n";
-
         private String pollCode(String what) {
-            return """
-                    gettimeofday(&cur_time, NULL);
-                    start_time_msec = (cur_time.tv_sec * 1000) + (cur_time.tv_usec / 1000);
-                    do {
-                        poll_result = ibv_poll_cq(res->cq, 1, &wc);
-                        gettimeofday(&cur_time, NULL);
-                        cur_time_msec = (cur_time.tv_sec * 1000) + (cur_time.tv_usec / 1000);
-                    } while ((poll_result == 0) && ((cur_time_msec - start_time_msec) < %d));
-                    """.formatted(pollTimeout) + POLL_CHECK.replace("completion was found", what + ": completion");
+            return DataSteps.PollCq.loop(pollTimeout) + "\n"
+                    + POLL_CHECK.replace("completion was found", what + ": completion");
         }
 
         private static String postCode(ExtraWork extra, int number) {

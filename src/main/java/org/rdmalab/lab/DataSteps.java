@@ -168,8 +168,16 @@ final class DataSteps {
                     Parameter.integer("timeout_ms", "MAX_POLL_CQ_TIMEOUT", timeoutMillis, 1, 600_000));
         }
 
-        @Override
-        public String cCode(LabSession session) {
+        /** The C variables {@link #loop} uses, one declaration a line. */
+        static final String DECLARATIONS = "struct ibv_wc wc;\nstruct timeval cur_time;\n"
+                + "long start_time_msec, cur_time_msec;\nint poll_result;\n";
+
+        /**
+         * The seed's poll loop in C: {@code ibv_poll_cq} for one completion until one comes or
+         * {@code timeoutMillis} pass (no newline after its last line); the step shows it and
+         * {@link CExport} writes it for each poll, the extra work's too.
+         */
+        static String loop(long timeoutMillis) {
             return """
                     gettimeofday(&cur_time, NULL);
                     start_time_msec = (cur_time.tv_sec * 1000) + (cur_time.tv_usec / 1000);
@@ -178,7 +186,12 @@ final class DataSteps {
                         gettimeofday(&cur_time, NULL);
                         cur_time_msec = (cur_time.tv_sec * 1000) + (cur_time.tv_usec / 1000);
                     } while ((poll_result == 0) && ((cur_time_msec - start_time_msec) < %d));""".formatted(
-                    parameter("timeout_ms").asInt());
+                    timeoutMillis);
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return loop(parameter("timeout_ms").asInt());
         }
 
         @Override
