@@ -159,7 +159,7 @@ public final class UdpFabric implements Fabric {
          * every time, the wake-ups (a thousand a second per device) still cost a two-JVM ping-pong
          * on two cores about a sixth of its time: its round trips over 20 µs came at least once a
          * millisecond, and with no wake-ups at all its mean fell from 2.26–2.70 to 1.91–2.16 times
-         * the UDP round trip in three runs each (docs/bench.md). A caller that stops after polling
+         * the UDP round trip in three runs each (docs/performance.md). A caller that stops after polling
          * a while leaves what arrives, and an ACK it held, for at most this long.
          */
         private static final long MAX_POLLING_WAIT_NANOS = 8_000_000;
