@@ -55,7 +55,7 @@ final class Completer {
     }
 
     private final QpConfig config;
-    private final SendQueue sendQueue;
+    private final WorkQueue<SendWqe> sendQueue;
     private final Requester requester;
 
     private int ackedPsn;
@@ -70,7 +70,7 @@ final class Completer {
     private int nakCode;
     private WcStatus errorStatus;
 
-    Completer(QpConfig config, SendQueue sendQueue, Requester requester) {
+    Completer(QpConfig config, WorkQueue<SendWqe> sendQueue, Requester requester) {
         this.config = config;
         this.sendQueue = sendQueue;
         this.requester = requester;
@@ -222,7 +222,7 @@ final class Completer {
             return;
         }
         while (!sendQueue.isEmpty()) {
-            SendWqe wqe = sendQueue.at(sendQueue.head);
+            SendWqe wqe = sendQueue.at(sendQueue.head());
             if (!wqe.started) {
                 break;
             }
@@ -261,7 +261,7 @@ final class Completer {
      */
     private SendWqe implicitAcknowledge(int psn) {
         while (!sendQueue.isEmpty()) {
-            SendWqe wqe = sendQueue.at(sendQueue.head);
+            SendWqe wqe = sendQueue.at(sendQueue.head());
             if (!wqe.started) {
                 return null;
             }
@@ -422,7 +422,7 @@ final class Completer {
     /** {@code COMPST_ERROR}: the head work request completes with {@code status}. */
     private void failHead(WcStatus status) {
         if (!sendQueue.isEmpty()) {
-            SendWqe wqe = sendQueue.at(sendQueue.head);
+            SendWqe wqe = sendQueue.at(sendQueue.head());
             wqe.done = true;
             wqe.status = status;
             completeWqes();
@@ -440,7 +440,7 @@ final class Completer {
         if (sendQueue.isEmpty()) {
             return;
         }
-        SendWqe wqe = sendQueue.at(sendQueue.head);
+        SendWqe wqe = sendQueue.at(sendQueue.head());
         wqe.done = true;
         wqe.status = WcStatus.SUCCESS;
         completeWqes();
@@ -454,7 +454,7 @@ final class Completer {
      */
     void completeWqes() {
         while (!sendQueue.isEmpty()) {
-            SendWqe wqe = sendQueue.at(sendQueue.head);
+            SendWqe wqe = sendQueue.at(sendQueue.head());
             if (!wqe.done) {
                 break;
             }
@@ -500,7 +500,7 @@ final class Completer {
     // ---- the retransmission timer: qp->retrans_timer and retransmit_timer ----
 
     private boolean outstanding() {
-        return !sendQueue.isEmpty() && sendQueue.at(sendQueue.head).started;
+        return !sendQueue.isEmpty() && sendQueue.at(sendQueue.head()).started;
     }
 
     /** Arms the retransmission timer unless it runs (the requester's {@code mod_timer} after a send). */

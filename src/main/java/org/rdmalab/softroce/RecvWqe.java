@@ -6,9 +6,9 @@ import org.rdmalab.verbs.ReceiveWorkRequest;
  * A slot of the receive queue's ring and the receive posted into it (rxe's {@code struct
  * rxe_recv_wqe}), its scatter list resolved once on first use. Like the send queue's slots
  * ({@link SendWqe}), the slots are made with the QP and reused: a post fills a free one on the
- * caller's thread, and the slot is free again once its completion is made ({@link ReceiveQueue}).
+ * caller's thread, and the slot is free again once its completion is made ({@link WorkQueue}).
  */
-final class RecvWqe {
+final class RecvWqe implements WorkQueue.Slot {
     long wrId;
     long capacity;
     /** The scatter list, sized for the QP's max_recv_sge. */
@@ -31,7 +31,8 @@ final class RecvWqe {
     }
 
     /** Lets go of the regions the receive pointed at (the slot is free again; loop only). */
-    void release() {
+    @Override
+    public void release() {
         sges.release();
     }
 

@@ -31,7 +31,7 @@ final class Requester {
     static final int MAX_PACKETS_PER_ACK = 64;
 
     private final QpConfig config;
-    private final SendQueue sendQueue;
+    private final WorkQueue<SendWqe> sendQueue;
     private Completer completer;
 
     private long sendIndex;
@@ -44,7 +44,7 @@ final class Requester {
     /** Why the last {@link #gather} could not read the payload, or null. */
     private WcStatus gatherFailure;
 
-    Requester(QpConfig config, SendQueue sendQueue) {
+    Requester(QpConfig config, WorkQueue<SendWqe> sendQueue) {
         this.config = config;
         this.sendQueue = sendQueue;
     }
@@ -78,7 +78,7 @@ final class Requester {
 
     /** The QP went to ERR: the send queue was flushed up to its tail. */
     void flushed() {
-        sendIndex = sendQueue.tail;
+        sendIndex = sendQueue.tail();
         rdOutstanding = 0;
         rnrWaiting = false;
     }
@@ -118,7 +118,7 @@ final class Requester {
         if (config.state != QpState.RTS || rnrWaiting) {
             return;
         }
-        while (sendIndex < sendQueue.tail) {
+        while (sendIndex < sendQueue.tail()) {
             if (config.transport.blocked()) {
                 config.transport.awaitWritable(config.qp);
                 return;
@@ -319,7 +319,7 @@ final class Requester {
 
     /** Points the sender back at {@code psn} for a go-back-N retry ({@code req_retry}). */
     void rewind(int psn) {
-        for (long i = sendQueue.head; i < sendQueue.tail; i++) {
+        for (long i = sendQueue.head(); i < sendQueue.tail(); i++) {
             SendWqe wqe = sendQueue.at(i);
             if (!wqe.started) {
                 sendIndex = i;
@@ -339,14 +339,14 @@ final class Requester {
                 return;
             }
         }
-        sendIndex = sendQueue.tail;
+        sendIndex = sendQueue.tail();
         sendPacket = 0;
     }
 
     /** The completer retired work requests up to the queue's head: never resend those. */
     void retired() {
-        if (sendIndex < sendQueue.head) {
-            sendIndex = sendQueue.head;
+        if (sendIndex < sendQueue.head()) {
+            sendIndex = sendQueue.head();
             sendPacket = 0;
         }
     }

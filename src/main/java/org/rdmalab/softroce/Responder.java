@@ -26,7 +26,7 @@ import org.rdmalab.verbs.WorkCompletion;
  * ({@code resp.sent_psn_nak}), the message in progress and its receive ({@code resp.opcode},
  * {@code resp.wqe}), the WRITE target ({@code resp.mr}, {@code resp.va}, {@code resp.resid}),
  * UC's dropped message ({@code resp.drop_msg}) and the saved READ/atomic resources
- * ({@code resp.resources}), and it consumes the {@link ReceiveQueue}.
+ * ({@code resp.resources}), and it consumes the receive queue ({@link WorkQueue}).
  *
  * <p>Threads: the transport loop only.
  */
@@ -65,7 +65,7 @@ final class Responder {
     private static final int IN_WRITE = 2;
 
     private final QpConfig config;
-    private final ReceiveQueue receiveQueue;
+    private final WorkQueue<RecvWqe> receiveQueue;
 
     private int expectedPsn;
     private int msn;
@@ -92,7 +92,7 @@ final class Responder {
     private long replyAddress;
     private long replyLength;
 
-    Responder(QpConfig config, ReceiveQueue receiveQueue) {
+    Responder(QpConfig config, WorkQueue<RecvWqe> receiveQueue) {
         this.config = config;
         this.receiveQueue = receiveQueue;
     }
@@ -127,7 +127,7 @@ final class Responder {
     /** The QP goes to ERR: the receive in use and every posted one complete with a flush error. */
     void flush() {
         currentRecv = null; // the queue's head: flushed first below
-        while (receiveQueue.head() != null) {
+        while (receiveQueue.peek() != null) {
             flushHead();
         }
         inProgress = NONE;
@@ -136,7 +136,7 @@ final class Responder {
 
     /** The head receive's slot is freed, then it completes with a flush error. */
     private void flushHead() {
-        long wrId = receiveQueue.head().wrId;
+        long wrId = receiveQueue.peek().wrId;
         receiveQueue.removeHead();
         config.recvCq.pushError(wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, config.qpn);
     }
@@ -376,7 +376,7 @@ final class Responder {
         if (currentRecv != null) {
             return true;
         }
-        currentRecv = receiveQueue.head(); // in use until it completes, then its slot is free
+        currentRecv = receiveQueue.peek(); // in use until it completes, then its slot is free
         if (currentRecv == null) {
             if (!uc) {
                 config.count(Counter.SEND_RNR_ERR);

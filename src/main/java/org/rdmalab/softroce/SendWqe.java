@@ -13,9 +13,9 @@ import org.rdmalab.verbs.WrOpcode;
  * shared with the application: a post fills the slot at the ring's producer index, so posting and
  * completing allocate nothing (issue 8). A slot is written by a posting thread only while it is
  * free (its earlier request completed, its completion made, and the loop done with it; see
- * {@link SendQueue}); after the post it belongs to the loop.
+ * {@link WorkQueue}); after the post it belongs to the loop.
  */
-final class SendWqe {
+final class SendWqe implements WorkQueue.Slot {
     long wrId;
     WrOpcode opcode;
     int flags;
@@ -77,7 +77,8 @@ final class SendWqe {
     }
 
     /** Lets go of the regions a request pointed at (the slot is free again; loop only). */
-    void release() {
+    @Override
+    public void release() {
         sges.release();
     }
 

@@ -41,7 +41,7 @@ import org.rdmalab.verbs.spi.ResourceNode;
  * work requests; the protocol runs in three parts on the device's transport loop, each with its
  * own state, set side by side with rxe's files: the {@link Requester} ({@code rxe_req.c}), the
  * {@link Completer} ({@code rxe_comp.c}) and the {@link Responder} ({@code rxe_resp.c}). They
- * share the {@link QpConfig} and the work queues ({@link SendQueue}, {@link ReceiveQueue}).
+ * share the {@link QpConfig} and the work queues ({@link WorkQueue}s of {@link SendWqe} and {@link RecvWqe}).
  *
  * <p>Threads: the verbs methods run on the caller's thread; they validate, then hand work to the
  * transport loop. {@link #apply}, {@link #enterError}, {@link #accepts} and {@link #receive} run
@@ -62,8 +62,8 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
     private final Object modifyLock = new Object();
 
     private final QpConfig config;
-    private final SendQueue sendQueue;
-    private final ReceiveQueue receiveQueue;
+    private final WorkQueue<SendWqe> sendQueue;
+    private final WorkQueue<RecvWqe> receiveQueue;
     private final Requester requester;
     private final Completer completer;
     private final Responder responder;
@@ -92,9 +92,9 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         this.capabilities = capabilities;
         this.sqSigAll = sqSigAll;
         this.config = new QpConfig(this, pd, transport, qpn, type, sendCq, recvCq);
-        this.sendQueue = new SendQueue(capabilities.maxSendWr(), capabilities.maxSendSge());
+        this.sendQueue = new WorkQueue<>(capabilities.maxSendWr(), () -> new SendWqe(capabilities.maxSendSge()));
         this.inlineRegions = new SoftMemoryRegion[Math.max(1, capabilities.maxSendSge())];
-        this.receiveQueue = new ReceiveQueue(capabilities.maxRecvWr(), capabilities.maxRecvSge());
+        this.receiveQueue = new WorkQueue<>(capabilities.maxRecvWr(), () -> new RecvWqe(capabilities.maxRecvSge()));
         this.requester = new Requester(config, sendQueue);
         this.completer = new Completer(config, sendQueue, requester);
         this.requester.connect(completer);
@@ -494,7 +494,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
     /**
      * Checks one request and writes it into the send queue's next free slot ({@code post_one_send}:
      * {@code validate_send_wr}, then {@code init_send_wqe}); under the post lock. Nothing is
-     * allocated: the slot is reused (see {@link SendQueue}).
+     * allocated: the slot is reused (see {@link WorkQueue}).
      */
     private void postOneSend(SendWorkRequest request) throws VerbsException {
         String verb = "ibv_post_send";
@@ -535,14 +535,10 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
                 inlineRegions[i] = region;
             }
         }
-        int used;
-        do {
-            used = sendQueue.used.get();
-            if (used >= capabilities.maxSendWr()) {
-                throw new VerbsException(verb, Errno.ENOMEM, "the send queue is full: max_send_wr " + capabilities.maxSendWr()
-                        + " work requests are outstanding (poll the send CQ to free them)");
-            }
-        } while (!sendQueue.used.compareAndSet(used, used + 1));
+        if (!sendQueue.reserve(capabilities.maxSendWr())) {
+            throw new VerbsException(verb, Errno.ENOMEM, "the send queue is full: max_send_wr " + capabilities.maxSendWr()
+                    + " work requests are outstanding (poll the send CQ to free them)");
+        }
         // The slot is free now (a slot is counted in used until the loop is done with it).
         SendWqe wqe = sendQueue.nextToPost();
         wqe.fill(request, sqSigAll || request.signaled(), length);
@@ -605,7 +601,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
     /**
      * Checks one receive and writes it into the receive queue's next free slot
      * ({@code post_one_recv}); under the post lock. Returns the refusal, or null. Nothing is
-     * allocated when it is accepted: the slot is reused (see {@link ReceiveQueue}).
+     * allocated when it is accepted: the slot is reused (see {@link WorkQueue}).
      */
     private VerbsException postOneRecv(ReceiveWorkRequest request) {
         String verb = "ibv_post_recv";
@@ -622,17 +618,10 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             return new VerbsException(verb, Errno.EINVAL, "the scatter list holds " + capacity
                     + " bytes; a message is at most 2^31 - 1 bytes");
         }
-        // The loop frees slots as receives complete, concurrently: a compare-and-set that lost to
-        // that is retried, never taken for a full queue (it was, and a receiver reposting for each
-        // completion got ENOMEM with half of its queue free).
-        int used;
-        do {
-            used = receiveQueue.used.get();
-            if (used >= capabilities.maxRecvWr()) {
-                return new VerbsException(verb, Errno.ENOMEM, "the receive queue is full: max_recv_wr "
-                        + capabilities.maxRecvWr() + " work requests are posted");
-            }
-        } while (!receiveQueue.used.compareAndSet(used, used + 1));
+        if (!receiveQueue.reserve(capabilities.maxRecvWr())) {
+            return new VerbsException(verb, Errno.ENOMEM, "the receive queue is full: max_recv_wr "
+                    + capabilities.maxRecvWr() + " work requests are posted");
+        }
         // The slot is free now (a slot is counted in used until its receive completed).
         receiveQueue.nextToPost().fill(request, capacity);
         receiveQueue.publish();
@@ -766,7 +755,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         }
         completer.stop();
         while (!sendQueue.isEmpty()) {
-            SendWqe wqe = sendQueue.at(sendQueue.head);
+            SendWqe wqe = sendQueue.at(sendQueue.head());
             config.sendCq.pushError(wqe.wrId, WcStatus.WR_FLUSH_ERR, wqe.opcode.completionOpcode(), config.qpn);
             sendQueue.removeHead();
         }
