@@ -77,6 +77,8 @@ public final class BenchView {
     static final PseudoClass COMPACT = PseudoClass.getPseudoClass("compact");
 
     private final BenchViewModel viewModel;
+    private final BenchForm form;
+    private final BenchResults results;
 
     @FXML
     private ScrollPane benchScroll;
@@ -89,7 +91,7 @@ public final class BenchView {
     @FXML
     private ToggleButton benchSettings;
     @FXML
-    private ChoiceBox<BenchViewModel.Role> benchRole;
+    private ChoiceBox<BenchForm.Role> benchRole;
     @FXML
     private HBox benchServerField;
     @FXML
@@ -123,7 +125,7 @@ public final class BenchView {
     @FXML
     private CheckBox benchSweep;
     @FXML
-    private ChoiceBox<BenchViewModel.Limit> benchLimit;
+    private ChoiceBox<BenchForm.Limit> benchLimit;
     @FXML
     private Spinner<Integer> benchIterations;
     @FXML
@@ -167,7 +169,7 @@ public final class BenchView {
     @FXML
     private VBox distributionSide;
     @FXML
-    private ChoiceBox<BenchViewModel.Distribution> distributionKindSide;
+    private ChoiceBox<BenchResults.Distribution> distributionKindSide;
     @FXML
     private ChoiceBox<Integer> distributionSizeSide;
     @FXML
@@ -183,7 +185,7 @@ public final class BenchView {
     @FXML
     private NumberAxis sizeValue;
     @FXML
-    private ChoiceBox<BenchViewModel.Distribution> distributionKind;
+    private ChoiceBox<BenchResults.Distribution> distributionKind;
     @FXML
     private Label distributionTitle;
     @FXML
@@ -199,7 +201,7 @@ public final class BenchView {
     @FXML
     private Button benchCopy;
     @FXML
-    private TableView<BenchViewModel.ResultRow> benchTable;
+    private TableView<BenchResults.ResultRow> benchTable;
     @FXML
     private ToggleButton benchDetails;
     @FXML
@@ -217,98 +219,100 @@ public final class BenchView {
 
     BenchView(BenchViewModel viewModel) {
         this.viewModel = viewModel;
+        this.form = viewModel.form();
+        this.results = viewModel.results();
     }
 
     @FXML
     private void initialize() {
         // Scenarios find the view model of the shown window here.
         benchScroll.getProperties().put(BenchViewModel.class, viewModel);
-        benchRole.getItems().setAll(BenchViewModel.Role.values());
-        benchRole.valueProperty().bindBidirectional(viewModel.roleProperty());
-        var role = viewModel.roleProperty();
+        benchRole.getItems().setAll(BenchForm.Role.values());
+        benchRole.valueProperty().bindBidirectional(form.roleProperty());
+        var role = form.roleProperty();
         // The compact tab keeps the buttons and folds the rest of the form under Settings.
         var formShown = compact.not().or(benchSettings.selectedProperty());
         benchSettings.visibleProperty().bind(compact);
         benchSettings.managedProperty().bind(compact);
         benchSettings.setTooltip(new Tooltip(UiText.text("bench.tip.settings")));
         // A server has its address and port; a client the server's too; loopback none.
-        var peer = role.isNotEqualTo(BenchViewModel.Role.LOOPBACK);
+        var peer = role.isNotEqualTo(BenchForm.Role.LOOPBACK);
         for (javafx.scene.Node field : benchForm.getChildren()) {
             if (field == benchButtons || field == benchChart) {
                 continue;
             }
             // --timeout is how long one side waits for the other over TCP; loopback has both here.
-            var shown = field == benchServerField ? formShown.and(role.isEqualTo(BenchViewModel.Role.CLIENT))
+            var shown = field == benchServerField ? formShown.and(role.isEqualTo(BenchForm.Role.CLIENT))
                     : List.of(benchLocalField, benchTcpPortField, benchTimeoutField).contains(field)
                     ? formShown.and(peer) : formShown;
             field.visibleProperty().bind(shown);
             field.managedProperty().bind(shown);
         }
-        benchPerftest.selectedProperty().bindBidirectional(viewModel.perftestProperty());
+        benchPerftest.selectedProperty().bindBidirectional(form.perftestProperty());
         benchPerftest.setTooltip(new Tooltip(UiText.text("bench.tip.perftest")));
-        benchServer.textProperty().bindBidirectional(viewModel.serverAddressProperty());
-        benchLocal.textProperty().bindBidirectional(viewModel.localAddressProperty());
+        benchServer.textProperty().bindBidirectional(form.serverAddressProperty());
+        benchLocal.textProperty().bindBidirectional(form.localAddressProperty());
         // bench's defaults for --local-ip, as the field's hint.
         benchLocal.promptTextProperty().bind(javafx.beans.binding.Bindings.when(role.isEqualTo(
-                BenchViewModel.Role.CLIENT)).then(UiText.text("bench.auto"))
+                BenchForm.Role.CLIENT)).then(UiText.text("bench.auto"))
                 .otherwise(org.rdmalab.bench.Topology.DEFAULT_SERVER_ADDRESS));
-        benchTcpPort.textProperty().bindBidirectional(viewModel.tcpPortProperty());
+        benchTcpPort.textProperty().bindBidirectional(form.tcpPortProperty());
         SpinnerValueFactory.IntegerSpinnerValueFactory timeout = new SpinnerValueFactory.IntegerSpinnerValueFactory(
-                1, 86_400, viewModel.timeoutProperty().get(), 10);
+                1, 86_400, form.timeoutProperty().get(), 10);
         benchTimeout.setValueFactory(timeout);
-        timeout.valueProperty().bindBidirectional(viewModel.timeoutProperty());
-        benchDevice.setItems(viewModel.devices());
-        benchDevice.valueProperty().bindBidirectional(viewModel.deviceProperty());
+        timeout.valueProperty().bindBidirectional(form.timeoutProperty());
+        benchDevice.setItems(viewModel.devices().names());
+        benchDevice.valueProperty().bindBidirectional(form.deviceProperty());
         Tooltip devices = new Tooltip();
-        devices.textProperty().bind(viewModel.devicesNoteProperty());
+        devices.textProperty().bind(viewModel.devices().noteProperty());
         benchDevice.setTooltip(devices);
         SpinnerValueFactory.IntegerSpinnerValueFactory ibPort = new SpinnerValueFactory.IntegerSpinnerValueFactory(
-                1, 255, viewModel.ibPortProperty().get(), 1);
+                1, 255, form.ibPortProperty().get(), 1);
         benchIbPort.setValueFactory(ibPort);
-        ibPort.valueProperty().bindBidirectional(viewModel.ibPortProperty());
-        benchGid.textProperty().bindBidirectional(viewModel.gidIndexProperty());
+        ibPort.valueProperty().bindBidirectional(form.ibPortProperty());
+        benchGid.textProperty().bindBidirectional(form.gidIndexProperty());
         benchGid.setTooltip(new Tooltip(UiText.text("bench.tip.gid")));
         benchTest.getItems().setAll(BenchTest.WRITE, BenchTest.READ, BenchTest.SEND, BenchTest.ATOMIC);
         benchTest.setConverter(converter(BenchTest::cliName));
-        benchTest.valueProperty().bindBidirectional(viewModel.testProperty());
+        benchTest.valueProperty().bindBidirectional(form.testProperty());
         benchMode.getItems().setAll(BenchMode.values());
         benchMode.setConverter(converter(mode -> UiText.text(mode == BenchMode.BW ? "bench.mode.bw"
                 : "bench.mode.lat")));
-        benchMode.valueProperty().bindBidirectional(viewModel.modeProperty());
-        benchSize.getItems().setAll(BenchViewModel.SIZES);
+        benchMode.valueProperty().bindBidirectional(form.modeProperty());
+        benchSize.getItems().setAll(BenchForm.SIZES);
         benchSize.setConverter(converter(BenchViewModel::bytes));
-        benchSize.valueProperty().bindBidirectional(viewModel.sizeProperty());
-        benchSize.disableProperty().bind(viewModel.sweepProperty().or(viewModel.testProperty().isEqualTo(BenchTest.ATOMIC))
+        benchSize.valueProperty().bindBidirectional(form.sizeProperty());
+        benchSize.disableProperty().bind(form.sweepProperty().or(form.testProperty().isEqualTo(BenchTest.ATOMIC))
                 .or(viewModel.runningProperty()));
-        benchSweep.selectedProperty().bindBidirectional(viewModel.sweepProperty());
+        benchSweep.selectedProperty().bindBidirectional(form.sweepProperty());
         SpinnerValueFactory.IntegerSpinnerValueFactory iterations = new SpinnerValueFactory.IntegerSpinnerValueFactory(
-                BenchSettings.MIN_ITERATIONS, BenchSettings.MAX_ITERATIONS, viewModel.iterationsProperty().get(), 1000);
+                BenchSettings.MIN_ITERATIONS, BenchSettings.MAX_ITERATIONS, form.iterationsProperty().get(), 1000);
         benchIterations.setValueFactory(iterations);
-        iterations.valueProperty().bindBidirectional(viewModel.iterationsProperty());
-        benchLimit.getItems().setAll(BenchViewModel.Limit.values());
-        benchLimit.valueProperty().bindBidirectional(viewModel.limitProperty());
+        iterations.valueProperty().bindBidirectional(form.iterationsProperty());
+        benchLimit.getItems().setAll(BenchForm.Limit.values());
+        benchLimit.valueProperty().bindBidirectional(form.limitProperty());
         SpinnerValueFactory.IntegerSpinnerValueFactory seconds = new SpinnerValueFactory.IntegerSpinnerValueFactory(
-                1, 3600, viewModel.secondsProperty().get(), 1);
+                1, 3600, form.secondsProperty().get(), 1);
         benchSeconds.setValueFactory(seconds);
-        seconds.valueProperty().bindBidirectional(viewModel.secondsProperty());
+        seconds.valueProperty().bindBidirectional(form.secondsProperty());
         // Seconds per size, or between two rows of a run until stopped.
-        var timed = viewModel.limitProperty().isNotEqualTo(BenchViewModel.Limit.ITERATIONS);
+        var timed = form.limitProperty().isNotEqualTo(BenchForm.Limit.ITERATIONS);
         benchSeconds.visibleProperty().bind(timed);
         benchIterations.visibleProperty().bind(timed.not());
         for (Spinner<Integer> spinner : List.of(benchIterations, benchSeconds)) {
             spinner.managedProperty().bind(spinner.visibleProperty());
         }
-        benchMtu.getItems().setAll(BenchViewModel.MTUS);
+        benchMtu.getItems().setAll(BenchForm.MTUS);
         benchMtu.setConverter(converter(bytes -> bytes == 0 ? UiText.text("bench.mtu.active") : String.valueOf(bytes)));
-        benchMtu.valueProperty().bindBidirectional(viewModel.mtuProperty());
+        benchMtu.valueProperty().bindBidirectional(form.mtuProperty());
         SpinnerValueFactory.IntegerSpinnerValueFactory depth = new SpinnerValueFactory.IntegerSpinnerValueFactory(
-                1, BenchSettings.MAX_TX_DEPTH, viewModel.txDepthProperty().get(), 16);
+                1, BenchSettings.MAX_TX_DEPTH, form.txDepthProperty().get(), 16);
         benchTxDepth.setValueFactory(depth);
-        depth.valueProperty().bindBidirectional(viewModel.txDepthProperty());
+        depth.valueProperty().bindBidirectional(form.txDepthProperty());
         SpinnerValueFactory.IntegerSpinnerValueFactory qps = new SpinnerValueFactory.IntegerSpinnerValueFactory(
-                1, BenchSettings.MAX_QPS, viewModel.qpsProperty().get(), 1);
+                1, BenchSettings.MAX_QPS, form.qpsProperty().get(), 1);
         benchQps.setValueFactory(qps);
-        qps.valueProperty().bindBidirectional(viewModel.qpsProperty());
+        qps.valueProperty().bindBidirectional(form.qpsProperty());
         benchQps.setTooltip(new Tooltip(UiText.text("bench.tip.qps")));
         // A typed number counts when the field loses focus, not only on Enter.
         for (Spinner<Integer> spinner : List.of(benchIterations, benchSeconds, benchTxDepth, benchTimeout, benchIbPort,
@@ -319,9 +323,9 @@ public final class BenchView {
                 }
             });
         }
-        benchBaseline.selectedProperty().bindBidirectional(viewModel.baselineProperty());
-        benchGbits.selectedProperty().bindBidirectional(viewModel.reportGbitsProperty());
-        benchBoth.selectedProperty().bindBidirectional(viewModel.bidirectionalProperty());
+        benchBaseline.selectedProperty().bindBidirectional(form.baselineProperty());
+        benchGbits.selectedProperty().bindBidirectional(form.reportGbitsProperty());
+        benchBoth.selectedProperty().bindBidirectional(form.bidirectionalProperty());
         benchBoth.setTooltip(new Tooltip(UiText.text("bench.tip.both")));
         var running = viewModel.runningProperty();
         for (javafx.scene.Node field : List.of(benchRole, benchServer, benchLocal, benchTcpPort, benchPerftest,
@@ -330,10 +334,10 @@ public final class BenchView {
             field.disableProperty().bind(running);
         }
         // A run until stopped has no baseline; -b is for bandwidth tests.
-        benchBaseline.disableProperty().bind(running.or(viewModel.baselineUnavailable()));
-        benchBoth.disableProperty().bind(running.or(viewModel.modeProperty().isEqualTo(BenchMode.LAT)));
+        benchBaseline.disableProperty().bind(running.or(form.baselineUnavailable()));
+        benchBoth.disableProperty().bind(running.or(form.modeProperty().isEqualTo(BenchMode.LAT)));
         // perftest's latency tests keep one message in flight: -t is for bandwidth only.
-        benchTxDepth.disableProperty().bind(running.or(viewModel.modeProperty().isEqualTo(BenchMode.LAT)));
+        benchTxDepth.disableProperty().bind(running.or(form.modeProperty().isEqualTo(BenchMode.LAT)));
         benchTxDepthLabel.disableProperty().bind(benchTxDepth.disableProperty());
         benchQps.disableProperty().bind(benchTxDepth.disableProperty());
         benchQpsLabel.disableProperty().bind(benchTxDepth.disableProperty());
@@ -356,16 +360,16 @@ public final class BenchView {
         distributionRdma.setName(RDMA);
         distributionBaseline.setName(baseline());
         distributionChart.getData().setAll(List.of(distributionRdma, distributionBaseline));
-        javafx.beans.binding.Bindings.bindContent(distributionChart.markers(), viewModel.markers());
+        javafx.beans.binding.Bindings.bindContent(distributionChart.markers(), results.markers());
 
-        viewModel.liveRdma().addListener((InvalidationListener) observable -> draw(liveRdma, viewModel.liveRdma()));
-        viewModel.liveBaseline().addListener((InvalidationListener) observable -> draw(liveBaseline,
-                viewModel.liveBaseline()));
-        viewModel.sizeBars().addListener((InvalidationListener) observable -> drawSizes());
-        viewModel.distributionRdma().addListener((InvalidationListener) observable -> drawDistribution(
-                distributionRdma, viewModel.distributionRdma()));
-        viewModel.distributionBaseline().addListener((InvalidationListener) observable -> drawDistribution(
-                distributionBaseline, viewModel.distributionBaseline()));
+        results.liveRdma().addListener((InvalidationListener) observable -> draw(liveRdma, results.liveRdma()));
+        results.liveBaseline().addListener((InvalidationListener) observable -> draw(liveBaseline,
+                results.liveBaseline()));
+        results.sizeBars().addListener((InvalidationListener) observable -> drawSizes());
+        results.distributionRdma().addListener((InvalidationListener) observable -> drawDistribution(
+                distributionRdma, results.distributionRdma()));
+        results.distributionBaseline().addListener((InvalidationListener) observable -> drawDistribution(
+                distributionBaseline, results.distributionBaseline()));
         benchChart.getItems().setAll(Chart.values());
         benchChart.setValue(Chart.LIVE);
         benchChart.valueProperty().addListener((observable, before, chosen) -> showCharts());
@@ -373,21 +377,21 @@ public final class BenchView {
         benchScroll.widthProperty().addListener((observable, before, width) -> compact.set(
                 width.doubleValue() > 0 && width.doubleValue() < COMPACT_WIDTH));
         compact.addListener((observable, before, on) -> showCharts());
-        viewModel.shownModeProperty().addListener((observable, before, mode) -> showMode());
-        viewModel.shownGbitsProperty().addListener((observable, before, gbits) -> showMode());
+        results.shownModeProperty().addListener((observable, before, mode) -> showMode());
+        results.shownGbitsProperty().addListener((observable, before, gbits) -> showMode());
         showMode();
 
         // The compact tab's side column has its own pair of choices on the same two properties.
-        for (ChoiceBox<BenchViewModel.Distribution> kind : List.of(distributionKind, distributionKindSide)) {
-            kind.getItems().setAll(BenchViewModel.Distribution.values());
-            kind.valueProperty().bindBidirectional(viewModel.distributionProperty());
+        for (ChoiceBox<BenchResults.Distribution> kind : List.of(distributionKind, distributionKindSide)) {
+            kind.getItems().setAll(BenchResults.Distribution.values());
+            kind.valueProperty().bindBidirectional(results.distributionProperty());
         }
         for (ChoiceBox<Integer> size : List.of(distributionSize, distributionSizeSide)) {
-            size.setItems(viewModel.latencySizes());
+            size.setItems(results.latencySizes());
             size.setConverter(converter(BenchViewModel::bytes));
-            size.valueProperty().bindBidirectional(viewModel.distributionSizeProperty());
+            size.valueProperty().bindBidirectional(results.distributionSizeProperty());
         }
-        distributionPlaceholder.visibleProperty().bind(javafx.beans.binding.Bindings.isEmpty(viewModel.latencySizes()));
+        distributionPlaceholder.visibleProperty().bind(javafx.beans.binding.Bindings.isEmpty(results.latencySizes()));
         distributionChart.visibleProperty().bind(distributionPlaceholder.visibleProperty().not());
         distributionKind.visibleProperty().bind(distributionChart.visibleProperty());
         distributionSize.visibleProperty().bind(distributionChart.visibleProperty());
@@ -398,13 +402,13 @@ public final class BenchView {
         distributionSide.managedProperty().bind(distributionSide.visibleProperty());
         benchChartSide.visibleProperty().bind(compact);
         benchChartSide.managedProperty().bind(compact);
-        viewModel.distributionProperty().addListener((observable, before, kind) -> distributionAxes());
+        results.distributionProperty().addListener((observable, before, kind) -> distributionAxes());
         distributionAxes();
 
-        benchTable.setItems(viewModel.resultRows());
+        benchTable.setItems(results.resultRows());
         benchTable.setPlaceholder(new Label(UiText.text("bench.tablePlaceholder")));
         benchTable.getSelectionModel().setSelectionMode(SelectionMode.MULTIPLE);
-        viewModel.columns().addListener((InvalidationListener) observable -> tableColumns());
+        results.columns().addListener((InvalidationListener) observable -> tableColumns());
         tableColumns();
         benchTable.setOnKeyPressed(event -> {
             if (new KeyCodeCombination(KeyCode.C, KeyCombination.SHORTCUT_DOWN).match(event)) {
@@ -415,17 +419,17 @@ public final class BenchView {
         MenuItem copySelected = new MenuItem(UiText.text("bench.copySelectedRows"));
         copySelected.setOnAction(event -> copy(benchTable.getSelectionModel().getSelectedItems()));
         MenuItem copyAll = new MenuItem(UiText.text("bench.copyAllRows"));
-        copyAll.setOnAction(event -> copy(viewModel.resultRows()));
+        copyAll.setOnAction(event -> copy(results.resultRows()));
         benchTable.setContextMenu(new ContextMenu(copySelected, copyAll));
-        benchCopy.disableProperty().bind(javafx.beans.binding.Bindings.isEmpty(viewModel.resultRows()));
+        benchCopy.disableProperty().bind(javafx.beans.binding.Bindings.isEmpty(results.resultRows()));
         benchRowCount.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(() -> {
-            int count = viewModel.resultRows().size();
+            int count = results.resultRows().size();
             return count == 0 ? UiText.text("bench.results")
                     : UiText.format(count == 1 ? "bench.resultsRow" : "bench.resultsRows", count);
-        }, viewModel.resultRows()));
+        }, results.resultRows()));
         benchVerbose.textProperty().bind(javafx.beans.binding.Bindings.when(
-                viewModel.verboseTextProperty().isEmpty()).then(UiText.text("bench.verbosePlaceholder"))
-                .otherwise(viewModel.verboseTextProperty()));
+                results.verboseTextProperty().isEmpty()).then(UiText.text("bench.verbosePlaceholder"))
+                .otherwise(results.verboseTextProperty()));
         benchVerbose.visibleProperty().bind(benchDetails.selectedProperty());
         benchVerbose.managedProperty().bind(benchVerbose.visibleProperty());
         benchDetails.setTooltip(new Tooltip(UiText.text("bench.tip.details")));
@@ -433,26 +437,26 @@ public final class BenchView {
 
     /** The table's columns: the path, perftest's for the shown run's mode, then the ratio and the --verbose figures. */
     private void tableColumns() {
-        List<TableColumn<BenchViewModel.ResultRow, String>> built = new ArrayList<>();
-        built.add(column("path", BenchViewModel.ResultRow::path, 70));
-        List<String> names = viewModel.columns();
+        List<TableColumn<BenchResults.ResultRow, String>> built = new ArrayList<>();
+        built.add(column("path", BenchResults.ResultRow::path, 70));
+        List<String> names = results.columns();
         for (int i = 0; i < names.size(); i++) {
             int index = i;
             built.add(column(names.get(i), row -> index < row.cells().size() ? row.cells().get(index) : "",
                     Math.max(70, 7 * names.get(i).length() + 28)));
         }
-        List<String> extra = BenchViewModel.TABLE_EXTRA_COLUMNS;
-        built.add(column(extra.get(0), BenchViewModel.ResultRow::lost, 50));
-        built.add(column(extra.get(1), BenchViewModel.ResultRow::ratio, 55));
-        built.add(column(extra.get(2), BenchViewModel.ResultRow::allocation, 120));
-        built.add(column(extra.get(3), BenchViewModel.ResultRow::gc, 80));
-        built.add(column(extra.get(4), BenchViewModel.ResultRow::counters, 420));
+        List<String> extra = BenchResults.TABLE_EXTRA_COLUMNS;
+        built.add(column(extra.get(0), BenchResults.ResultRow::lost, 50));
+        built.add(column(extra.get(1), BenchResults.ResultRow::ratio, 55));
+        built.add(column(extra.get(2), BenchResults.ResultRow::allocation, 120));
+        built.add(column(extra.get(3), BenchResults.ResultRow::gc, 80));
+        built.add(column(extra.get(4), BenchResults.ResultRow::counters, 420));
         benchTable.getColumns().setAll(built);
     }
 
-    private static TableColumn<BenchViewModel.ResultRow, String> column(String name,
-            java.util.function.Function<BenchViewModel.ResultRow, String> value, double width) {
-        TableColumn<BenchViewModel.ResultRow, String> column = new TableColumn<>(name);
+    private static TableColumn<BenchResults.ResultRow, String> column(String name,
+            java.util.function.Function<BenchResults.ResultRow, String> value, double width) {
+        TableColumn<BenchResults.ResultRow, String> column = new TableColumn<>(name);
         Columns.show(column, value);
         column.setPrefWidth(width);
         column.setSortable(false);
@@ -460,10 +464,10 @@ public final class BenchView {
     }
 
     /** Puts {@code rows} on the clipboard as tab-separated text under a head line; nothing selected copies all. */
-    private void copy(List<BenchViewModel.ResultRow> rows) {
-        List<BenchViewModel.ResultRow> chosen = rows.isEmpty() ? viewModel.resultRows() : rows;
+    private void copy(List<BenchResults.ResultRow> rows) {
+        List<BenchResults.ResultRow> chosen = rows.isEmpty() ? results.resultRows() : rows;
         ClipboardContent content = new ClipboardContent();
-        content.putString(BenchViewModel.tableText(viewModel.columns(), List.copyOf(chosen)));
+        content.putString(BenchResults.tableText(results.columns(), List.copyOf(chosen)));
         Clipboard.getSystemClipboard().setContent(content);
     }
 
@@ -473,8 +477,8 @@ public final class BenchView {
     }
 
     private void showMode() {
-        boolean bandwidth = viewModel.shownModeProperty().get() == BenchMode.BW;
-        String unit = !bandwidth ? "µs" : viewModel.shownGbitsProperty().get() ? "Gb/sec" : "MB/sec";
+        boolean bandwidth = results.shownModeProperty().get() == BenchMode.BW;
+        String unit = !bandwidth ? "µs" : results.shownGbitsProperty().get() ? "Gb/sec" : "MB/sec";
         liveValue.setLabel(unit);
         sizeValue.setLabel(unit);
         // The chart's names follow the mode: a new converter redraws the choice.
@@ -511,7 +515,7 @@ public final class BenchView {
             charts.get(chart.ordinal()).setVisible(shown);
             charts.get(chart.ordinal()).setManaged(shown);
         }
-        boolean bandwidth = viewModel.shownModeProperty().get() == BenchMode.BW;
+        boolean bandwidth = results.shownModeProperty().get() == BenchMode.BW;
         liveChart.setTitle(one ? null : Chart.LIVE.title(bandwidth));
         sizeChart.setTitle(one ? null : UiText.text(bandwidth ? "bench.chart.bwByMessageSize"
                 : "bench.chart.typicalByMessageSize"));
@@ -540,7 +544,7 @@ public final class BenchView {
     }
 
     private void distributionAxes() {
-        boolean cdf = viewModel.distributionProperty().get() == BenchViewModel.Distribution.CDF;
+        boolean cdf = results.distributionProperty().get() == BenchResults.Distribution.CDF;
         // The compact tab's plot is short: its y label too.
         distributionChart.getYAxis().setLabel(compact.get() ? (cdf ? UiText.text("bench.axis.fraction") : "%")
                 : UiText.text(cdf ? "bench.axis.fractionOfSamples" : "bench.axis.percentOfSamples"));
@@ -553,9 +557,9 @@ public final class BenchView {
         }
     }
 
-    private static void draw(XYChart.Series<Number, Number> series, List<BenchViewModel.Point> points) {
+    private static void draw(XYChart.Series<Number, Number> series, List<BenchResults.Point> points) {
         List<XYChart.Data<Number, Number>> data = new ArrayList<>(points.size());
-        for (BenchViewModel.Point point : points) {
+        for (BenchResults.Point point : points) {
             data.add(new XYChart.Data<>(point.x(), point.y()));
         }
         series.getData().setAll(data);
@@ -565,18 +569,18 @@ public final class BenchView {
      * The distribution on the chart's logarithmic x axis (a latency tail spans decades); a
      * histogram is drawn as steps over its bins, a CDF point by point.
      */
-    private void drawDistribution(XYChart.Series<Number, Number> series, List<BenchViewModel.Point> points) {
-        List<BenchViewModel.Point> logarithmic = new ArrayList<>();
-        boolean steps = viewModel.distributionProperty().get() == BenchViewModel.Distribution.HISTOGRAM
+    private void drawDistribution(XYChart.Series<Number, Number> series, List<BenchResults.Point> points) {
+        List<BenchResults.Point> logarithmic = new ArrayList<>();
+        boolean steps = results.distributionProperty().get() == BenchResults.Distribution.HISTOGRAM
                 && points.size() > 1;
         double half = steps ? (Math.log10(points.get(1).x()) - Math.log10(points.get(0).x())) / 2 : 0;
-        for (BenchViewModel.Point point : points) {
+        for (BenchResults.Point point : points) {
             double x = DistributionChart.toAxis(point.x());
             if (steps) {
-                logarithmic.add(new BenchViewModel.Point(x - half, point.y()));
-                logarithmic.add(new BenchViewModel.Point(x + half, point.y()));
+                logarithmic.add(new BenchResults.Point(x - half, point.y()));
+                logarithmic.add(new BenchResults.Point(x + half, point.y()));
             } else {
-                logarithmic.add(new BenchViewModel.Point(x, point.y()));
+                logarithmic.add(new BenchResults.Point(x, point.y()));
             }
         }
         draw(series, logarithmic);
@@ -585,7 +589,7 @@ public final class BenchView {
     private void drawSizes() {
         List<XYChart.Data<String, Number>> rdma = new ArrayList<>();
         List<XYChart.Data<String, Number>> baseline = new ArrayList<>();
-        for (BenchViewModel.SizeBar bar : viewModel.sizeBars()) {
+        for (BenchResults.SizeBar bar : results.sizeBars()) {
             String size = BenchViewModel.bytes(bar.bytes());
             if (!Double.isNaN(bar.rdma())) {
                 rdma.add(new XYChart.Data<>(size, bar.rdma()));

@@ -31,7 +31,7 @@ public final class DistributionChart extends LineChart<Number, Number> {
         return UiText.text("bench.axis.microsLog");
     }
 
-    private final ObservableList<BenchViewModel.Marker> markers = FXCollections.observableArrayList();
+    private final ObservableList<BenchResults.Marker> markers = FXCollections.observableArrayList();
     private final List<Line> lines = new ArrayList<>();
     private final List<Label> labels = new ArrayList<>();
 
@@ -55,11 +55,11 @@ public final class DistributionChart extends LineChart<Number, Number> {
                 return toAxis(Double.parseDouble(text));
             }
         });
-        markers.addListener((ListChangeListener<BenchViewModel.Marker>) change -> rebuildMarkers());
+        markers.addListener((ListChangeListener<BenchResults.Marker>) change -> rebuildMarkers());
     }
 
     /** The percentiles to mark. */
-    public ObservableList<BenchViewModel.Marker> markers() {
+    public ObservableList<BenchResults.Marker> markers() {
         return markers;
     }
 
@@ -68,7 +68,7 @@ public final class DistributionChart extends LineChart<Number, Number> {
         getPlotChildren().removeAll(labels);
         lines.clear();
         labels.clear();
-        for (BenchViewModel.Marker marker : markers) {
+        for (BenchResults.Marker marker : markers) {
             String path = marker.path() == BenchRow.Path.RDMA ? MARKER_RDMA : MARKER_BASELINE;
             Line line = new Line();
             line.getStyleClass().addAll(MARKER, path);

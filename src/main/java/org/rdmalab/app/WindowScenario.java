@@ -71,11 +71,11 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                         lab -> {
                             selectInspectorTab("benchTab");
                             bench().ifPresent(bench -> {
-                                bench.roleProperty().set(BenchViewModel.Role.SERVER);
-                                bench.modeProperty().set(org.rdmalab.bench.BenchMode.BW);
-                                bench.mtuProperty().set(1024);
-                                bench.txDepthProperty().set(64);
-                                bench.reportGbitsProperty().set(true);
+                                bench.form().roleProperty().set(BenchForm.Role.SERVER);
+                                bench.form().modeProperty().set(org.rdmalab.bench.BenchMode.BW);
+                                bench.form().mtuProperty().set(1024);
+                                bench.form().txDepthProperty().set(64);
+                                bench.form().reportGbitsProperty().set(true);
                                 bench.start();
                             });
                         }, lab -> bench().map(bench -> !bench.runningProperty().get()
@@ -90,13 +90,13 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
         selectInspectorTab("benchTab");
         bench().ifPresent(bench -> {
             bench.wideProperty().set(wide);
-            bench.testProperty().set(org.rdmalab.bench.BenchTest.WRITE);
-            bench.modeProperty().set(org.rdmalab.bench.BenchMode.LAT);
-            bench.sizeProperty().set(8);
-            bench.baselineProperty().set(true);
+            bench.form().testProperty().set(org.rdmalab.bench.BenchTest.WRITE);
+            bench.form().modeProperty().set(org.rdmalab.bench.BenchMode.LAT);
+            bench.form().sizeProperty().set(8);
+            bench.form().baselineProperty().set(true);
             // Each path runs for a time, not a count: a few live samples on any machine.
-            bench.limitProperty().set(BenchViewModel.Limit.SECONDS);
-            bench.secondsProperty().set(BENCH_SECONDS);
+            bench.form().limitProperty().set(BenchForm.Limit.SECONDS);
+            bench.form().secondsProperty().set(BENCH_SECONDS);
             bench.start();
         });
     }

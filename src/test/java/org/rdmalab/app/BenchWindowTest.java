@@ -89,7 +89,7 @@ class BenchWindowTest {
         robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
                 && "Bench".equals(label.getText())).queryAs(Node.class));
         // A run long enough to be stopped: 64 KiB writes, far more than the test waits for.
-        robot.interact(() -> window.bench().iterationsProperty().set(10_000_000));
+        robot.interact(() -> window.bench().form().iterationsProperty().set(10_000_000));
         robot.clickOn("#benchRun");
         assertTrue(robot.lookup("#benchRun").queryButton().isDisabled(), "Run is off while a run goes");
         @SuppressWarnings("unchecked")
@@ -113,24 +113,24 @@ class BenchWindowTest {
         CheckBox baseline = robot.lookup("#benchBaseline").queryAs(CheckBox.class);
         assertFalse(both.isDisabled(), "-b for a bandwidth test");
         robot.clickOn(both);
-        assertTrue(window.bench().bidirectionalProperty().get());
+        assertTrue(window.bench().form().bidirectionalProperty().get());
         assertFalse(baseline.isDisabled(), "-b keeps the baseline (it runs both ways too)");
-        robot.interact(() -> window.bench().modeProperty().set(BenchMode.LAT));
+        robot.interact(() -> window.bench().form().modeProperty().set(BenchMode.LAT));
         assertTrue(both.isDisabled(), "a latency test is a ping-pong both ways already");
         assertTrue(robot.lookup("#benchQps").query().isDisabled(), "and runs on one QP");
-        robot.interact(() -> window.bench().modeProperty().set(BenchMode.BW));
+        robot.interact(() -> window.bench().form().modeProperty().set(BenchMode.BW));
         robot.clickOn(both);
         assertFalse(baseline.isDisabled());
 
         @SuppressWarnings("unchecked")
-        ChoiceBox<BenchViewModel.Limit> limit = robot.lookup("#benchLimit").queryAs(ChoiceBox.class);
-        robot.interact(() -> limit.setValue(BenchViewModel.Limit.UNTIL_STOPPED));
+        ChoiceBox<BenchForm.Limit> limit = robot.lookup("#benchLimit").queryAs(ChoiceBox.class);
+        robot.interact(() -> limit.setValue(BenchForm.Limit.UNTIL_STOPPED));
         assertTrue(robot.lookup("#benchSeconds").query().isVisible(), "the seconds between two rows");
         assertFalse(robot.lookup("#benchIterations").query().isVisible());
         assertTrue(baseline.isDisabled(), "a run until stopped has no baseline");
-        robot.interact(() -> window.bench().secondsProperty().set(1));
+        robot.interact(() -> window.bench().form().secondsProperty().set(1));
         robot.clickOn("#benchRun");
-        FxWait.waitFor("two rows, one a second", 90, () -> window.bench().rows().size() >= 2);
+        FxWait.waitFor("two rows, one a second", 90, () -> window.bench().results().rows().size() >= 2);
         assertTrue(window.bench().runningProperty().get(), "it goes on after its rows");
         robot.clickOn("#benchStop");
         FxWait.waitFor("the run to stop", 30, () -> !window.bench().runningProperty().get());
@@ -159,9 +159,9 @@ class BenchWindowTest {
         int tcp = Ports.freeTcpPort();
         openBenchTab(robot);
         robot.interact(() -> {
-            window.bench().roleProperty().set(BenchViewModel.Role.SERVER);
-            window.bench().udpPortProperty().set(udp);
-            window.bench().baselinePortProperty().set(baseline);
+            window.bench().form().roleProperty().set(BenchForm.Role.SERVER);
+            window.bench().form().udpPortProperty().set(udp);
+            window.bench().form().baselinePortProperty().set(baseline);
         });
         assertTrue(robot.lookup("#benchLocalField").query().isVisible(), "a server shows its address and port");
         assertTrue(robot.lookup("#benchTcpPortField").query().isVisible());
@@ -177,13 +177,13 @@ class BenchWindowTest {
         int tcp = serveOnAFreePort(robot, udp, baseline);
         robot.interact(() -> {
             BenchViewModel bench = window.bench();
-            bench.modeProperty().set(BenchMode.BW);
-            bench.sizeProperty().set(4096);
-            bench.iterationsProperty().set(300);
-            bench.mtuProperty().set(1024);
-            bench.txDepthProperty().set(16);
-            bench.reportGbitsProperty().set(true);
-            bench.baselineProperty().set(false);
+            bench.form().modeProperty().set(BenchMode.BW);
+            bench.form().sizeProperty().set(4096);
+            bench.form().iterationsProperty().set(300);
+            bench.form().mtuProperty().set(1024);
+            bench.form().txDepthProperty().set(16);
+            bench.form().reportGbitsProperty().set(true);
+            bench.form().baselineProperty().set(false);
         });
         robot.clickOn("#benchRun");
         FxWait.waitFor("the server to wait", 60, () -> status(robot).contains("waiting for a client on port " + tcp));
@@ -245,7 +245,7 @@ class BenchWindowTest {
         assertTrue(text.startsWith("Done: ib_write_lat, 64 B, 400 iterations") && text.contains("1 size measured, "),
                 text);
         robot.clickOn(perftest);
-        assertFalse(window.bench().perftestProperty().get(), "the box is the view model's switch");
+        assertFalse(window.bench().form().perftestProperty().get(), "the box is the view model's switch");
     }
 
     @Test
@@ -595,8 +595,8 @@ class BenchWindowTest {
     void aBadGidIndexOrPortIsExplainedInTheStatusLine(FxRobot robot) {
         openBenchTab(robot);
         robot.interact(() -> {
-            window.bench().modeProperty().set(BenchMode.LAT);
-            window.bench().iterationsProperty().set(100);
+            window.bench().form().modeProperty().set(BenchMode.LAT);
+            window.bench().form().iterationsProperty().set(100);
         });
         type(robot, "#benchGid", "abc");
         robot.clickOn("#benchRun");
@@ -618,7 +618,7 @@ class BenchWindowTest {
         FxWait.waitFor("the run to fail", 60, () -> !window.bench().runningProperty().get());
         assertTrue(status(robot).startsWith("The run failed: ibv_query_port failed: EINVAL")
                 && status(robot).contains("port 2 does not exist"), status(robot));
-        assertEquals(2, window.bench().ibPortProperty().get(), "-i came from the spinner");
+        assertEquals(2, window.bench().form().ibPortProperty().get(), "-i came from the spinner");
     }
 
     @Test
@@ -627,7 +627,7 @@ class BenchWindowTest {
         assertFalse(robot.lookup("#benchTimeoutField").query().isVisible(), "loopback waits for no peer");
         int tcp = serveOnAFreePort(robot, Ports.freeUdpPort(), Ports.freeUdpPort());
         assertTrue(robot.lookup("#benchTimeoutField").query().isVisible(), "a server has its --timeout");
-        assertEquals(BenchViewModel.DEFAULT_TIMEOUT_SECONDS, robot.lookup("#benchTimeout").queryAs(Spinner.class)
+        assertEquals(BenchForm.DEFAULT_TIMEOUT_SECONDS, robot.lookup("#benchTimeout").queryAs(Spinner.class)
                 .getValue());
         typeInto(robot, "#benchTimeout", "1");
         long started = System.nanoTime();
@@ -641,7 +641,7 @@ class BenchWindowTest {
     @Test
     void aBadServerAddressIsExplainedAndStartsNothing(FxRobot robot) {
         openBenchTab(robot);
-        robot.interact(() -> window.bench().roleProperty().set(BenchViewModel.Role.CLIENT));
+        robot.interact(() -> window.bench().form().roleProperty().set(BenchForm.Role.CLIENT));
         assertTrue(robot.lookup("#benchServerField").query().isVisible());
         robot.clickOn("#benchRun");
         assertEquals("Cannot run: give the server's IPv4 address (the machine where the server waits)", status(robot));
@@ -661,10 +661,10 @@ class BenchWindowTest {
     private void latencyRun(FxRobot robot, int size, int iterations, boolean baseline) {
         robot.interact(() -> {
             BenchViewModel bench = window.bench();
-            bench.modeProperty().set(BenchMode.LAT);
-            bench.sizeProperty().set(size);
-            bench.iterationsProperty().set(iterations);
-            bench.baselineProperty().set(baseline);
+            bench.form().modeProperty().set(BenchMode.LAT);
+            bench.form().sizeProperty().set(size);
+            bench.form().iterationsProperty().set(iterations);
+            bench.form().baselineProperty().set(baseline);
         });
     }
 
