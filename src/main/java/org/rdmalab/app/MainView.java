@@ -24,6 +24,9 @@ import javafx.scene.input.KeyCombination;
  */
 public final class MainView {
 
+    /** Where its FXML is on the classpath. */
+    static final String FXML = "/fxml/MainView.fxml";
+
     private final LabViewModel lab;
     private final Views views;
     private final BenchViewModel bench;
@@ -116,7 +119,7 @@ public final class MainView {
 
     private Node column(SideViewModel side) {
         try {
-            Parent view = views.load(Views.PEER_VIEW, new PeerView(side, lab));
+            Parent view = views.load(PeerView.FXML, new PeerView(side, lab));
             view.setId(side.name() + "Column");
             SplitPane.setResizableWithParent(view, false);
             return view;

@@ -112,7 +112,7 @@ public final class MainWindow {
         controllers.put(BenchView.class, new BenchView(bench));
         Views views = new Views(controllers);
         controllers.put(MainView.class, new MainView(lab, views, bench));
-        Parent root = views.load(Views.MAIN_VIEW);
+        Parent root = views.load(MainView.FXML);
         Scene scene = new Scene(root, WIDTH, HEIGHT);
         scene.getStylesheets().add(Views.resource(STYLESHEET).toExternalForm());
         lab.apply(lab.defaultSetup());

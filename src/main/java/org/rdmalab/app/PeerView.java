@@ -16,6 +16,9 @@ import javafx.scene.layout.VBox;
  */
 public final class PeerView {
 
+    /** Where its FXML is on the classpath. */
+    static final String FXML = "/fxml/PeerView.fxml";
+
     /** Style classes of the step cells, one per status. */
     static final String STEP_PENDING = "step-pending";
     static final String STEP_RUNNING = "step-running";

@@ -14,9 +14,6 @@ import javafx.scene.Parent;
  */
 final class Views {
 
-    static final String MAIN_VIEW = "/fxml/MainView.fxml";
-    static final String PEER_VIEW = "/fxml/PeerView.fxml";
-
     private final Map<Class<?>, Object> controllers;
 
     /** {@code controllers}: the controller instance for each controller class the views name. */

@@ -77,7 +77,7 @@ class ViewsLoadTest {
         Parent[] root = new Parent[1];
         robot.interact(() -> {
             try {
-                root[0] = views.load(Views.PEER_VIEW, new PeerView(side, lab));
+                root[0] = views.load(PeerView.FXML, new PeerView(side, lab));
             } catch (java.io.IOException e) {
                 throw new AssertionError(e);
             }
