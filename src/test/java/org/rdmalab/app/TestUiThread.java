@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.rdmalab.testing.Await;
 
 /**
  * A single thread standing in for the JavaFX thread in the view-model tests: view models are made
@@ -38,17 +39,7 @@ final class TestUiThread implements Executor {
 
     /** Polls {@code condition} on the thread until it holds; fails naming {@code what} after 30 s. */
     void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!call(condition::getAsBoolean)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }
+        Await.until(what, Duration.ofSeconds(30), () -> call(condition::getAsBoolean));
     }
 
     /** Ends the thread; false when it did not end within 5 s. */

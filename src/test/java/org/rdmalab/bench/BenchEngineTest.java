@@ -215,8 +215,7 @@ class BenchEngineTest {
                 .withRunInfinitely(true, 1).withBidirectional(true), served);
         BenchRun server = runs[0];
         BenchRun client = runs[1];
-        RecordingListener.awaitRows(served, 2);
-        Thread.sleep(300); // into an interval
+        RecordingListener.awaitSampleAfterRow(served, 2); // inside the third interval
         client.stop();
         assertTrue(client.await(WAIT).stopped());
         BenchReport serverReport = server.await(WAIT);

@@ -12,6 +12,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.rdmalab.testing.Await;
 import org.rdmalab.testing.Ports;
 
 /** The seed's program as users run it: the packaged jar, server and client in two JVMs. */
@@ -41,6 +43,14 @@ class DemoIT {
 
     private String output(String name) throws IOException {
         return Files.readString(dir.resolve(name), StandardCharsets.UTF_8);
+    }
+
+    private boolean contains(String name, String text) {
+        try {
+            return output(name).contains(text);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private static int await(Process process) throws InterruptedException {
@@ -165,9 +175,12 @@ class DemoIT {
                 try (Socket socket = fake.accept(); OutputStream out = socket.getOutputStream()) {
                     out.write("GET / HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                     out.flush();
-                    Thread.sleep(5000);
-                } catch (IOException | InterruptedException e) {
-                    // The test ends the peer.
+                    // Holds the connection open, saying nothing more, until the client closes it.
+                    while (socket.getInputStream().read() >= 0) {
+                        // what the client sends is not read
+                    }
+                } catch (IOException e) {
+                    // The client went.
                 }
             }, "garbage peer");
             peer.start();
@@ -175,7 +188,7 @@ class DemoIT {
                     Integer.toString(fake.getLocalPort()), "--udp-port", Integer.toString(Ports.freeUdpPort()),
                     "--timeout", "3"));
             assertEquals(1, await(client));
-            peer.interrupt();
+            peer.join(TimeUnit.SECONDS.toMillis(PROCESS_TIMEOUT_SECONDS));
             String out = output("client.out");
             assertTrue(out.contains("rdma-lab demo: Exchange connection data failed: control plane:"), out);
             assertFalse(out.contains("Exception"), out);
@@ -204,11 +217,9 @@ class DemoIT {
                 "100000000", "--tcp-port", tcp, "--udp-port", udp, "--poll-timeout", "2000"));
         Process client = start("client.out", List.of("127.0.0.2", "soft0", "127.0.0.1", "--protocol", "pingpong",
                 "--iters", "100000000", "--tcp-port", tcp, "--udp-port", udp));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!output("client.out").contains("Modify QP to RTS") && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        Thread.sleep(500);
+        // Both sides in the ping-pong: the client's last step before it is RTS, the server's the sync.
+        Await.until("the ping-pong to start", Duration.ofSeconds(60), () -> contains("client.out",
+                "[ok]   Modify QP to RTS") && contains("server.out", "[ok]   Sync 'done'"));
         client.destroyForcibly();
         long killed = System.nanoTime();
         assertEquals(1, await(server), () -> outputs());

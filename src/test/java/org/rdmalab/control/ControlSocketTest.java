@@ -11,11 +11,14 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rdmalab.control.pingpong.PingpongExchange;
 import org.rdmalab.control.seed.SeedBlock;
 import org.rdmalab.control.seed.SeedExchange;
+import org.rdmalab.testing.Await;
 import org.rdmalab.verbs.Gid;
 import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.QpType;
@@ -213,12 +216,16 @@ class ControlSocketTest {
         try (ControlListener probe = ControlListener.bind(LOOPBACK, 0)) {
             port = probe.port();
         }
+        CompletableFuture<Thread> clientThread = new CompletableFuture<>();
         try (PeerThread<ConnectionData> client = PeerThread.start("early-client", () -> {
+            clientThread.complete(Thread.currentThread());
             try (ControlChannel channel = ControlChannel.connect(LOOPBACK, port, QUICK)) {
                 return new SeedExchange(channel).exchange(CLIENT);
             }
         })) {
-            Thread.sleep(400);
+            // Refused at least once: the client waits between two attempts.
+            Await.untilTimedWaiting("the client to be refused and wait to try again", Duration.ofSeconds(10),
+                    clientThread.get(10, TimeUnit.SECONDS));
             try (ControlChannel channel = ControlChannel.accept(LOOPBACK, port, QUICK)) {
                 assertEquals(CLIENT, new SeedExchange(channel).exchange(SERVER));
             }

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rdmalab.control.Timeouts;
 import org.rdmalab.control.lab.LabConnection;
+import org.rdmalab.testing.Await;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.spi.Backends;
@@ -76,14 +78,14 @@ class LabResetLeakTest {
         }
     }
 
-    private static long settled(java.util.function.LongSupplier count, long target) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        long value = count.getAsLong();
-        while (value > target && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-            value = count.getAsLong();
+    /** {@code count} once it is down to {@code target}, or what it is after 5 s (the test then says so). */
+    private static long settled(java.util.function.LongSupplier count, long target) {
+        try {
+            Await.until("the count to settle", Duration.ofSeconds(5), () -> count.getAsLong() <= target);
+        } catch (AssertionError stillMore) {
+            // the caller's assertion names what is left
         }
-        return value;
+        return count.getAsLong();
     }
 
     @Test
@@ -95,23 +97,21 @@ class LabResetLeakTest {
                 LabSession client = session(Role.CLIENT, "127.0.0.2", udpPort, tcpPort)) {
             List<LabEvent> clientEvents = Collections.synchronizedList(new ArrayList<>());
             client.addListener(clientEvents::add);
+            CompletableFuture<LabEvent.QpStateChange> peerInit = new CompletableFuture<>();
+            client.addListener(event -> {
+                if (event instanceof LabEvent.QpStateChange change && change.side() == LabEvent.Side.PEER
+                        && change.to() == QpState.INIT) {
+                    peerInit.complete(change);
+                }
+            });
             Future<Boolean> serverRun = serverThread.submit(() -> runThrough(server, "exchange"));
             assertTrue(runThrough(client, "exchange"));
             assertTrue(serverRun.get(30, TimeUnit.SECONDS));
             // The server moves its QP while the client waits for nothing: the state still arrives.
             assertTrue(server.runNext().orElseThrow().ok(), "server INIT");
             int serverQp = server.queuePair().orElseThrow().qpNum();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            boolean seen = false;
-            while (!seen && System.nanoTime() < deadline) {
-                synchronized (clientEvents) {
-                    seen = clientEvents.stream().anyMatch(event -> event instanceof LabEvent.QpStateChange change
-                            && change.side() == LabEvent.Side.PEER && change.qpNum() == serverQp
-                            && change.to() == QpState.INIT);
-                }
-                Thread.sleep(10);
-            }
-            assertTrue(seen, "the server's INIT reached the idle client");
+            LabEvent.QpStateChange seen = peerInit.get(10, TimeUnit.SECONDS);
+            assertEquals(serverQp, seen.qpNum(), "the server's INIT reached the idle client");
 
             server.memoryRegion().orElseThrow().write(0, "ServerData\0".getBytes(StandardCharsets.US_ASCII));
             byte[] snapshot = client.readPeerBuffer(0, 11).orElseThrow();

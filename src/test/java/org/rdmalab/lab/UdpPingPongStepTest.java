@@ -31,6 +31,17 @@ class UdpPingPongStepTest {
         return channel;
     }
 
+    /**
+     * Takes the client's first hello on the server's address and leaves it unanswered, so the client
+     * has spoken before its server exists; the address is free again when this returns.
+     */
+    private static void awaitUnansweredHello(InetSocketAddress server) throws Exception {
+        try (DatagramSocket probe = new DatagramSocket(server)) {
+            probe.setSoTimeout(30_000);
+            probe.receive(new DatagramPacket(new byte[4096], 4096));
+        }
+    }
+
     /** One side's run on another thread. */
     private static CompletableFuture<UdpPingPongStep.Run> inBackground(Callable<UdpPingPongStep.Run> side) {
         return CompletableFuture.supplyAsync(() -> {
@@ -47,10 +58,10 @@ class UdpPingPongStepTest {
         int port = Ports.freeUdpPort();
         long timeout = TimeUnit.SECONDS.toNanos(10);
         try (DatagramChannel client = channel("127.0.0.2", "127.0.0.1", port)) {
-            // The client says hello before the server's socket exists (ICMP port unreachable).
+            // The client says hello before the server's socket exists, and says it again.
             CompletableFuture<UdpPingPongStep.Run> clientRun =
                     inBackground(() -> new UdpPingPongStep.Datagrams(client, 2500, 1024).client(300, timeout));
-            Thread.sleep(50);
+            awaitUnansweredHello(new InetSocketAddress("127.0.0.1", port));
             UdpPingPongStep.Run served;
             try (DatagramChannel server = channel("127.0.0.1", "127.0.0.2", port)) {
                 served = new UdpPingPongStep.Datagrams(server, 2500, 1024).server(300, timeout);
@@ -82,7 +93,7 @@ class UdpPingPongStepTest {
         try (DatagramChannel client = unconnected("127.0.0.2", port)) {
             CompletableFuture<UdpPingPongStep.Run> clientRun = inBackground(() ->
                     new UdpPingPongStep.Datagrams(client, serverAddress, 2500, 1024).client(300, timeout));
-            Thread.sleep(50); // the client's hello finds no server yet
+            awaitUnansweredHello(serverAddress); // the client's hello finds no server yet
             UdpPingPongStep.Run served;
             try (DatagramChannel server = unconnected("127.0.0.1", port)) {
                 served = new UdpPingPongStep.Datagrams(server, clientAddress, 2500, 1024).server(300, timeout);

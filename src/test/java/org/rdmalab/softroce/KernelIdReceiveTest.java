@@ -21,6 +21,7 @@ import org.rdmalab.softroce.wire.Icrc;
 import org.rdmalab.softroce.wire.Ipv4Header;
 import org.rdmalab.softroce.wire.Opcode;
 import org.rdmalab.softroce.wire.RocePacketEncoder;
+import org.rdmalab.testing.Await;
 import org.rdmalab.verbs.ReceiveWorkRequest;
 import org.rdmalab.verbs.WcOpcode;
 import org.rdmalab.verbs.WorkCompletion;
@@ -75,10 +76,8 @@ class KernelIdReceiveTest {
             byte[] second = send(a, srcPort, b, port, peers.b.qp.qpNum(), 1, hello, 0x33e8);
             second[20] ^= 0x10; // one bit of the payload flipped on the way
             kernel.send(new DatagramPacket(second, second.length, target));
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (peers.b.counter(Counter.RCVD_ICRC_ERR) == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            Await.until("the corrupted SEND to be counted", Duration.ofSeconds(20),
+                    () -> peers.b.counter(Counter.RCVD_ICRC_ERR) > 0);
             assertEquals(1, peers.b.counter(Counter.RCVD_ICRC_ERR));
             assertEquals(Optional.empty(), peers.b.cq.pollOne(Duration.ofMillis(200)), "the corrupted SEND completes nothing");
         }

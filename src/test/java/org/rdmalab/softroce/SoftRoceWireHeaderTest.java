@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -20,6 +23,7 @@ import org.rdmalab.softroce.capture.CaptureInspector;
 import org.rdmalab.softroce.capture.PcapReader;
 import org.rdmalab.softroce.net.UdpFabric;
 import org.rdmalab.softroce.net.WireSocket;
+import org.rdmalab.testing.Await;
 import org.rdmalab.testing.Tools;
 import org.rdmalab.verbs.SendFlag;
 import org.rdmalab.verbs.SendWorkRequest;
@@ -67,13 +71,14 @@ class SoftRoceWireHeaderTest {
         Process dump = new ProcessBuilder(tcpdump.toString(), "-i", "lo", "-U", "--immediate-mode", "-n", "-w", wire.toString(),
                 "udp port " + port + " and host " + addressA).redirectError(errors.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!Files.readString(errors).contains("listening on")) {
-                if (!dump.isAlive() || System.nanoTime() > deadline) {
-                    Tools.unavailable("tcpdump cannot capture on lo (it needs root or CAP_NET_RAW): "
-                            + Files.readString(errors).trim());
-                }
-                Thread.sleep(50);
+            try {
+                Await.until("tcpdump to listen", Duration.ofSeconds(20),
+                        () -> !dump.isAlive() || read(errors).contains("listening on"));
+            } catch (AssertionError timedOut) {
+                // said below
+            }
+            if (!read(errors).contains("listening on")) {
+                Tools.unavailable("tcpdump cannot capture on lo (it needs root or CAP_NET_RAW): " + read(errors).trim());
             }
             Peers.Setup setup = new Peers.Setup();
             setup.timeout = 18; // about 1 s: few retransmissions on a loaded machine
@@ -91,7 +96,10 @@ class SoftRoceWireHeaderTest {
                 }
                 assertArrayEquals(data, peers.a.mr.read(10_000, data.length));
             }
-            Thread.sleep(300); // -U writes each packet at once; leave the last one time to get there
+            // -U writes each packet as tcpdump reads it: the wire capture fills up to soft0's own.
+            int sent = headers(own).size();
+            Await.until("tcpdump to write the " + sent + " packets soft0 captured", Duration.ofSeconds(20),
+                    () -> packetsIn(wire) >= sent);
         } finally {
             dump.destroy(); // SIGTERM: tcpdump closes the file
             if (!dump.waitFor(20, TimeUnit.SECONDS)) {
@@ -119,6 +127,23 @@ class SoftRoceWireHeaderTest {
         sortedWire.sort(null);
         sortedOwn.sort(null);
         assertEquals(sortedWire, sortedOwn);
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** How many whole datagrams a capture being written holds so far. */
+    private static int packetsIn(Path capture) {
+        try {
+            return headers(capture).size();
+        } catch (Exception partial) {
+            return -1; // a record half written: look again
+        }
     }
 
     /** Each datagram of a capture from its IPv4 header to the end of the UDP payload, in hex. */

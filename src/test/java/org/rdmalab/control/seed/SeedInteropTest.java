@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +24,7 @@ import org.rdmalab.control.ControlChannel;
 import org.rdmalab.control.ControlException;
 import org.rdmalab.control.ControlListener;
 import org.rdmalab.control.Timeouts;
+import org.rdmalab.testing.Await;
 import org.rdmalab.testing.Tools;
 import org.rdmalab.verbs.Gid;
 
@@ -89,21 +91,24 @@ class SeedInteropTest {
 
     /** Waits for the C server's "listening N" line. */
     private static int awaitListening(Process process, Path output) throws Exception {
-        long deadline = System.nanoTime() + PROCESS_LIMIT.toNanos();
         Pattern listening = Pattern.compile("listening (\\d+)");
-        while (System.nanoTime() < deadline) {
-            Matcher matcher = listening.matcher(read(output));
-            if (matcher.find()) {
-                return Integer.parseInt(matcher.group(1));
-            }
-            if (!process.isAlive()) {
-                fail("the C server exited early: " + read(output));
-            }
-            Thread.sleep(20);
+        try {
+            Await.until("the C server to listen", PROCESS_LIMIT, () -> {
+                try {
+                    return !process.isAlive() || listening.matcher(read(output)).find();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (AssertionError timedOut) {
+            process.destroyForcibly();
+            fail("the C server did not listen within " + PROCESS_LIMIT.toSeconds() + " s");
         }
-        process.destroyForcibly();
-        fail("the C server did not listen within " + PROCESS_LIMIT.toSeconds() + " s");
-        return -1;
+        Matcher matcher = listening.matcher(read(output));
+        if (!matcher.find()) {
+            fail("the C server exited early: " + read(output));
+        }
+        return Integer.parseInt(matcher.group(1));
     }
 
     /** Checks what the C side printed against the block the Java side sent. */

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -66,15 +67,14 @@ class LoopbackScenarioTest {
     @AfterEach
     void released() throws InterruptedException {
         assertTrue(Ports.portReleased(port), "both devices' UDP sockets are closed after the run");
-        List<String> left = List.of();
-        for (int wait = 0; wait < 40; wait++) {
-            left = Thread.getAllStackTraces().keySet().stream().filter(t -> !threadsBefore.contains(t))
-                    .filter(Thread::isAlive).map(Thread::getName).filter(name -> !name.startsWith("junit-") && !isJdkThread(name)).sorted().collect(Collectors.toList());
-            if (left.isEmpty()) {
-                break;
-            }
-            Thread.sleep(50);
+        List<Thread> started = Thread.getAllStackTraces().keySet().stream().filter(t -> !threadsBefore.contains(t))
+                .filter(t -> !t.getName().startsWith("junit-") && !isJdkThread(t.getName())).collect(Collectors.toList());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        for (Thread thread : started) {
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
         }
+        List<String> left = started.stream().filter(Thread::isAlive).map(Thread::getName).sorted()
+                .collect(Collectors.toList());
         assertEquals(List.of(), left, "threads the run started are gone after it");
     }
 
