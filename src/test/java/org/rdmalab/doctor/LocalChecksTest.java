@@ -249,6 +249,56 @@ class LocalChecksTest {
                 + " mtu 4176 (on both machines), or keep --mtu at 1024 or less");
     }
 
+    /** soft0 with active MTU 4096 (a jumbo link) on a netdev of {@code netdevMtu}: the MTU check. */
+    private Check softMtuCheck(int netdevMtu) {
+        fake.commands.put("ip -o addr show", new CommandRunner.Result(true, 0,
+                "2: eth0    inet 127.0.0.1/8 scope global eth0\\       valid_lft forever\n"));
+        fake.write("/sys/class/net/eth0/mtu", String.valueOf(netdevMtu));
+        DeviceOptions options = DeviceOptions.defaults().withUdpPort(org.rdmalab.testing.Ports.freeUdpPort())
+                .withLinkMtu(9000);
+        LocalChecks.Result result = new LocalChecks(fake.host(), Backends.installed())
+                .run(new LocalChecks.Target("127.0.0.1", "soft0", options, null, 1));
+        return result.checks().stream().filter(c -> c.name().equals("MTU")).findFirst().orElseThrow();
+    }
+
+    /** The boundary of the check that compares a device's own active MTU with its netdev's, from both sides. */
+    @Test
+    void anActiveMtuThatExactlyFitsTheNetdevPassesAndOneByteLessFails() {
+        Check fits = softMtuCheck(4096 + LocalChecks.ROCE_HEADER_ROOM);
+        assertEquals(Check.Status.PASS, fits.status(), fits.found());
+        assertEquals("active MTU 4096; eth0's MTU 4176 leaves 4096 bytes for RoCE payload", fits.found());
+
+        Check tight = softMtuCheck(4096 + LocalChecks.ROCE_HEADER_ROOM - 1);
+        assertTrue(tight.failed(), tight.found());
+        assertCheck(tight, "active MTU 4096; eth0's MTU 4175 leaves 4095 bytes for RoCE payload: full-size packets"
+                + " cannot leave", "raise the netdev MTU to at least 4176: sudo ip link set dev eth0 mtu 4176 (on both"
+                + " machines), or keep --mtu at 2048 or less");
+    }
+
+    /** The path MTU against the active MTU: equal fits, the next size up does not. */
+    @Test
+    void aPathMtuEqualToTheActiveMtuFits() {
+        fake.write("/sys/class/net/eth0/mtu", "1000"); // active MTU 512, derived as rxe does
+        Check equal = run("10.0.2.15", "rxe0", Mtu.MTU_512).checks().stream()
+                .filter(c -> c.name().equals("MTU")).findFirst().orElseThrow();
+        assertEquals(Check.Status.PASS, equal.status(), equal.found());
+        assertEquals("path MTU 512 fits the active MTU 512 (derived from the netdev MTU as rxe does); eth0's MTU"
+                + " 1000 leaves 920 bytes for RoCE payload", equal.found());
+        Check below = run("10.0.2.15", "rxe0", Mtu.MTU_256).checks().stream()
+                .filter(c -> c.name().equals("MTU")).findFirst().orElseThrow();
+        assertEquals(Check.Status.PASS, below.status(), below.found());
+    }
+
+    @Test
+    void theSmallestRxeActiveMtuNeedsRoomForItsHeaders() {
+        assertEquals(Mtu.MTU_256, LocalChecks.rxeActiveMtu(256 + LocalChecks.ROCE_HEADER_ROOM).orElseThrow());
+        assertTrue(LocalChecks.rxeActiveMtu(256 + LocalChecks.ROCE_HEADER_ROOM - 1).isEmpty());
+        assertEquals(Mtu.MTU_512, LocalChecks.rxeActiveMtu(512 + LocalChecks.ROCE_HEADER_ROOM).orElseThrow());
+        assertEquals(Mtu.MTU_256, LocalChecks.rxeActiveMtu(512 + LocalChecks.ROCE_HEADER_ROOM - 1).orElseThrow());
+        assertEquals(Mtu.MTU_1024, LocalChecks.rxeActiveMtu(1024 + LocalChecks.ROCE_HEADER_ROOM).orElseThrow());
+        assertEquals(Mtu.MTU_512, LocalChecks.rxeActiveMtu(1024 + LocalChecks.ROCE_HEADER_ROOM - 1).orElseThrow());
+    }
+
     @Test
     void theRxeActiveMtuFollowsTheNetdevMtu() {
         assertEquals(Mtu.MTU_1024, LocalChecks.rxeActiveMtu(1500).orElseThrow());
