@@ -1,19 +1,14 @@
 package org.rdmalab.softroce;
 
+import static org.rdmalab.softroce.QpAttributeChecks.has;
+
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.rdmalab.softroce.net.Fabric;
 import org.rdmalab.softroce.net.LoopTask;
 import org.rdmalab.softroce.wire.Opcode;
-import org.rdmalab.softroce.wire.Psn;
 import org.rdmalab.softroce.wire.RocePacket;
-import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Errno;
-import org.rdmalab.verbs.GidEntry;
-import org.rdmalab.verbs.GidType;
-import org.rdmalab.verbs.GlobalRoute;
 import org.rdmalab.verbs.ProtectionDomain;
 import org.rdmalab.verbs.QpAttrMask;
 import org.rdmalab.verbs.QpAttributes;
@@ -53,12 +48,10 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
     /** At most this many PSNs unacknowledged (rxe's RXE_MAX_UNACKED_PSNS; see {@link Requester}). */
     static final int MAX_UNACKED_PSNS = Requester.MAX_UNACKED_PSNS;
     private static final Duration LOOP_TIMEOUT = Duration.ofSeconds(5);
-    private static final int QP_ACCESS_BITS = AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-            AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC, AccessFlag.MW_BIND);
 
     private final QpCapabilities capabilities;
     private final boolean sqSigAll;
-    private final QpAttributes attributes = new QpAttributes();
+    private final QpAttributeRecord attributes;
     private final Object modifyLock = new Object();
 
     private final QpConfig config;
@@ -91,6 +84,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         super(pd, Kind.QUEUE_PAIR);
         this.capabilities = capabilities;
         this.sqSigAll = sqSigAll;
+        this.attributes = new QpAttributeRecord(capabilities);
         this.config = new QpConfig(this, pd, transport, qpn, type, sendCq, recvCq);
         this.sendQueue = new WorkQueue<>(capabilities.maxSendWr(), () -> new SendWqe(capabilities.maxSendSge()));
         this.inlineRegions = new SoftMemoryRegion[Math.max(1, capabilities.maxSendSge())];
@@ -101,7 +95,6 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         this.responder = new Responder(config, receiveQueue);
         this.sendPosted = new LoopTask(requester::admitPosted);
         this.receivePosted = new LoopTask(responder::admitPosted);
-        attributes.capabilities(capabilities).portNum(1);
     }
 
     /**
@@ -121,14 +114,10 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
                     + " is not supported by the software device (RC and UC are)");
         }
         SoftRoceContext context = pd.softContext();
-        SoftCompletionQueue sendCq = ownCq(context, init.sendCq(), "send_cq");
-        SoftCompletionQueue recvCq = ownCq(context, init.recvCq(), "recv_cq");
+        SoftCompletionQueue sendCq = QpAttributeChecks.ownCq(context, init.sendCq(), "send_cq");
+        SoftCompletionQueue recvCq = QpAttributeChecks.ownCq(context, init.recvCq(), "recv_cq");
         QpCapabilities cap = init.capabilities();
-        checkCap(cap.maxSendWr(), SoftRoceProfile.MAX_QP_WR, "max_send_wr");
-        checkCap(cap.maxRecvWr(), SoftRoceProfile.MAX_QP_WR, "max_recv_wr");
-        checkCap(cap.maxSendSge(), SoftRoceProfile.MAX_SGE, "max_send_sge");
-        checkCap(cap.maxRecvSge(), SoftRoceProfile.MAX_SGE, "max_recv_sge");
-        checkCap(cap.maxInlineData(), SoftRoceProfile.MAX_INLINE_DATA, "max_inline_data");
+        QpAttributeChecks.checkCapabilities(cap);
         int wqeBytes = Math.max(16 * cap.maxSendSge(), cap.maxInlineData());
         QpCapabilities granted = new QpCapabilities(SoftRoceProfile.queueDepth(cap.maxSendWr()),
                 SoftRoceProfile.queueDepth(cap.maxRecvWr()),
@@ -138,24 +127,6 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
                 granted, init.sqSigAll());
         transport.loop().execute(() -> transport.register(qp));
         return qp;
-    }
-
-    private static SoftCompletionQueue ownCq(SoftRoceContext context, CompletionQueue cq, String name)
-            throws VerbsException {
-        if (!(cq instanceof SoftCompletionQueue soft) || soft.context() != context) {
-            throw new VerbsException("ibv_create_qp", Errno.EINVAL, name + " belongs to another device context");
-        }
-        if (soft.isClosed()) {
-            throw new IllegalStateException(name + " is closed");
-        }
-        return soft;
-    }
-
-    private static void checkCap(int value, int limit, String name) throws VerbsException {
-        if (value < 0 || value > limit) {
-            throw new VerbsException("ibv_create_qp", Errno.EINVAL, name + " " + value + " is outside 0.." + limit
-                    + " (the device's limit)");
-        }
     }
 
     // =========================================================================================
@@ -205,8 +176,8 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
     /**
      * {@code ibv_modify_qp} (rxe: {@code rxe_modify_qp}, {@code rxe_qp_chk_attr}, then
      * {@code rxe_qp_from_attr} on the loop): checks the transition with {@link QpTransitions}, then each attribute
-     * the mask names, then applies them on the transport loop. Every refusal is EINVAL with a
-     * sentence naming the attribute.
+     * the mask names ({@link QpAttributeChecks}), then applies them on the transport loop and
+     * records them for {@link #query}. Every refusal is EINVAL with a sentence naming the attribute.
      */
     @Override
     public void modify(QpAttributes requested, int mask) throws VerbsException {
@@ -215,215 +186,13 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         QpAttributes attr = requested.copy();
         synchronized (modifyLock) {
             QpState current = config.state;
-            QpState target = has(mask, QpAttrMask.STATE) ? attr.state() : current;
-            if (target == null || target == QpState.UNKNOWN) {
-                throw new VerbsException(verb, Errno.EINVAL, "qp_state " + target + " is not a state a QP can be moved to");
-            }
-            QpTransitions.Check check = QpTransitions.check(config.type, current, target, mask);
-            if (!check.valid()) {
-                throw new VerbsException(verb, Errno.EINVAL, check.explanation());
-            }
-            if (has(mask, QpAttrMask.CUR_STATE) && attr.currentState() != current) {
-                throw new VerbsException(verb, Errno.EINVAL, "cur_qp_state " + attr.currentState()
-                        + " does not match the QP's state " + current);
-            }
-            int newPeer = validateAttributes(attr, mask);
+            QpState target = QpAttributeChecks.checkTransition(config.type, current, attr, mask);
+            int newPeer = QpAttributeChecks.checkValues(config.context.softDevice().profile(), attr, mask);
             config.loop.call(verb, LOOP_TIMEOUT, () -> {
                 apply(attr, mask, current, target, newPeer);
                 return null;
             });
-            synchronized (attributes) {
-                copyMasked(attr, mask, target);
-            }
-        }
-    }
-
-    private static boolean has(int mask, QpAttrMask bit) {
-        return (mask & bit.value()) != 0;
-    }
-
-    /** Checks the values of the masked attributes; returns the peer's IPv4 address when AV is set. */
-    private int validateAttributes(QpAttributes attr, int mask) throws VerbsException {
-        String verb = "ibv_modify_qp";
-        if (has(mask, QpAttrMask.PORT) && attr.portNum() != 1) {
-            throw new VerbsException(verb, Errno.EINVAL, "port_num " + attr.portNum() + " does not exist (the device has port 1)");
-        }
-        if (has(mask, QpAttrMask.PKEY_INDEX) && attr.pkeyIndex() != 0) {
-            throw new VerbsException(verb, Errno.EINVAL, "pkey_index " + attr.pkeyIndex()
-                    + " is outside the P_Key table (one entry, index 0, P_Key 0xffff)");
-        }
-        if (has(mask, QpAttrMask.ACCESS_FLAGS) && (attr.accessFlags() & ~QP_ACCESS_BITS) != 0) {
-            throw new VerbsException(verb, Errno.EINVAL, String.format("qp_access_flags 0x%x hold bits a QP does not use "
-                    + "(valid: LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, MW_BIND)", attr.accessFlags()));
-        }
-        if (has(mask, QpAttrMask.PATH_MTU)) {
-            if (attr.pathMtu() == null) {
-                throw new VerbsException(verb, Errno.EINVAL, "path_mtu is not set");
-            }
-            int active = config.context.softDevice().profile().portAttributes().activeMtu().bytes();
-            if (attr.pathMtu().bytes() > active) {
-                throw new VerbsException(verb, Errno.EINVAL, "path_mtu " + attr.pathMtu().cName() + " is above the port's "
-                        + "active MTU " + active + " (ibv_query_port's active_mtu); use IBV_MTU_" + active + " or less");
-            }
-        }
-        int peer = 0;
-        if (has(mask, QpAttrMask.AV)) {
-            peer = validateAddressVector(attr);
-        }
-        if (has(mask, QpAttrMask.DEST_QPN)) {
-            check24(attr.destQpNum(), "dest_qp_num");
-        }
-        if (has(mask, QpAttrMask.RQ_PSN)) {
-            check24(attr.rqPsn(), "rq_psn");
-        }
-        if (has(mask, QpAttrMask.SQ_PSN)) {
-            check24(attr.sqPsn(), "sq_psn");
-        }
-        if (has(mask, QpAttrMask.TIMEOUT)) {
-            checkRange(attr.timeout(), 0, 31, "timeout", " (4.096 µs × 2^timeout; 0 means no retransmission timer)");
-        }
-        if (has(mask, QpAttrMask.RETRY_CNT)) {
-            checkRange(attr.retryCount(), 0, 7, "retry_cnt", "");
-        }
-        if (has(mask, QpAttrMask.RNR_RETRY)) {
-            checkRange(attr.rnrRetry(), 0, 7, "rnr_retry", " (7 means retry forever)");
-        }
-        if (has(mask, QpAttrMask.MIN_RNR_TIMER)) {
-            checkRange(attr.minRnrTimer(), 0, 31, "min_rnr_timer", " (an RNR timer code)");
-        }
-        if (has(mask, QpAttrMask.MAX_QP_RD_ATOMIC)) {
-            checkRange(attr.maxRdAtomic(), 0, SoftRoceProfile.MAX_RD_ATOMIC, "max_rd_atomic",
-                    " (the device's max_qp_rd_atom)");
-        }
-        if (has(mask, QpAttrMask.MAX_DEST_RD_ATOMIC)) {
-            checkRange(attr.maxDestRdAtomic(), 0, SoftRoceProfile.MAX_RD_ATOMIC, "max_dest_rd_atomic",
-                    " (the device's max_qp_init_rd_atom)");
-        }
-        return peer;
-    }
-
-    private int validateAddressVector(QpAttributes attr) throws VerbsException {
-        String verb = "ibv_modify_qp";
-        if (attr.addressVector() == null) {
-            throw new VerbsException(verb, Errno.EINVAL, "ah_attr is not set although the mask has AV");
-        }
-        GlobalRoute grh = attr.addressVector().grh();
-        if (grh == null) {
-            throw new VerbsException(verb, Errno.EINVAL, "ah_attr.is_global is 0, but RoCE routes by GID: set is_global = 1, "
-                    + "grh.sgid_index to a local RoCE v2 GID and grh.dgid to the peer's GID");
-        }
-        int port = attr.addressVector().portNum();
-        if (port != 1 && port != 0) {
-            throw new VerbsException(verb, Errno.EINVAL, "ah_attr.port_num " + port + " does not exist (the device has port 1)");
-        }
-        GidEntry source = null;
-        List<GidEntry> table = config.context.softDevice().profile().gidTable();
-        for (GidEntry entry : table) {
-            if (entry.index() == grh.sgidIndex()) {
-                source = entry;
-            }
-        }
-        GidEntry v2 = null;
-        for (GidEntry entry : table) {
-            if (entry.type() == GidType.ROCE_V2 && entry.gid().isIpv4Mapped()) {
-                v2 = entry;
-            }
-        }
-        String hint = v2 == null ? "" : "; use index " + v2.index() + " (" + v2.gid() + ", RoCE v2)";
-        if (source == null) {
-            throw new VerbsException(verb, Errno.EINVAL, "grh.sgid_index " + grh.sgidIndex()
-                    + " is not a populated GID of port 1 (indexes 0.." + (table.size() - 1) + " are)" + hint);
-        }
-        if (source.type() != GidType.ROCE_V2) {
-            throw new VerbsException(verb, Errno.EINVAL, "grh.sgid_index " + grh.sgidIndex() + " is a " + source.type().text()
-                    + " GID (" + source.gid() + "); this device speaks RoCE v2 (UDP/IP) only, RoCE v1 (raw Ethernet "
-                    + "frames) needs a kernel device" + hint);
-        }
-        if (!source.gid().isIpv4Mapped()) {
-            throw new VerbsException(verb, Errno.EINVAL, "grh.sgid_index " + grh.sgidIndex() + " is the link-local GID "
-                    + source.gid() + "; this device sends over IPv4 only" + hint);
-        }
-        if (grh.dgid() == null || grh.dgid().isZero()) {
-            throw new VerbsException(verb, Errno.EINVAL, "grh.dgid is all zeros: put the peer's GID (exchanged out of band) "
-                    + "in ah_attr.grh.dgid");
-        }
-        if (!grh.dgid().isIpv4Mapped()) {
-            throw new VerbsException(verb, Errno.EINVAL, "grh.dgid " + grh.dgid() + " is not an IPv4-mapped GID "
-                    + "(::ffff:a.b.c.d); this device reaches its peers over IPv4, so use the peer's RoCE v2 IPv4 GID");
-        }
-        checkRange(grh.hopLimit(), 0, 255, "grh.hop_limit", "");
-        checkRange(grh.trafficClass(), 0, 255, "grh.traffic_class", "");
-        if (grh.flowLabel() < 0 || grh.flowLabel() > 0xFFFFF) {
-            throw new VerbsException(verb, Errno.EINVAL, "grh.flow_label " + grh.flowLabel() + " does not fit in 20 bits");
-        }
-        return Fabric.toInt(grh.dgid().ipv4());
-    }
-
-    private static void check24(int value, String name) throws VerbsException {
-        if (value < 0 || value > Psn.MASK) {
-            throw new VerbsException("ibv_modify_qp", Errno.EINVAL, name + " " + Integer.toUnsignedString(value)
-                    + " (0x" + Integer.toHexString(value) + ") does not fit in 24 bits (0..0xffffff)");
-        }
-    }
-
-    private static void checkRange(int value, int low, int high, String name, String note) throws VerbsException {
-        if (value < low || value > high) {
-            throw new VerbsException("ibv_modify_qp", Errno.EINVAL, name + " " + value + " is outside " + low + ".." + high + note);
-        }
-    }
-
-    private void copyMasked(QpAttributes attr, int mask, QpState target) {
-        attributes.state(target).currentState(target);
-        if (has(mask, QpAttrMask.PATH_MTU)) {
-            attributes.pathMtu(attr.pathMtu());
-        }
-        if (has(mask, QpAttrMask.PATH_MIG_STATE)) {
-            attributes.pathMigState(attr.pathMigState());
-        }
-        if (has(mask, QpAttrMask.QKEY)) {
-            attributes.qkey(attr.qkey());
-        }
-        if (has(mask, QpAttrMask.RQ_PSN)) {
-            attributes.rqPsn(attr.rqPsn());
-        }
-        if (has(mask, QpAttrMask.SQ_PSN)) {
-            attributes.sqPsn(attr.sqPsn());
-        }
-        if (has(mask, QpAttrMask.DEST_QPN)) {
-            attributes.destQpNum(attr.destQpNum());
-        }
-        if (has(mask, QpAttrMask.ACCESS_FLAGS)) {
-            attributes.accessFlags(attr.accessFlags());
-        }
-        if (has(mask, QpAttrMask.AV)) {
-            attributes.addressVector(attr.addressVector());
-        }
-        if (has(mask, QpAttrMask.PKEY_INDEX)) {
-            attributes.pkeyIndex(attr.pkeyIndex());
-        }
-        if (has(mask, QpAttrMask.EN_SQD_ASYNC_NOTIFY)) {
-            attributes.sqdAsyncNotify(attr.sqdAsyncNotify());
-        }
-        if (has(mask, QpAttrMask.MAX_QP_RD_ATOMIC)) {
-            attributes.maxRdAtomic(attr.maxRdAtomic());
-        }
-        if (has(mask, QpAttrMask.MAX_DEST_RD_ATOMIC)) {
-            attributes.maxDestRdAtomic(attr.maxDestRdAtomic());
-        }
-        if (has(mask, QpAttrMask.MIN_RNR_TIMER)) {
-            attributes.minRnrTimer(attr.minRnrTimer());
-        }
-        if (has(mask, QpAttrMask.PORT)) {
-            attributes.portNum(attr.portNum());
-        }
-        if (has(mask, QpAttrMask.TIMEOUT)) {
-            attributes.timeout(attr.timeout());
-        }
-        if (has(mask, QpAttrMask.RETRY_CNT)) {
-            attributes.retryCount(attr.retryCount());
-        }
-        if (has(mask, QpAttrMask.RNR_RETRY)) {
-            attributes.rnrRetry(attr.rnrRetry());
+            attributes.record(attr, mask, target);
         }
     }
 
@@ -431,10 +200,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
     @Override
     public QpAttributes query(int mask) {
         ensureOpen();
-        synchronized (attributes) {
-            QpState now = config.state;
-            return attributes.copy().state(now).currentState(now).capabilities(capabilities);
-        }
+        return attributes.now(config);
     }
 
     /**
@@ -747,9 +513,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
             return;
         }
         config.state = QpState.ERR;
-        synchronized (attributes) {
-            attributes.state(QpState.ERR).currentState(QpState.ERR);
-        }
+        attributes.enteredError();
         if (cause != null) {
             causeQueue.push(cause, false);
         }

@@ -7,8 +7,9 @@
  * <p>What lives here: the provider and device ({@link org.rdmalab.softroce.SoftRoceProvider},
  * {@link org.rdmalab.softroce.SoftRoceDevice}), the verbs objects (context, PD, MR, CQ, completion
  * channel, QP), the transport in rxe's shape ({@code SoftQueuePair} the caller side as
- * {@code rxe_verbs.c} / {@code rxe_qp.c}; {@code Requester}, {@code Completer} and
- * {@code Responder} as {@code rxe_req.c}, {@code rxe_comp.c} and {@code rxe_resp.c}; packet I/O in
+ * {@code rxe_verbs.c} / {@code rxe_qp.c}, with its checks apart in {@code QpAttributeChecks};
+ * {@code Requester}, {@code Completer} and {@code Responder} as {@code rxe_req.c},
+ * {@code rxe_comp.c} and {@code rxe_resp.c}; packet I/O in
  * {@code SoftTransport}), the {@link org.rdmalab.softroce.FaultInjector}, the capture tap and the
  * port {@link org.rdmalab.softroce.Counter}s. The fabrics packets travel on (real UDP, or a
  * simulated network with a virtual clock for tests), the event loop and the socket setup that lets
