@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.Arrays;
+import org.rdmalab.baseline.Datagrams;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.spi.DeviceOptions;
 
@@ -15,7 +15,8 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * the same two addresses, from the same threads, with no RDMA logic (no PSNs, no retransmission, no
  * memory regions). A message of {@code size} bytes goes out as ceil(size / payload) datagrams of at
  * most {@code payload} bytes (the path MTU, as a RoCE packet carries), each behind a 12-byte header
- * (type, last-flag, index, message number, message size; RoCE's BTH is also 12 bytes).
+ * (type, last-flag, index, message number, message size; RoCE's BTH is also 12 bytes): the
+ * {@link Datagrams} of {@code demo --baseline}'s ping-pong, with this traffic's own types.
  *
  * <ul>
  *   <li>WRITE / SEND bandwidth: {@code -t} messages in flight ({@code -q} × {@code -t} with several
@@ -42,8 +43,8 @@ final class UdpBaseline implements AutoCloseable {
     static final byte REQUEST = 3;
     static final byte RESPONSE = 4;
     static final byte END = 5;
-    /** type, flags, index (u16), message number (s32), message size (s32). */
-    static final int HEADER = 12;
+    /** type, flags, index (u16), message number (s32), message size (s32): {@link Datagrams}'. */
+    static final int HEADER = Datagrams.HEADER;
     /** The bytes a READ / atomic request carries after the header (RETH: address, rkey, length). */
     static final int REQUEST_BYTES = 16;
     /** The same socket buffers as the software device's (4 MiB). */
@@ -55,30 +56,18 @@ final class UdpBaseline implements AutoCloseable {
     /** With {@code -b}, a side done with its own traffic takes a peer silent this long to be done. */
     static final long PEER_DONE_NANOS = 1_000_000_000L;
 
-    private static final byte LAST = 1;
-
-    private final DatagramChannel channel;
+    private final Datagrams link;
     private final BenchSettings settings;
     private final Progress progress;
-    private final int payload;
-    private final ByteBuffer out;
-    private final ByteBuffer in;
     private long[] postTimes = new long[0];
     private long[] completionTimes = new long[0];
     /** With {@code -b}: the peer's END arrived (its traffic of this size is over). */
     private boolean peerEnded;
-    private byte inType;
-    private boolean inLast;
-    private int inSeq;
-    private int inSize;
 
     private UdpBaseline(DatagramChannel channel, BenchSettings settings, Progress progress, int payload) {
-        this.channel = channel;
+        this.link = new Datagrams(channel, null, payload, HEADER, HEADER + Math.max(payload, REQUEST_BYTES));
         this.settings = settings;
         this.progress = progress;
-        this.payload = payload;
-        this.out = ByteBuffer.allocateDirect(HEADER + Math.max(payload, REQUEST_BYTES));
-        this.in = ByteBuffer.allocateDirect(HEADER + Math.max(payload, REQUEST_BYTES));
     }
 
     /**
@@ -112,7 +101,7 @@ final class UdpBaseline implements AutoCloseable {
 
     /** Datagrams a message of {@code size} bytes needs. */
     int datagrams(int size) {
-        return Math.max(1, (size + payload - 1) / payload);
+        return link.count(size);
     }
 
     // ---------------------------------------------------------------- client
@@ -205,14 +194,14 @@ final class UdpBaseline implements AutoCloseable {
                 answer(type, true); // the peer's own traffic (-b)
                 continue;
             }
-            boolean answer = (type == ACK || (type == RESPONSE && inLast)) && inSeq >= completed && inSeq < posted;
+            boolean answer = (type == ACK || (type == RESPONSE && link.last())) && link.seq() >= completed && link.seq() < posted;
             if (answer) {
                 if (record) {
-                    for (long k = completed; k <= inSeq; k++) {
+                    for (long k = completed; k <= link.seq(); k++) {
                         completionTimes[(int) k] = now;
                     }
                 }
-                completed = inSeq + 1L;
+                completed = link.seq() + 1L;
                 lastProgress = now;
                 idle = 0;
                 if (record) {
@@ -298,23 +287,7 @@ final class UdpBaseline implements AutoCloseable {
 
     /** Waits for the last datagram of the answer to message {@code seq}; false when it was lost. */
     private boolean awaitAnswer(int seq) throws IOException, BenchException {
-        long since = System.nanoTime();
-        int idle = 0;
-        while (true) {
-            byte type = receive();
-            if ((type == DATA || type == RESPONSE) && inLast && inSeq == seq) {
-                return true;
-            }
-            if (type == 0) {
-                CompletionQueue.pauseAfterEmptyPoll(idle++);
-                if ((idle & 0xff) == 0xff) {
-                    progress.checkStop();
-                    if (System.nanoTime() - since > LOSS_NANOS) {
-                        return false;
-                    }
-                }
-            }
-        }
+        return link.awaitLast(DATA, RESPONSE, seq, LOSS_NANOS, progress::checkStop);
     }
 
     private void ensureCapacity(long wanted) {
@@ -374,15 +347,15 @@ final class UdpBaseline implements AutoCloseable {
     private void answer(byte type, boolean bandwidth) throws IOException, BenchException {
         switch (type) {
             case DATA -> {
-                if (inLast) {
+                if (link.last()) {
                     if (bandwidth) {
-                        send(ACK, true, 0, inSeq, 0, 0);
+                        send(ACK, true, 0, link.seq(), 0, 0);
                     } else {
-                        sendMessage(DATA, inSeq, inSize);
+                        sendMessage(DATA, link.seq(), link.size());
                     }
                 }
             }
-            case REQUEST -> sendMessage(RESPONSE, inSeq, inSize);
+            case REQUEST -> sendMessage(RESPONSE, link.seq(), link.size());
             case END -> peerEnded = true;
             default -> {
                 // A stray answer type: ignore it, as a responder drops what it does not expect.
@@ -392,53 +365,23 @@ final class UdpBaseline implements AutoCloseable {
 
     // ---------------------------------------------------------------- datagrams
 
-    private void sendMessage(byte type, int seq, int size) throws IOException, BenchException {
-        int count = datagrams(size);
-        for (int index = 0; index < count; index++) {
-            int length = Math.min(payload, size - index * payload);
-            send(type, index == count - 1, index, seq, size, Math.max(0, length));
-        }
+    private void sendMessage(byte type, int seq, int size) throws IOException {
+        link.sendMessage(type, seq, size);
     }
 
-    private void send(byte type, boolean last, int index, int seq, int size, int length)
-            throws IOException, BenchException {
-        out.clear();
-        out.put(type).put(last ? LAST : 0).putShort((short) index).putInt(seq).putInt(size);
-        out.limit(HEADER + length);
-        out.position(0);
-        int idle = 0;
-        while (channel.write(out) == 0) {
-            CompletionQueue.pauseAfterEmptyPoll(idle++);
-            if ((idle & 0xff) == 0xff) {
-                progress.checkStop();
-            }
-        }
+    private void send(byte type, boolean last, int index, int seq, int size, int length) throws IOException {
+        link.send(type, last, index, seq, size, length);
     }
 
-    /** Reads one datagram if one is there: its type (the header lands in the in* fields), or 0. */
+    /** Reads one datagram if one is there: its type (its header is then {@link #link}'s), or 0. */
     private byte receive() throws IOException {
-        in.clear();
-        int read;
-        try {
-            read = channel.read(in);
-        } catch (java.net.PortUnreachableException e) {
-            // The peer's socket is not bound yet or already closed (ICMP): nothing to read.
-            return 0;
-        }
-        if (read < HEADER) {
-            return 0;
-        }
-        inType = in.get(0);
-        inLast = (in.get(1) & LAST) != 0;
-        inSeq = in.getInt(4);
-        inSize = in.getInt(8);
-        return inType;
+        return link.receive();
     }
 
     @Override
     public void close() {
         try {
-            channel.close();
+            link.close();
         } catch (IOException e) {
             // Closing a datagram socket does not fail in practice; nothing is left to release.
         }

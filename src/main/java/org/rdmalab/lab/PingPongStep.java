@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import org.rdmalab.baseline.RoundTrips;
 import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.CompletionBuffer;
 import org.rdmalab.verbs.QpState;

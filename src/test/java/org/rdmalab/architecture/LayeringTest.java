@@ -100,4 +100,16 @@ class LayeringTest {
                 .should().dependOnClassesThat().resideInAPackage("org.rdmalab.bench..")
                 .check(classes);
     }
+
+    @Test
+    void theUdpBaselinesSitBelowLabAndBenchAndUseOnlyTheVerbsApi() {
+        classes().that().resideInAPackage("org.rdmalab.baseline..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("org.rdmalab.baseline..", "org.rdmalab.verbs",
+                        "java..", "org.HdrHistogram..")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("org.rdmalab.verbs..", "org.rdmalab.control..", "org.rdmalab.text..",
+                        "org.rdmalab.softroce..", "org.rdmalab.ibverbs..")
+                .should().dependOnClassesThat().resideInAPackage("org.rdmalab.baseline..")
+                .check(classes);
+    }
 }

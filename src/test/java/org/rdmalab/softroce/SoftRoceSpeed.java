@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
+import org.rdmalab.baseline.PingPong;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.QpCapabilities;
@@ -122,53 +123,56 @@ public final class SoftRoceSpeed {
 
     private static void print(String name, Result result, double baseline) {
         System.out.printf("%-34s %10.2f %10.2f %10.2f %10.2f%n", name, result.median(), result.mean(),
-                result.percentile(0.99), result.median() / baseline);
+                result.p99(), result.median() / baseline);
     }
 
-    /** Round trips in microseconds, sorted, and the bytes allocated per round trip. */
+    /** The round trips' median, mean and 99th percentile in microseconds, and the bytes allocated per round trip. */
     static final class Result {
-        final double[] micros;
+        private final double median;
+        private final double mean;
+        private final double p99;
         double loopBytes;
         double callerBytes;
 
         Result(long[] nanos) {
-            micros = new double[nanos.length];
+            double[] micros = new double[nanos.length];
+            double sum = 0;
             for (int i = 0; i < nanos.length; i++) {
                 micros[i] = nanos[i] / 1e3;
+                sum += micros[i];
             }
             Arrays.sort(micros);
+            median = micros[micros.length / 2];
+            mean = sum / micros.length;
+            p99 = micros[Math.min(micros.length - 1, (int) (micros.length * 0.99))];
+        }
+
+        /** A ping-pong's run: its round trips' distribution and its time per round trip. */
+        Result(PingPong.Run run, int iterations) {
+            median = run.roundTrips().medianMicros();
+            mean = run.nanos() / 1e3 / iterations;
+            p99 = run.roundTrips().p99Micros();
         }
 
         double median() {
-            return micros[micros.length / 2];
+            return median;
         }
 
-        double percentile(double p) {
-            return micros[Math.min(micros.length - 1, (int) (micros.length * p))];
+        double p99() {
+            return p99;
         }
 
         double mean() {
-            double sum = 0;
-            for (double m : micros) {
-                sum += m;
-            }
-            return sum / micros.length;
+            return mean;
         }
     }
 
-    /** A 64-byte SEND on the wire: BTH (12 bytes), the payload and the ICRC (4). */
-    private static final int RC_SEND = 12 + PING_SIZE + 4;
-    /** An ACK on the wire: BTH, AETH (4 bytes) and the ICRC. */
-    private static final int RC_ACK = 12 + 4 + 4;
-
     /**
      * What RC's acknowledgements cost with no RDMA logic at all: the SEND/RECV ping-pong's four
-     * datagrams a round trip (each side's SEND, {@value #RC_SEND} bytes as soft0's 64-byte SEND is
-     * on the wire, and an ACK of {@value #RC_ACK} for each), sent from unconnected sockets with an
-     * address, as a RoCE device must (docs/performance.md), in soft0's order: a side that reads the
-     * peer's SEND answers it first and ACKs after when its own last SEND is ACKed already, else ACKs
-     * at once; a side sends its next SEND only once its last one is ACKed, as ibv_rc_pingpong posts
-     * only after the SEND's completion. The floor any RC device on these sockets starts from.
+     * datagrams a round trip ({@link PingPong.Pattern#RC}: each side's 64-byte SEND as long as
+     * soft0's packet is on the wire, and an ACK for each), sent from unconnected sockets with an
+     * address, as a RoCE device must (docs/performance.md), in soft0's order. The floor any RC
+     * device on these sockets starts from.
      */
     static Result rcPatternPingPong(int warmup, int iterations) throws Exception {
         return datagramPingPong(warmup, iterations, true);
@@ -177,13 +181,14 @@ public final class SoftRoceSpeed {
     /**
      * {@link #rcPatternPingPong} with {@code rc}; without, the plain busy-polled UDP ping-pong of
      * {@code demo --protocol pingpong --baseline}: one datagram each way, connected sockets, no ACK.
+     * Both are {@link PingPong}, the demo's own, between 127.0.0.1 and 127.0.0.2.
      */
     static Result datagramPingPong(int warmup, int iterations, boolean rc) throws Exception {
         int port = SoftRoceUdpTest.freePort();
+        InetSocketAddress addressA = new InetSocketAddress("127.0.0.1", port);
+        InetSocketAddress addressB = new InetSocketAddress("127.0.0.2", port);
         try (DatagramChannel a = DatagramChannel.open(StandardProtocolFamily.INET);
              DatagramChannel b = DatagramChannel.open(StandardProtocolFamily.INET)) {
-            InetSocketAddress addressA = new InetSocketAddress("127.0.0.1", port);
-            InetSocketAddress addressB = new InetSocketAddress("127.0.0.2", port);
             a.bind(addressA);
             b.bind(addressB);
             if (!rc) {
@@ -192,85 +197,30 @@ public final class SoftRoceSpeed {
             }
             a.configureBlocking(false);
             b.configureBlocking(false);
-            int total = warmup + iterations;
             AtomicReference<Throwable> failure = new AtomicReference<>();
             Thread pong = new Thread(() -> {
                 try {
-                    datagramSide(b, addressA, total, false, null, 0, rc);
+                    PingPong.Run served = new PingPong(b, rc ? addressA : null, PING_SIZE, 1024)
+                            .server(warmup + iterations, WAIT_NANOS);
+                    if (served.failure() != null) {
+                        failure.set(new IllegalStateException(served.failure()));
+                    }
                 } catch (Throwable e) {
                     failure.set(e);
                 }
             }, "datagram pong");
             pong.setDaemon(true);
             pong.start();
-            long[] nanos = new long[iterations];
-            datagramSide(a, addressB, total, true, nanos, warmup, rc);
+            PingPong.Run ran = new PingPong(a, rc ? addressB : null, PING_SIZE, 1024)
+                    .client(warmup, iterations, WAIT_NANOS);
             pong.join(5000);
+            if (ran.failure() != null) {
+                throw new IllegalStateException(ran.failure());
+            }
             if (failure.get() != null) {
                 throw new IllegalStateException("the answering side failed", failure.get());
             }
-            return new Result(nanos);
-        }
-    }
-
-    private static void datagramSide(DatagramChannel channel, InetSocketAddress peer, int total, boolean starts,
-                                     long[] nanos, int warmup, boolean rc) throws Exception {
-        // RC's SEND as on the wire; the plain ping-pong's message of PING_SIZE bytes.
-        ByteBuffer send = ByteBuffer.allocateDirect(rc ? RC_SEND : PING_SIZE);
-        ByteBuffer ack = ByteBuffer.allocateDirect(RC_ACK);
-        ByteBuffer in = ByteBuffer.allocateDirect(2048);
-        // The starting side's k-th SEND answers the peer's (k-1)-th; the other side's k-th answers the peer's k-th.
-        int lead = starts ? 0 : 1;
-        int sent = 0;
-        int received = 0;
-        boolean acked = true;
-        long lastSend = System.nanoTime();
-        if (starts) {
-            datagram(channel, send, peer);
-            sent = 1;
-            acked = !rc;
-        }
-        long deadline = System.nanoTime() + WAIT_NANOS;
-        while (received < total || !acked) {
-            in.clear();
-            if (channel.receive(in) == null) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("no datagram for " + WAIT_NANOS / 1_000_000 + " ms after " + sent
-                            + " sends and " + received + " receives");
-                }
-                Thread.onSpinWait();
-                continue;
-            }
-            deadline = System.nanoTime() + WAIT_NANOS;
-            boolean data = in.position() != RC_ACK;
-            if (data) {
-                received++;
-            } else {
-                acked = true;
-            }
-            if (starts && acked && received == sent) {
-                // A round trip ends: the answer is in and this side's SEND is ACKed.
-                long now = System.nanoTime();
-                if (sent - 1 >= warmup) {
-                    nanos[sent - 1 - warmup] = now - lastSend;
-                }
-                lastSend = now;
-            }
-            if (acked && sent < total && received == sent + lead) {
-                datagram(channel, send, peer); // the answer first ...
-                sent++;
-                acked = !rc;
-            }
-            if (data && rc) {
-                datagram(channel, ack, peer); // ... then the ACK it owes (at once when it cannot answer yet)
-            }
-        }
-    }
-
-    private static void datagram(DatagramChannel channel, ByteBuffer datagram, InetSocketAddress peer) throws Exception {
-        datagram.clear();
-        while ((channel.isConnected() ? channel.write(datagram) : channel.send(datagram, peer)) == 0) {
-            Thread.onSpinWait(); // the send buffer is full: it drains in microseconds
+            return new Result(ran, iterations);
         }
     }
 

@@ -1,4 +1,4 @@
-package org.rdmalab.lab;
+package org.rdmalab.baseline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

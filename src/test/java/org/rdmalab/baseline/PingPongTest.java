@@ -1,4 +1,4 @@
-package org.rdmalab.lab;
+package org.rdmalab.baseline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.rdmalab.testing.Ports;
 
-class UdpPingPongStepTest {
+class PingPongTest {
 
     private static DatagramChannel channel(String local, String peer, int port) throws Exception {
         DatagramChannel channel = unconnected(local, port);
@@ -43,7 +43,7 @@ class UdpPingPongStepTest {
     }
 
     /** One side's run on another thread. */
-    private static CompletableFuture<UdpPingPongStep.Run> inBackground(Callable<UdpPingPongStep.Run> side) {
+    private static CompletableFuture<PingPong.Run> inBackground(Callable<PingPong.Run> side) {
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return side.call();
@@ -59,14 +59,14 @@ class UdpPingPongStepTest {
         long timeout = TimeUnit.SECONDS.toNanos(10);
         try (DatagramChannel client = channel("127.0.0.2", "127.0.0.1", port)) {
             // The client says hello before the server's socket exists, and says it again.
-            CompletableFuture<UdpPingPongStep.Run> clientRun =
-                    inBackground(() -> new UdpPingPongStep.Datagrams(client, 2500, 1024).client(300, timeout));
+            CompletableFuture<PingPong.Run> clientRun =
+                    inBackground(() -> new PingPong(client, null, 2500, 1024).client(300, timeout));
             awaitUnansweredHello(new InetSocketAddress("127.0.0.1", port));
-            UdpPingPongStep.Run served;
+            PingPong.Run served;
             try (DatagramChannel server = channel("127.0.0.1", "127.0.0.2", port)) {
-                served = new UdpPingPongStep.Datagrams(server, 2500, 1024).server(300, timeout);
+                served = new PingPong(server, null, 2500, 1024).server(300, timeout);
             }
-            UdpPingPongStep.Run ran = clientRun.get(30, TimeUnit.SECONDS);
+            PingPong.Run ran = clientRun.get(30, TimeUnit.SECONDS);
             assertNull(ran.failure());
             assertNull(served.failure());
             assertEquals(0, ran.lost());
@@ -81,7 +81,7 @@ class UdpPingPongStepTest {
             assertTrue(median > 0 && median <= ran.roundTrips().p99Micros(), ran.roundTrips().summary());
             assertTrue(median < 2 * meanMicros, "median " + median + " against a mean of " + meanMicros);
         }
-        assertEquals(3, UdpPingPongStep.datagrams(2500, 1024), "a 2500-byte message is three 1024-byte packets");
+        assertEquals(3, Datagrams.count(2500, 1024), "a 2500-byte message is three 1024-byte packets");
     }
 
     @Test
@@ -91,14 +91,14 @@ class UdpPingPongStepTest {
         InetSocketAddress serverAddress = new InetSocketAddress("127.0.0.1", port);
         InetSocketAddress clientAddress = new InetSocketAddress("127.0.0.2", port);
         try (DatagramChannel client = unconnected("127.0.0.2", port)) {
-            CompletableFuture<UdpPingPongStep.Run> clientRun = inBackground(() ->
-                    new UdpPingPongStep.Datagrams(client, serverAddress, 2500, 1024).client(300, timeout));
+            CompletableFuture<PingPong.Run> clientRun = inBackground(() ->
+                    new PingPong(client, serverAddress, 2500, 1024).client(300, timeout));
             awaitUnansweredHello(serverAddress); // the client's hello finds no server yet
-            UdpPingPongStep.Run served;
+            PingPong.Run served;
             try (DatagramChannel server = unconnected("127.0.0.1", port)) {
-                served = new UdpPingPongStep.Datagrams(server, clientAddress, 2500, 1024).server(300, timeout);
+                served = new PingPong(server, clientAddress, 2500, 1024).server(300, timeout);
             }
-            UdpPingPongStep.Run ran = clientRun.get(30, TimeUnit.SECONDS);
+            PingPong.Run ran = clientRun.get(30, TimeUnit.SECONDS);
             assertNull(ran.failure());
             assertNull(served.failure());
             assertEquals(0, ran.lost());
@@ -116,11 +116,11 @@ class UdpPingPongStepTest {
         int port = Ports.freeUdpPort();
         try (DatagramChannel server = unconnected("127.0.0.1", port);
              DatagramSocket peer = new DatagramSocket(new InetSocketAddress("127.0.0.2", port))) {
-            CompletableFuture<UdpPingPongStep.Run> serverRun = serverWithEchoTwoHeld(server, peer, port);
-            sendRc(peer, UdpPingPongStep.RC_ACK_TYPE, 1, 20);
+            CompletableFuture<PingPong.Run> serverRun = serverWithEchoTwoHeld(server, peer, port);
+            sendRc(peer, PingPong.RC_ACK_TYPE, 1, 20);
             assertEquals("3/2/80", received(peer), "the echo that waited for that ACK");
-            sendRc(peer, UdpPingPongStep.RC_ACK_TYPE, 2, 20);
-            UdpPingPongStep.Run served = serverRun.get(30, TimeUnit.SECONDS);
+            sendRc(peer, PingPong.RC_ACK_TYPE, 2, 20);
+            PingPong.Run served = serverRun.get(30, TimeUnit.SECONDS);
             assertNull(served.failure());
             assertEquals(0, served.lost());
             assertEquals(2, served.roundTrips().count());
@@ -133,13 +133,13 @@ class UdpPingPongStepTest {
         int port = Ports.freeUdpPort();
         try (DatagramChannel server = unconnected("127.0.0.1", port);
              DatagramSocket peer = new DatagramSocket(new InetSocketAddress("127.0.0.2", port))) {
-            CompletableFuture<UdpPingPongStep.Run> serverRun = serverWithEchoTwoHeld(server, peer, port);
+            CompletableFuture<PingPong.Run> serverRun = serverWithEchoTwoHeld(server, peer, port);
             long since = System.nanoTime();
             // No ACK of echo 1 ever comes: echo 2 goes out once that ACK is taken for lost.
             assertEquals("3/2/80", received(peer));
-            assertTrue(System.nanoTime() - since >= UdpPingPongStep.LOSS_NANOS / 2, "it waited for the ACK first");
-            sendRc(peer, UdpPingPongStep.RC_ACK_TYPE, 2, 20);
-            UdpPingPongStep.Run served = serverRun.get(30, TimeUnit.SECONDS);
+            assertTrue(System.nanoTime() - since >= PingPong.LOSS_NANOS / 2, "it waited for the ACK first");
+            sendRc(peer, PingPong.RC_ACK_TYPE, 2, 20);
+            PingPong.Run served = serverRun.get(30, TimeUnit.SECONDS);
             assertNull(served.failure());
             assertEquals(2, served.roundTrips().count());
         }
@@ -149,21 +149,21 @@ class UdpPingPongStepTest {
      * An RC server of two messages on 127.0.0.1, driven by hand from {@code peer} on 127.0.0.2 up to
      * message 2, which arrives before echo 1 is acknowledged: checks each datagram the server sends.
      */
-    private static CompletableFuture<UdpPingPongStep.Run> serverWithEchoTwoHeld(DatagramChannel server,
+    private static CompletableFuture<PingPong.Run> serverWithEchoTwoHeld(DatagramChannel server,
                                                                               DatagramSocket peer, int port)
             throws Exception {
         peer.setSoTimeout(5000);
-        CompletableFuture<UdpPingPongStep.Run> serverRun = inBackground(() ->
-                new UdpPingPongStep.Datagrams(server, new InetSocketAddress("127.0.0.2", port), 64, 1024)
+        CompletableFuture<PingPong.Run> serverRun = inBackground(() ->
+                new PingPong(server, new InetSocketAddress("127.0.0.2", port), 64, 1024)
                         .server(2, TimeUnit.SECONDS.toNanos(10)));
         // A 64-byte message is one datagram of 80 bytes, as a 64-byte SEND's packet (BTH, payload, ICRC).
-        sendRc(peer, UdpPingPongStep.RC_DATA, 0, 80);
+        sendRc(peer, PingPong.RC_DATA, 0, 80);
         assertEquals("3/0/80", received(peer), "the hello's echo, not acknowledged");
-        sendRc(peer, UdpPingPongStep.RC_DATA, 1, 80);
+        sendRc(peer, PingPong.RC_DATA, 1, 80);
         assertEquals("3/1/80", received(peer), "the answer first ...");
         assertEquals("4/1/20", received(peer), "... then the ACK, as long as RC's");
         // Message 2 before echo 1 is acknowledged: the echo must wait, the ACK need not.
-        sendRc(peer, UdpPingPongStep.RC_DATA, 2, 80);
+        sendRc(peer, PingPong.RC_DATA, 2, 80);
         assertEquals("4/2/20", received(peer));
         return serverRun;
     }
@@ -189,10 +189,10 @@ class UdpPingPongStepTest {
         long timeout = TimeUnit.SECONDS.toNanos(10);
         try (DatagramChannel server = channel("127.0.0.1", "127.0.0.2", port);
              DatagramChannel client = channel("127.0.0.2", "127.0.0.1", port)) {
-            CompletableFuture<UdpPingPongStep.Run> serverRun =
-                    inBackground(() -> new UdpPingPongStep.Datagrams(server, 64, 1024).server(1, timeout));
-            UdpPingPongStep.Run ran = new UdpPingPongStep.Datagrams(client, 64, 1024).client(1, timeout);
-            UdpPingPongStep.Run served = serverRun.get(30, TimeUnit.SECONDS);
+            CompletableFuture<PingPong.Run> serverRun =
+                    inBackground(() -> new PingPong(server, null, 64, 1024).server(1, timeout));
+            PingPong.Run ran = new PingPong(client, null, 64, 1024).client(1, timeout);
+            PingPong.Run served = serverRun.get(30, TimeUnit.SECONDS);
             assertNull(served.failure());
             // The server's time covers the round trip from its echo of the hello to its echo of
             // message 1, not only its own turn on message 1: one round trip, as the client's does.
@@ -208,7 +208,7 @@ class UdpPingPongStepTest {
         int port = Ports.freeUdpPort();
         try (DatagramChannel client = channel("127.0.0.2", "127.0.0.1", port)) {
             long start = System.nanoTime();
-            UdpPingPongStep.Run run = new UdpPingPongStep.Datagrams(client, 64, 1024)
+            PingPong.Run run = new PingPong(client, null, 64, 1024)
                     .client(10, TimeUnit.MILLISECONDS.toNanos(200));
             assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
             assertTrue(run.failure().contains("did not answer within 200 ms"), run.failure());
@@ -220,7 +220,7 @@ class UdpPingPongStepTest {
     void aServerWhoseClientNeverComesFailsWithinItsTimeout() throws Exception {
         int port = Ports.freeUdpPort();
         try (DatagramChannel server = channel("127.0.0.1", "127.0.0.2", port)) {
-            UdpPingPongStep.Run run = new UdpPingPongStep.Datagrams(server, 64, 1024)
+            PingPong.Run run = new PingPong(server, null, 64, 1024)
                     .server(10, TimeUnit.MILLISECONDS.toNanos(200));
             assertTrue(run.failure().contains("sent nothing within 200 ms"), run.failure());
         }

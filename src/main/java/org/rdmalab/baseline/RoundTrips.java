@@ -1,4 +1,4 @@
-package org.rdmalab.lab;
+package org.rdmalab.baseline;
 
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
@@ -12,7 +12,7 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Not thread-safe: the thread that runs the ping-pong records.
  */
-final class RoundTrips {
+public final class RoundTrips {
 
     /** Longer round trips are recorded as this long (a poll timeout ends a run well before). */
     private static final long LONGEST_NANOS = TimeUnit.HOURS.toNanos(1);
@@ -20,21 +20,21 @@ final class RoundTrips {
     private final Histogram histogram = new Histogram(1, LONGEST_NANOS, 3);
 
     /** Records one round trip of {@code nanos} (negative ones, from a clock that stepped back, as 0). */
-    void record(long nanos) {
+    public void record(long nanos) {
         histogram.recordValue(Math.max(0, Math.min(nanos, LONGEST_NANOS)));
     }
 
-    long count() {
+    public long count() {
         return histogram.getTotalCount();
     }
 
     /** The median round trip in microseconds; NaN when none was recorded. */
-    double medianMicros() {
+    public double medianMicros() {
         return percentileMicros(50);
     }
 
     /** The 99th percentile round trip in microseconds; NaN when none was recorded. */
-    double p99Micros() {
+    public double p99Micros() {
         return percentileMicros(99);
     }
 
@@ -47,7 +47,7 @@ final class RoundTrips {
     }
 
     /** "median 12.82 usec, 99% 32.91 usec". */
-    String summary() {
+    public String summary() {
         return String.format("median %.2f usec, 99%% %.2f usec", medianMicros(), p99Micros());
     }
 }
