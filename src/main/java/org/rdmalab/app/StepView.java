@@ -27,8 +27,9 @@ import org.rdmalab.lab.Parameter;
  * parameters (each field's tooltip names its verbs.h place), the C code and the result. A value the
  * parameter refuses is explained under its field. The split between the sheet and the code follows
  * the sheet's rows: they get the height they need at the sheet's width (the wrapped lines under
- * refused fields included) where that is at most {@link #SHEET_SHARE} of the split, and the code
- * the rest; longer sheets scroll in half the split.
+ * refused fields included) as long as the code keeps {@link #CODE_LINES} lines; a longer sheet
+ * scrolls in half the split, and keeps the line under a refused field in view. Every height comes
+ * from the fonts the window is drawn with, so the split holds with any font set.
  */
 public final class StepView {
 
@@ -36,8 +37,8 @@ public final class StepView {
     static final String FIELD_ERROR = "field-error";
     /** Style class of the line under such a field. */
     static final String FIELD_MESSAGE = "field-message";
-    /** The most of the split the parameters take to show all their rows; beyond it they scroll in half. */
-    static final double SHEET_SHARE = 0.65;
+    /** Lines of C code the split always leaves in view under the parameters. */
+    static final int CODE_LINES = 3;
 
     private final StepViewModel viewModel;
     private final PropertySheet sheet = new PropertySheet();
@@ -58,6 +59,10 @@ public final class StepView {
 
     @FXML
     private TextArea codeArea;
+
+    /** The code's title and its area, whose minimum height is {@link #CODE_LINES} lines of its font. */
+    @FXML
+    private VBox codePane;
 
     @FXML
     private Label resultLabel;
@@ -171,8 +176,8 @@ public final class StepView {
     /**
      * Moves the divider so that the parameters get the height their rows need at the sheet's width
      * (their own preferred height is taken at their unwrapped width, too short for a wrapped line)
-     * when that is at most {@link #SHEET_SHARE} of the split, else half of it, where they scroll;
-     * the code's minimum height holds in either case.
+     * when the code below still has its minimum, else half the split, where they scroll; the line
+     * under a refused field is then scrolled into view.
      */
     private void fitSheet() {
         double total = split.getHeight();
@@ -194,10 +199,73 @@ public final class StepView {
         wanted += sheetHolder.snappedTopInset() + sheetHolder.snappedBottomInset();
         Node divider = split.lookup(".split-pane-divider");
         double thickness = divider == null ? 0 : divider.getLayoutBounds().getHeight();
-        double room = total - thickness;
-        double sheetHeight = wanted <= SHEET_SHARE * room ? wanted : room / 2;
+        double codeMinimum = codeMinimum();
+        codePane.setMinHeight(codeMinimum);
+        double sheetHeight = sheetHeight(wanted, total - thickness, codeMinimum);
         // One pixel more: the split snaps the first pane's height down to a whole pixel.
         split.setDividerPositions(Math.min(1, (sheetHeight + thickness / 2 + 1) / total));
+        if (sheetHeight < wanted) {
+            javafx.application.Platform.runLater(this::revealRefusal);
+        }
+    }
+
+    /**
+     * The height the parameters get in a split of {@code room} (the divider left out): all they
+     * want while the code keeps {@code codeMinimum}, else half the room, less where the code would
+     * then drop under its minimum.
+     */
+    static double sheetHeight(double wanted, double room, double codeMinimum) {
+        double most = Math.max(0, room - codeMinimum);
+        return wanted <= most ? wanted : Math.min(room / 2, most);
+    }
+
+    /** The code pane's title and {@link #CODE_LINES} lines of its area, measured in the fonts they are drawn with. */
+    private double codeMinimum() {
+        double line = Math.ceil(lineHeight(codeArea.getFont()));
+        double title = 0;
+        for (Node child : codePane.getChildren()) {
+            if (child != codeArea) {
+                title += child.prefHeight(-1) + codePane.getSpacing();
+            }
+        }
+        Region content = codeArea.lookup(".content") instanceof Region region ? region : null;
+        double chrome = codeArea.snappedTopInset() + codeArea.snappedBottomInset()
+                + (content == null ? 0 : content.snappedTopInset() + content.snappedBottomInset());
+        return Math.ceil(codePane.snappedTopInset() + title + chrome + CODE_LINES * line
+                + codePane.snappedBottomInset());
+    }
+
+    /** The height of one line of {@code font}, as a text node lays it out. */
+    static double lineHeight(javafx.scene.text.Font font) {
+        javafx.scene.text.Text probe = new javafx.scene.text.Text("Ag");
+        probe.setFont(font);
+        return probe.getLayoutBounds().getHeight();
+    }
+
+    /** Scrolls the sheet so that the first line under a refused field, and its field, are in view. */
+    private void revealRefusal() {
+        if (sheetScroll == null || !(sheetScroll.getContent() instanceof Region rows)) {
+            return;
+        }
+        Optional<Node> message = sheet.lookupAll("." + FIELD_MESSAGE).stream().filter(Node::isVisible).findFirst();
+        if (message.isEmpty()) {
+            return;
+        }
+        javafx.geometry.Bounds at = rows.sceneToLocal(message.get().localToScene(message.get().getLayoutBounds()));
+        Node editor = message.get().getParent();
+        double top = editor == null ? at.getMinY() : rows.sceneToLocal(editor.localToScene(editor.getLayoutBounds())).getMinY();
+        double seen = sheetScroll.getViewportBounds().getHeight();
+        double hidden = rows.getHeight() - seen;
+        if (hidden <= 0) {
+            return;
+        }
+        double offset = sheetScroll.getVvalue() * hidden;
+        if (at.getMaxY() > offset + seen) {
+            offset = Math.min(top, at.getMaxY() - seen);
+        } else if (top < offset) {
+            offset = top;
+        }
+        sheetScroll.setVvalue(Math.max(0, Math.min(1, offset / hidden)));
     }
 
     private static void style(Node node, String styleClass, boolean on) {

@@ -6,11 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.function.BooleanSupplier;
 import javafx.geometry.Bounds;
-import javafx.geometry.Orientation;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.ListView;
-import javafx.scene.control.ScrollBar;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextArea;
 import javafx.scene.text.Text;
@@ -140,7 +138,7 @@ class LabWindowTest {
         // The reason is said once, under the field; the box under the result names the failed step and has the fix.
         assertEquals("'Modify QP to RTR' failed because of gid_idx: " + StepViewModel.FIELD_SAYS_WHY, cause.getText());
         // At the window's default size the whole explanation is there to read, with the code and the fix.
-        assertReadableWithTheCodeAndTheFix(robot, message);
+        assertReadableWithTheCodeAndTheFix(robot, message, field);
         robot.clickOn(stepCell(robot, "client", 9));
         javafx.scene.control.Button fix = robot.lookup("#fixButton").queryButton();
         assertTrue(fix.isVisible() && fix.getText().contains("GID 3"), fix.getText());
@@ -225,43 +223,76 @@ class LabWindowTest {
         assertEquals(0L, counter(robot, "client", "rcvd_rnr_err").orElseThrow().sinceMark(), "no RNR on a WRITE");
     }
 
-    /** {@code message} lies whole inside the part of the parameter sheet one sees, drawn without an ellipsis. */
+    /**
+     * {@code message} lies whole inside the part of the parameter sheet one sees, drawn without an
+     * ellipsis, once the window has laid itself out (the layout takes a few pulses to settle, and
+     * how many depends on the fonts installed).
+     */
     private static void assertInTheSheetsView(FxRobot robot, Label message) {
         javafx.scene.Node viewport = robot.lookup("#parameterSheet").query().lookup(".scroll-pane > .viewport");
-        Bounds seen = viewport.localToScene(viewport.getLayoutBounds());
-        Bounds bounds = message.localToScene(message.getLayoutBounds());
-        assertTrue(message.isVisible() && seen.contains(bounds), () -> message.getId() + " at " + bounds
-                + " lies in the sheet's view " + seen);
-        String drawn = ((Text) message.lookup(".text")).getText();
-        assertEquals(message.getText(), drawn, message.getId() + " is drawn whole");
+        waitFor(message.getId() + " in the sheet's view", () -> onFx(() -> inside(viewport, message)));
+        onFx(() -> {
+            assertTrue(message.isVisible() && inside(viewport, message), () -> message.getId() + " at "
+                    + sceneBounds(message) + " lies in the sheet's view " + sceneBounds(viewport));
+            String drawn = ((Text) message.lookup(".text")).getText();
+            assertEquals(message.getText(), drawn, message.getId() + " is drawn whole");
+            return true;
+        });
     }
 
     /** C code lines the Step tab keeps in view under the parameters. */
     private static final int CODE_LINES = 3;
 
     /**
-     * {@code message} is drawn whole (no ellipsis) inside the part of the parameter sheet one sees,
-     * and the step's fields need no scrolling; under them the C code keeps {@link #CODE_LINES} lines
-     * and the result, the cause and its fix button lie inside the Step tab.
+     * What a student needs to mend a refused field is in view at once, whatever the fonts: the field
+     * and the line under it inside the part of the parameter sheet one sees, drawn whole; under them
+     * the C code with {@link #CODE_LINES} lines of its font; and the result, the cause and its fix
+     * button inside the Step tab.
      */
-    private static void assertReadableWithTheCodeAndTheFix(FxRobot robot, Label message) {
+    private static void assertReadableWithTheCodeAndTheFix(FxRobot robot, Label message, javafx.scene.Node field) {
         assertInTheSheetsView(robot, message);
-        javafx.scene.Node sheet = robot.lookup("#parameterSheet").query();
-        assertFalse(sheet.lookupAll(".scroll-bar").stream().anyMatch(bar -> bar instanceof ScrollBar scrollBar
-                && scrollBar.getOrientation() == Orientation.VERTICAL && scrollBar.isVisible()),
-                "the step's two fields fit: the sheet does not scroll");
+        javafx.scene.Node viewport = robot.lookup("#parameterSheet").query().lookup(".scroll-pane > .viewport");
         TextArea code = robot.lookup("#codeArea").queryAs(TextArea.class);
-        Text line = (Text) code.lookup(".text");
-        double lineHeight = line.getFont().getSize() * 1.2;
         javafx.scene.Node codeViewport = code.lookup(".scroll-pane > .viewport");
-        assertTrue(codeViewport.getLayoutBounds().getHeight() >= CODE_LINES * lineHeight, () -> "the C code shows "
-                + codeViewport.getLayoutBounds().getHeight() / lineHeight + " lines");
         javafx.scene.Node tab = robot.lookup(".step-view").query();
-        Bounds pane = tab.localToScene(tab.getLayoutBounds());
-        for (String id : java.util.List.of("#codeArea", "#stepResult", "#causeLabel", "#fixButton")) {
-            javafx.scene.Node node = robot.lookup(id).query();
-            Bounds at = node.localToScene(node.getLayoutBounds());
-            assertTrue(node.isVisible() && pane.contains(at), () -> id + " at " + at + " lies in the Step tab " + pane);
+        java.util.List<javafx.scene.Node> inTab = java.util.List.of("#codeArea", "#stepResult", "#causeLabel",
+                "#fixButton").stream().map(id -> (javafx.scene.Node) robot.lookup(id).query()).toList();
+        double lineHeight = onFx(() -> StepView.lineHeight(((Text) code.lookup(".text")).getFont()));
+        waitFor("the Step tab laid out", () -> onFx(() -> inside(viewport, field)
+                && codeViewport.getLayoutBounds().getHeight() >= CODE_LINES * lineHeight
+                && inTab.stream().allMatch(node -> node.isVisible() && inside(tab, node))));
+        onFx(() -> {
+            assertTrue(inside(viewport, field), () -> field.getId() + " at " + sceneBounds(field)
+                    + " lies in the sheet's view " + sceneBounds(viewport));
+            assertTrue(codeViewport.getLayoutBounds().getHeight() >= CODE_LINES * lineHeight, () -> "the C code shows "
+                    + codeViewport.getLayoutBounds().getHeight() / lineHeight + " lines");
+            for (javafx.scene.Node node : inTab) {
+                assertTrue(node.isVisible() && inside(tab, node), () -> node.getId() + " at " + sceneBounds(node)
+                        + " lies in the Step tab " + sceneBounds(tab));
+            }
+            return true;
+        });
+    }
+
+    private static Bounds sceneBounds(javafx.scene.Node node) {
+        return node.localToScene(node.getLayoutBounds());
+    }
+
+    private static boolean inside(javafx.scene.Node outer, javafx.scene.Node inner) {
+        return sceneBounds(outer).contains(sceneBounds(inner));
+    }
+
+    /** {@code work}'s answer, computed on the JavaFX thread, where the layout lives. */
+    private static <T> T onFx(java.util.concurrent.Callable<T> work) {
+        try {
+            return org.testfx.util.WaitForAsyncUtils.asyncFx(work).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof AssertionError failure) {
+                throw failure;
+            }
+            throw new AssertionError(e.getCause());
+        } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("the JavaFX thread did not answer", e);
         }
     }
 
