@@ -70,7 +70,7 @@ public final class BenchView {
 
     /** Below this width (px) the tab is compact: the form folds under Settings and the charts show one at a time. */
     static final double COMPACT_WIDTH = 720;
-    /** The charts' minimum height (px) side by side, and one at a time in the compact tab. */
+    /** A chart's minimum height (px) side by side, and one at a time in the compact tab (its row also fits the side column). */
     static final double CHARTS_MIN_HEIGHT = 200;
     static final double COMPACT_CHARTS_MIN_HEIGHT = 110;
     /** Set on the view while it is compact. */
@@ -508,8 +508,13 @@ public final class BenchView {
         benchPane.pseudoClassStateChanged(COMPACT, one);
         benchChart.setVisible(one);
         benchChart.setManaged(one);
-        benchCharts.setMinHeight(one ? COMPACT_CHARTS_MIN_HEIGHT : CHARTS_MIN_HEIGHT);
-        List<javafx.scene.Node> charts = List.of(liveChart, sizeChart, benchDistributionPane);
+        // The minimum is the chart's: the row's own is computed from it and from the side column, whose
+        // legend and choices take the height their fonts need.
+        benchCharts.setMinHeight(javafx.scene.layout.Region.USE_COMPUTED_SIZE);
+        List<javafx.scene.layout.Region> charts = List.of(liveChart, sizeChart, benchDistributionPane);
+        for (javafx.scene.layout.Region chart : charts) {
+            chart.setMinHeight(one ? COMPACT_CHARTS_MIN_HEIGHT : CHARTS_MIN_HEIGHT);
+        }
         for (Chart chart : Chart.values()) {
             boolean shown = !one || benchChart.getValue() == chart;
             charts.get(chart.ordinal()).setVisible(shown);
