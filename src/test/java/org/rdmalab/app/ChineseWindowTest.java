@@ -131,6 +131,48 @@ class ChineseWindowTest {
                 + names);
     }
 
+    @Test
+    void everyTextTheChineseWindowShowsIsDrawnInAFontThatHasItsGlyphs(FxRobot robot) {
+        boolean cjk = onFx(() -> Glyphs.missing(javafx.scene.text.Font.font("System", 13), "步骤").isEmpty());
+        if (!cjk) {
+            org.rdmalab.testing.Tools.unavailable("no font JavaFX can draw Chinese with is installed (apt-get install "
+                    + "fonts-wqy-microhei; JavaFX on Linux passes over CFF fonts such as Noto Sans CJK)");
+        }
+        waitFor("the devices", () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
+        javafx.scene.control.TabPane inspector = robot.lookup(".inspector").queryAs(javafx.scene.control.TabPane.class);
+        List<String> wrong = new java.util.ArrayList<>();
+        int han = 0;
+        for (javafx.scene.control.Tab tab : inspector.getTabs()) {
+            robot.interact(() -> inspector.getSelectionModel().select(tab));
+            han += onFx(() -> {
+                int seen = 0;
+                for (javafx.scene.text.Text text : Glyphs.shown(window.scene().getRoot())) {
+                    List<String> missing = Glyphs.missing(text.getFont(), text.getText());
+                    if (!missing.isEmpty()) {
+                        wrong.add(tab.getText() + ": \"" + text.getText() + "\" lacks " + missing + " in "
+                                + text.getFont().getName());
+                    }
+                    seen += (int) text.getText().codePoints().filter(c -> Character.UnicodeScript.of(c)
+                            == Character.UnicodeScript.HAN).count();
+                }
+                return seen;
+            });
+        }
+        assertTrue(wrong.isEmpty(), () -> "drawn as empty boxes: " + String.join("; ", wrong.stream().distinct().toList()));
+        assertTrue(han > 200, "the check saw the window's Chinese: " + han + " characters");
+    }
+
+    /** {@code work}'s answer, computed on the JavaFX thread. */
+    private static <T> T onFx(java.util.concurrent.Callable<T> work) {
+        try {
+            return org.testfx.util.WaitForAsyncUtils.asyncFx(work).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new AssertionError(e.getCause());
+        } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("the JavaFX thread did not answer", e);
+        }
+    }
+
     private static List<String> texts(FxRobot robot, String query) {
         return robot.lookup(query).queryAll().stream().map(node -> ((Label) node).getText()).toList();
     }
