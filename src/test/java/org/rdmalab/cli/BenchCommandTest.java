@@ -106,7 +106,11 @@ class BenchCommandTest {
         }
         assertTrue(lines.stream().anyMatch(line -> line.startsWith(" baseline: plain UDP datagrams")), result.out());
         String ratio = lines.stream().filter(line -> line.startsWith("ratio: ")).findFirst().orElseThrow();
-        assertTrue(Double.parseDouble(ratio.substring("ratio: ".length())) > 0, ratio);
+        // The ratio is the RDMA average over the baseline's, both as printed (two decimals each).
+        double rdmaAverage = Double.parseDouble(rows.get(0)[3]);
+        double udpAverage = Double.parseDouble(rows.get(1)[3]);
+        assertEquals(rdmaAverage / udpAverage, Double.parseDouble(ratio.substring("ratio: ".length())),
+                0.006 + 0.01 * rdmaAverage / udpAverage, ratio);
     }
 
     @Test
