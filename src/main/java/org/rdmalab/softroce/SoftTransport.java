@@ -28,8 +28,6 @@ import org.rdmalab.verbs.VerbsException;
  */
 final class SoftTransport implements Fabric.Receiver {
 
-    /** How long a reordered datagram waits for a successor before it is sent anyway. */
-    private static final long REORDER_HOLD_NANOS = 1_000_000;
     /**
      * At most this many datagrams wait for room in the socket. Producers stop once one waits, so
      * only packets that answer arriving ones (ACKs, NAKs) add to it; past the limit they are
@@ -40,7 +38,13 @@ final class SoftTransport implements Fabric.Receiver {
     private final SoftRoceContext context;
     private final int localIp;
     private final int peerPort;
-    private final FaultInjector faults;
+    /**
+     * Where a datagram goes off the fast path: {@link #send} (the blocked queue, the capture, the
+     * socket), or the {@link FaultyLink} in front of it when the device injects faults.
+     */
+    private final Link link;
+    /** True when {@link #link} injects faults: then every datagram takes it. */
+    private final boolean faulty;
     private final Map<Integer, SoftQueuePair> queuePairs = new HashMap<>();
     /** Packets are encoded here, in native memory the socket sends from without another copy. */
     private final ByteBuffer txBuffer = ByteBuffer.allocateDirect(16384);
@@ -57,11 +61,6 @@ final class SoftTransport implements Fabric.Receiver {
      * the same time line (a loop's clock is System.nanoTime(), or virtual in simulations).
      */
     private static final long EPOCH_MINUS_NANO_TIME = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
-    private byte[] heldDatagram;
-    private int heldDestination;
-    private int heldTos;
-    private int heldTtl;
-    private EventLoop.Timer heldTimer;
     /** Plain ACKs a busy poller's turn made, held back and coalesced (see {@link AckCoalescer}). */
     private final AckCoalescer acks = new AckCoalescer((ip, ttl, datagram, length) -> {
         count(Counter.SENT_PKTS);
@@ -75,6 +74,12 @@ final class SoftTransport implements Fabric.Receiver {
     private long unblockedAt;
     private boolean everBlocked;
 
+    /** Sends one datagram on ({@link #send}), or draws faults first ({@link FaultyLink}); on the loop. */
+    @FunctionalInterface
+    interface Link {
+        void send(int destinationIp, int tos, int ttl, byte[] buffer, int offset, int length);
+    }
+
     /** A datagram waiting for room in the socket. */
     private record Waiting(int destinationIp, int tos, int ttl, byte[] datagram) {
     }
@@ -84,7 +89,9 @@ final class SoftTransport implements Fabric.Receiver {
         SoftRoceDevice device = context.softDevice();
         this.localIp = Fabric.toInt(device.profile().address());
         this.peerPort = device.profile().udpPort();
-        this.faults = FaultInjector.parse(device.options().faults());
+        FaultInjector faults = FaultInjector.parse(device.options().faults());
+        this.faulty = faults != null;
+        this.link = faulty ? new FaultyLink(faults, this::send, this) : this::send;
     }
 
     /** Binds the device's address and starts its loop; {@code verb} names the call that needed it. */
@@ -147,11 +154,15 @@ final class SoftTransport implements Fabric.Receiver {
         return txBuffer;
     }
 
-    /** Appends the ICRC to the packet encoded in the send buffer and sends it to {@code destinationIp}. */
+    /**
+     * Appends the ICRC to the packet encoded in the send buffer and sends it to {@code destinationIp}:
+     * straight from that buffer to the socket when nothing else wants the datagram, otherwise as a
+     * copy through the {@link Link} (faults, the blocked queue, the capture, packet listeners).
+     */
     void transmit(int destinationIp, int tos, int ttl) {
         int length = Icrc.appendCanonicalIpv4(localIp, destinationIp, localPort, peerPort, txBuffer, 0);
         boolean plainAck = isPlainAck(length);
-        if (plainAck && faults == null && endpoint != null && blockedDatagrams.isEmpty() && loop.holdingReplies()
+        if (plainAck && !faulty && endpoint != null && blockedDatagrams.isEmpty() && loop.holdingReplies()
                 && acks.hold(txBuffer, length, destinationIp, ttl, loop.nanoTime())) {
             // A busy poller's turn made this ACK: it leaves after the poller's next packet (its
             // answer, most likely), or later and coalesced with newer ones for a peer that does not
@@ -162,7 +173,7 @@ final class SoftTransport implements Fabric.Receiver {
             acks.beforeResponderOutput();
         }
         count(Counter.SENT_PKTS);
-        if (faults == null && capture == null && endpoint != null && blockedDatagrams.isEmpty()
+        if (!faulty && capture == null && endpoint != null && blockedDatagrams.isEmpty()
                 && !context.hasListeners()) {
             // The common path: straight from the encoding buffer to the socket.
             txBuffer.flip();
@@ -178,42 +189,8 @@ final class SoftTransport implements Fabric.Receiver {
             // BLOCKED: the datagram waits, as below.
         }
         txBuffer.get(0, tx, 0, length);
-        if (faults == null) {
-            send(destinationIp, tos, ttl, tx, 0, length);
-            acks.afterTransmit(loop.nanoTime());
-            return;
-        }
-        if (faults.drawDrop()) {
-            count(Counter.FAULT_DROPPED);
-            event(PacketEvent.Direction.DROPPED, localIp, destinationIp, tx, 0, length, "fault injector: dropped");
-            return;
-        }
-        int bit = faults.drawCorruptBit(length);
-        if (bit >= 0) {
-            tx[bit >>> 3] ^= (byte) (1 << (bit & 7));
-            count(Counter.FAULT_CORRUPTED);
-        }
-        boolean duplicate = faults.drawDuplicate();
-        boolean reorder = faults.drawReorder() && heldDatagram == null;
-        if (reorder) {
-            count(Counter.FAULT_REORDERED);
-            heldDatagram = java.util.Arrays.copyOf(tx, length);
-            heldDestination = destinationIp;
-            heldTos = tos;
-            heldTtl = ttl;
-            heldTimer = loop.schedule(REORDER_HOLD_NANOS, this::releaseHeld);
-            if (duplicate) {
-                count(Counter.FAULT_DUPLICATED);
-                delayed(destinationIp, tos, ttl, tx, 0, length);
-            }
-            return;
-        }
-        delayed(destinationIp, tos, ttl, tx, 0, length);
-        if (duplicate) {
-            count(Counter.FAULT_DUPLICATED);
-            delayed(destinationIp, tos, ttl, tx, 0, length);
-        }
-        releaseHeld();
+        link.send(destinationIp, tos, ttl, tx, 0, length);
+        acks.afterTransmit(loop.nanoTime()); // with faults no ACK is ever held, and this does nothing
     }
 
     /** An RC ACKNOWLEDGE whose AETH says ACK (not a NAK or an RNR NAK). */
@@ -253,26 +230,6 @@ final class SoftTransport implements Fabric.Receiver {
         if (acks.held() > 0 && packet.opcode().isRequest()) {
             acks.requestArrived(sourceIp, qp.peerQpn());
         }
-    }
-
-    private void releaseHeld() {
-        if (heldDatagram == null) {
-            return;
-        }
-        byte[] datagram = heldDatagram;
-        heldDatagram = null;
-        heldTimer.cancel();
-        delayed(heldDestination, heldTos, heldTtl, datagram, 0, datagram.length);
-    }
-
-    private void delayed(int destinationIp, int tos, int ttl, byte[] buffer, int offset, int length) {
-        long delay = faults.delayNanos();
-        if (delay <= 0) {
-            send(destinationIp, tos, ttl, buffer, offset, length);
-            return;
-        }
-        byte[] copy = java.util.Arrays.copyOfRange(buffer, offset, offset + length);
-        loop.schedule(delay, () -> send(destinationIp, tos, ttl, copy, 0, copy.length));
     }
 
     private void send(int destinationIp, int tos, int ttl, byte[] buffer, int offset, int length) {
@@ -434,6 +391,11 @@ final class SoftTransport implements Fabric.Receiver {
                     address(localIp, localPort), packet.opcode().name(), packet.destQp(), packet.psn(),
                     packet.ackRequest(), packet.length(), reason + "; " + packet.detail()));
         }
+    }
+
+    /** A datagram for {@code destination} was lost on its way out, for {@code reason}: the listeners hear of it. */
+    void dropped(int destination, byte[] buffer, int offset, int length, String reason) {
+        event(PacketEvent.Direction.DROPPED, localIp, destination, buffer, offset, length, reason);
     }
 
     private void event(PacketEvent.Direction direction, int source, int destination, byte[] buffer, int offset,
