@@ -117,6 +117,118 @@ class CExportTest {
         }
     }
 
+    /** The lines of the block that starts at {@code marker}, up to the next block's, each stripped. */
+    private static List<String> block(String program, String marker) {
+        int start = program.indexOf(marker);
+        assertTrue(start >= 0, () -> marker + " in\n" + program);
+        int end = program.indexOf("/* ----", start + marker.length());
+        return program.substring(start + marker.length(), end < 0 ? program.length() : end).lines()
+                .map(String::strip).filter(line -> !line.isEmpty()).toList();
+    }
+
+    /**
+     * Every opcode's extras, field by field, with values that differ from each other and from the
+     * defaults: the SGE (offset, length), the work request id, opcode and flags, the immediate only
+     * for the WITH_IMM opcodes, the RDMA or atomic remote fields only for the opcodes that carry
+     * them (compare/add and swap as unsigned 64-bit constants, swap only for compare-and-swap), and
+     * on the peer's side a receive only for what consumes one. A second, unsignaled extra at offset 0
+     * is written without offsets and without a poll.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(value = WrOpcode.class, names = {"RDMA_WRITE",
+            "RDMA_WRITE_WITH_IMM", "SEND", "SEND_WITH_IMM", "RDMA_READ", "ATOMIC_CMP_AND_SWP", "ATOMIC_FETCH_AND_ADD"})
+    void everyOpcodesExtraIsWrittenFieldByField(WrOpcode opcode) {
+        boolean atomic = opcode.isAtomic();
+        boolean rdma = opcode == WrOpcode.RDMA_WRITE || opcode == WrOpcode.RDMA_WRITE_WITH_IMM
+                || opcode == WrOpcode.RDMA_READ;
+        boolean imm = opcode == WrOpcode.RDMA_WRITE_WITH_IMM || opcode == WrOpcode.SEND_WITH_IMM;
+        boolean receive = opcode == WrOpcode.SEND || opcode == WrOpcode.SEND_WITH_IMM
+                || opcode == WrOpcode.RDMA_WRITE_WITH_IMM;
+        byte[] data = atomic ? null : new byte[] {0x41, 0x2a, 0x7f};
+        CExport.ExtraWork first = new CExport.ExtraWork(opcode, 16, atomic ? 8 : 5, 24, data, 0xabcde, true,
+                0x8000_0000_0000_0005L, 12_345_678_901L);
+        CExport.ExtraWork second = new CExport.ExtraWork(opcode, 0, 8, 0, null, 0x77, false, 3, 4);
+        assertEquals(receive, first.consumesReceive());
+        LabSession session = session(Role.CLIENT, Flows.SeedFlow.WRITE_ONLY);
+        step(session, "reg-mr").parameter("size").set("64");
+        step(session, "create-qp").parameter("sq_sig_all").set("0");
+        String program = CExport.of(session, List.of(first, second));
+        String name = opcode.cName();
+
+        List<String> posted = block(program, "/* ---- extra 1: " + name + " ---- */");
+        assertTrue(posted.contains("sge.addr = (uintptr_t) res->buf + 16;"), posted::toString);
+        assertTrue(posted.contains("sge.length = " + (atomic ? 8 : 5) + ";"), posted::toString);
+        assertTrue(posted.contains("sge.lkey = res->mr->lkey;"), posted::toString);
+        assertTrue(posted.contains("sr.wr_id = 101;"), posted::toString);
+        assertTrue(posted.contains("sr.opcode = " + name + ";"), posted::toString);
+        assertTrue(posted.contains("sr.send_flags = IBV_SEND_SIGNALED;"), posted::toString);
+        assertEquals(imm, posted.contains("sr.imm_data = htonl(0xabcde);"), posted::toString);
+        assertEquals(imm, posted.stream().anyMatch(line -> line.startsWith("sr.imm_data")), posted::toString);
+        assertEquals(!atomic, posted.contains("memcpy(res->buf + 16, data, sizeof data);"), posted::toString);
+        assertEquals(!atomic, posted.contains("0x41, 0x2a, 0x7f"), posted::toString);
+        assertEquals(rdma, posted.contains("sr.wr.rdma.remote_addr = res->remote_props.addr + 24;"),
+                posted::toString);
+        assertEquals(rdma, posted.contains("sr.wr.rdma.rkey = res->remote_props.rkey;"), posted::toString);
+        assertEquals(atomic, posted.contains("sr.wr.atomic.remote_addr = res->remote_props.addr + 24;"),
+                posted::toString);
+        assertEquals(atomic, posted.contains("sr.wr.atomic.rkey = res->remote_props.rkey;"), posted::toString);
+        assertEquals(atomic, posted.contains("sr.wr.atomic.compare_add = 9223372036854775813ULL;"),
+                posted::toString);
+        assertEquals(opcode == WrOpcode.ATOMIC_CMP_AND_SWP, posted.contains("sr.wr.atomic.swap = 12345678901ULL;"),
+                posted::toString);
+        assertEquals(opcode == WrOpcode.ATOMIC_CMP_AND_SWP,
+                posted.stream().anyMatch(line -> line.startsWith("sr.wr.atomic.swap")), posted::toString);
+        assertTrue(posted.contains("rc = ibv_post_send(res->qp, &sr, &bad_wr);"), posted::toString);
+        assertTrue(posted.stream().anyMatch(line -> line.contains("extra 1: completion")),
+                () -> "a signaled extra is polled for: " + posted);
+
+        List<String> unsignaled = block(program, "/* ---- extra 2: " + name + " ---- */");
+        assertTrue(unsignaled.contains("sge.addr = (uintptr_t) res->buf;"), unsignaled::toString);
+        assertTrue(unsignaled.contains("sr.wr_id = 102;"), unsignaled::toString);
+        assertTrue(unsignaled.contains("sr.send_flags = 0;"), unsignaled::toString);
+        assertEquals(imm, unsignaled.contains("sr.imm_data = htonl(0x77);"), unsignaled::toString);
+        if (rdma || atomic) {
+            String kind = atomic ? "atomic" : "rdma";
+            assertTrue(unsignaled.contains("sr.wr." + kind + ".remote_addr = res->remote_props.addr;"),
+                    unsignaled::toString);
+        }
+        assertFalse(unsignaled.stream().anyMatch(line -> line.contains("extra 2: completion")),
+                () -> "an unsignaled extra is not polled for: " + unsignaled);
+        step(session, "create-qp").parameter("sq_sig_all").set("1");
+        assertTrue(block(CExport.of(session, List.of(first, second)), "/* ---- extra 2: " + name + " ---- */")
+                .stream().anyMatch(line -> line.contains("extra 2: completion")), "sq_sig_all signals every send");
+
+        List<String> peer = block(program, "/* ---- extra 1: " + name + " by the peer ---- */");
+        assertEquals(receive, peer.contains("rc = ibv_post_recv(res->qp, &rr, &bad_wr);"), peer::toString);
+        assertEquals(receive, peer.contains("rr.wr_id = 1001;"), peer::toString);
+        assertEquals(receive, peer.stream().anyMatch(line -> line.contains("extra 1 (receive): completion")),
+                peer::toString);
+        assertFalse(peer.stream().anyMatch(line -> line.contains("ibv_post_send")), peer::toString);
+        assertEquals(receive, block(program, "/* ---- extra 2: " + name + " by the peer ---- */")
+                .contains("rr.wr_id = 1002;"));
+    }
+
+    /** An extra that ends at the buffer's last byte fits; one byte further does not, by length or by data. */
+    @Test
+    void anExtraFitsTheBufferUpToItsLastByte() {
+        LabSession session = session(Role.CLIENT, Flows.SeedFlow.WRITE_ONLY);
+        step(session, "reg-mr").parameter("size").set("64");
+        assertTrue(CExport.of(session, List.of(new CExport.ExtraWork(WrOpcode.RDMA_WRITE, 56, 8, 0, new byte[8], 0,
+                true, 0, 0))).contains("sge.addr = (uintptr_t) res->buf + 56;"));
+        assertThrows(IllegalArgumentException.class, () -> CExport.of(session, List.of(new CExport.ExtraWork(
+                WrOpcode.RDMA_WRITE, 57, 8, 0, null, 0, true, 0, 0))));
+        assertThrows(IllegalArgumentException.class, () -> CExport.of(session, List.of(new CExport.ExtraWork(
+                WrOpcode.RDMA_WRITE, 57, 7, 0, new byte[8], 0, true, 0, 0))));
+        assertThrows(IllegalArgumentException.class, () -> new CExport.ExtraWork(WrOpcode.ATOMIC_FETCH_AND_ADD, 0,
+                8, 4, null, 0, true, 0, 0), "an atomic's remote offset is 8-byte aligned");
+        assertThrows(IllegalArgumentException.class, () -> new CExport.ExtraWork(WrOpcode.RDMA_WRITE, -1, 8, 0,
+                null, 0, true, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> new CExport.ExtraWork(WrOpcode.RDMA_WRITE, 0, -1, 0,
+                null, 0, true, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> new CExport.ExtraWork(WrOpcode.RDMA_WRITE, 0, 8, -1,
+                null, 0, true, 0, 0));
+    }
+
     @Test
     void theSeedClientAndServerFlowsCompileWithGccAndLibibverbs() throws Exception {
         compileWithLibibverbs(write("client.c",
