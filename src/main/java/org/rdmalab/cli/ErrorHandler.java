@@ -10,13 +10,17 @@ import picocli.CommandLine.ParseResult;
  */
 final class ErrorHandler implements IExecutionExceptionHandler {
 
-    /** A usage error: the reason, picocli's suggestions and the command's usage help on stderr; exit 2. */
+    /**
+     * A usage error: on stderr the reason in one line (with picocli's suggestion for a misspelt
+     * option or command), the command's synopsis, and where its help is; exit 2.
+     */
     static int usageError(CommandLine.ParameterException exception, String[] args) {
         CommandLine commandLine = exception.getCommandLine();
         java.io.PrintWriter err = commandLine.getErr();
         err.println("rdma-lab: " + exception.getMessage());
         CommandLine.UnmatchedArgumentException.printSuggestions(exception, err);
-        commandLine.usage(err);
+        err.println("Usage: " + commandLine.getHelp().abbreviatedSynopsis().strip());
+        err.println("See '" + commandLine.getCommandSpec().qualifiedName() + " --help'.");
         err.flush();
         return 2;
     }

@@ -1,5 +1,6 @@
 package org.rdmalab.cli;
 
+import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -44,6 +45,7 @@ public final class Main implements Runnable {
         CommandLine commandLine = new CommandLine(new Main());
         commandLine.setExecutionExceptionHandler(new ErrorHandler());
         commandLine.setParameterExceptionHandler(ErrorHandler::usageError);
+        shareVersion(commandLine, new Version());
         return commandLine;
     }
 
@@ -51,12 +53,57 @@ public final class Main implements Runnable {
         System.exit(execute(args));
     }
 
-    /** Reads the version from the jar manifest. */
+    /**
+     * What {@code --version} and {@code -V} print, for the top command and every subcommand: the
+     * POM's version and the commit it was built from (from {@code build.properties}, written by the
+     * build), then the Java and JavaFX versions it runs on.
+     */
     static final class Version implements CommandLine.IVersionProvider {
+
+        static final String RESOURCE = "build.properties";
+
         @Override
         public String[] getVersion() {
-            String version = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"RDMA Lab " + (version == null ? "(development build)" : version)};
+            java.util.Properties build = new java.util.Properties();
+            try (java.io.InputStream in = Main.class.getResourceAsStream(RESOURCE)) {
+                if (in != null) {
+                    build.load(in);
+                }
+            } catch (java.io.IOException e) {
+                // Said below as an unknown version and commit.
+            }
+            return lines(build, Runtime.version().toString(), System.getProperty("java.vendor", "unknown vendor"),
+                    javaFxVersion());
+        }
+
+        /** The lines for these build facts and runtime versions. */
+        static String[] lines(java.util.Properties build, String java, String vendor, String javaFx) {
+            String version = build.getProperty("git.build.version", "(version unknown)");
+            String commit = build.getProperty("git.commit.id.abbrev");
+            String built = commit == null ? "commit unknown" : "commit " + commit
+                    + ("true".equals(build.getProperty("git.dirty")) ? " with local changes" : "")
+                    + Optional.ofNullable(build.getProperty("git.commit.time")).map(day -> " of " + day).orElse("");
+            return new String[] {
+                "RDMA Lab " + version + " (" + built + ")",
+                "Java " + java + " (" + vendor + "), JavaFX " + javaFx,
+            };
+        }
+
+        /** The JavaFX runtime on the class path, read without starting it. */
+        private static String javaFxVersion() {
+            try {
+                return com.sun.javafx.runtime.VersionInfo.getRuntimeVersion();
+            } catch (LinkageError e) {
+                return "not found";
+            }
+        }
+    }
+
+    /** Gives every subcommand, to any depth, the top command's version lines for its own {@code -V}. */
+    private static void shareVersion(CommandLine commandLine, CommandLine.IVersionProvider version) {
+        for (CommandLine sub : commandLine.getSubcommands().values()) {
+            sub.getCommandSpec().versionProvider(version);
+            shareVersion(sub, version);
         }
     }
 }
