@@ -166,7 +166,8 @@ final class DemoCommand implements Callable<Integer> {
                 return exportC(out, session);
             }
             session.packetEvents(false); // printed nowhere; a capture (--pcap) is written by the device
-            session.addListener(event -> print(out, event));
+            Printer printer = new Printer(out, System.console() != null);
+            session.addListener(printer::print);
             out.println((role == Role.SERVER ? "server" : "client") + ": " + protocol + " protocol, device "
                     + device + " on " + localIp + (serverIp == null ? ", waiting on TCP port " + port
                     : ", server " + serverIp + ":" + port));
@@ -201,21 +202,74 @@ final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static void print(PrintWriter out, LabEvent event) {
-        if (event instanceof LabEvent.Output output) {
-            out.println(output.text());
-        } else if (event instanceof LabEvent.StepFinished finished) {
-            out.println((finished.result().ok() ? "[ok]   " : "[FAIL] ") + finished.step().title() + ": "
-                    + finished.result().summary());
-        } else if (event instanceof LabEvent.Completion completion) {
-            out.println("       completion: " + completion.completion());
-        } else if (event instanceof LabEvent.ControlMessage message) {
-            out.println("       tcp " + (message.sent() ? "-> " : "<- ") + message.description()
-                    + (message.length() > 0 ? " (" + message.length() + " bytes)" : ""));
-        } else if (event instanceof LabEvent.QpStateChange change && change.side() == LabEvent.Side.PEER) {
-            out.println(String.format("       peer QP 0x%x is now %s", change.qpNum(), change.to().name()));
+    /**
+     * Prints the session's events as the demo's lines. While the server is not up yet it says at
+     * once what it waits for and how to start the server, then shows the retries: on a terminal one
+     * line that counts up in place, elsewhere a line every {@link #WAITING_EVERY}.
+     */
+    static final class Printer {
+
+        static final Duration WAITING_EVERY = Duration.ofSeconds(5);
+        private static final String INDENT = "       ";
+        private static final char[] SPINNER = {'|', '/', '-', '\\'};
+
+        private final PrintWriter out;
+        private final boolean terminal;
+        private boolean waitingInPlace;
+        private long waitingLines;
+
+        Printer(PrintWriter out, boolean terminal) {
+            this.out = out;
+            this.terminal = terminal;
         }
-        // Verb calls and packets are for the GUI; the step lines already say what happened.
-        out.flush();
+
+        void print(LabEvent event) {
+            if (event instanceof LabEvent.PeerWaiting waiting) {
+                waiting(waiting);
+                out.flush();
+                return;
+            }
+            if (waitingInPlace) {
+                out.println();
+                waitingInPlace = false;
+            }
+            if (event instanceof LabEvent.Output output) {
+                out.println(output.text());
+            } else if (event instanceof LabEvent.StepFinished finished) {
+                out.println((finished.result().ok() ? "[ok]   " : "[FAIL] ") + finished.step().title() + ": "
+                        + finished.result().summary());
+            } else if (event instanceof LabEvent.Completion completion) {
+                out.println(INDENT + "completion: " + completion.completion());
+            } else if (event instanceof LabEvent.ControlMessage message) {
+                out.println(INDENT + "tcp " + (message.sent() ? "-> " : "<- ") + message.description()
+                        + (message.length() > 0 ? " (" + message.length() + " bytes)" : ""));
+            } else if (event instanceof LabEvent.QpStateChange change && change.side() == LabEvent.Side.PEER) {
+                out.println(String.format("       peer QP 0x%x is now %s", change.qpNum(), change.to().name()));
+            }
+            // Verb calls and packets are for the GUI; the step lines already say what happened.
+            out.flush();
+        }
+
+        private void waiting(LabEvent.PeerWaiting waiting) {
+            if (waiting.refusals() == 1) {
+                out.println(INDENT + "waiting for the server at " + waiting.where() + " (up to "
+                        + seconds(waiting.limit()) + "; start it there with: " + waiting.serverCommand() + ")");
+                return;
+            }
+            String progress = "still waiting for " + waiting.where() + ": " + seconds(waiting.waited()) + ", "
+                    + waiting.refusals() + " attempts";
+            if (terminal) {
+                out.print("\r" + INDENT + SPINNER[waiting.refusals() % SPINNER.length] + " " + progress + "   ");
+                waitingInPlace = true;
+            } else if (waiting.waited().toMillis() / WAITING_EVERY.toMillis() > waitingLines) {
+                waitingLines = waiting.waited().toMillis() / WAITING_EVERY.toMillis();
+                out.println(INDENT + progress);
+            }
+        }
+
+        private static String seconds(Duration duration) {
+            return duration.toMillis() % 1000 == 0 ? duration.toSeconds() + " s"
+                    : String.format(java.util.Locale.ROOT, "%.1f s", duration.toMillis() / 1000.0);
+        }
     }
 }

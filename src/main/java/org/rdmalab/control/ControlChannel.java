@@ -59,11 +59,30 @@ public final class ControlChannel implements AutoCloseable {
      * nothing listens there yet, until {@code timeouts.connect()} has passed.
      */
     public static ControlChannel connect(String serverIp, int port, Timeouts timeouts) throws ControlException {
+        return connect(serverIp, port, timeouts, (where, refusals, waited) -> { });
+    }
+
+    /** Told while a client waits for its server: after each refused attempt, so a user sees it is waiting. */
+    @FunctionalInterface
+    public interface Waiting {
+        /** {@code where} refused {@code refusals} attempts in the {@code waited} since the first. */
+        void refused(String where, int refusals, Duration waited);
+    }
+
+    /**
+     * {@link #connect(String, int, Timeouts)}, telling {@code waiting} of every refused attempt (on
+     * the connecting thread) while nothing listens on {@code serverIp:port} yet.
+     */
+    public static ControlChannel connect(String serverIp, int port, Timeouts timeouts, Waiting waiting)
+            throws ControlException {
+        Objects.requireNonNull(waiting, "waiting");
         Addresses.checkPort(port, false);
         InetAddress address = Addresses.parse(serverIp, "server");
         InetSocketAddress target = new InetSocketAddress(address, port);
         String where = Addresses.describe(address, port);
-        long deadline = System.nanoTime() + timeouts.connect().toNanos();
+        long start = System.nanoTime();
+        long deadline = start + timeouts.connect().toNanos();
+        int refusals = 0;
         while (true) {
             long remainingMillis = Duration.ofNanos(deadline - System.nanoTime()).toMillis();
             Socket socket = new Socket();
@@ -79,6 +98,8 @@ public final class ControlChannel implements AutoCloseable {
                     throw new ControlException(ControlException.Reason.IO, "cannot reach " + where + " ("
                             + e.getMessage() + "); check the server IP and the network between the machines", e);
                 }
+                refusals++;
+                waiting.refused(where, refusals, Duration.ofNanos(System.nanoTime() - start));
                 long wait = Math.min(RETRY_INTERVAL.toMillis(),
                         Duration.ofNanos(deadline - System.nanoTime()).toMillis());
                 if (wait <= 0) {

@@ -173,6 +173,15 @@ public sealed interface LabEvent {
     }
 
     /**
+     * A client's connection to its server was refused {@code refusals} times in {@code waited}: the
+     * server is not up yet, and the client tries again until {@code limit}. {@code serverCommand}
+     * is what starts the server on the other machine.
+     */
+    record PeerWaiting(String where, int refusals, java.time.Duration waited, java.time.Duration limit,
+            String serverCommand) implements LabEvent {
+    }
+
+    /**
      * A control-plane message crossed the TCP connection.
      *
      * @param sent true when sent, false when received

@@ -77,9 +77,29 @@ public final class PeerLinks {
 
         @Override
         public void connect() throws ControlException {
-            channel = endpoint.role() == Role.SERVER
-                    ? ControlChannel.accept(endpoint.localIp(), endpoint.port(), endpoint.timeouts())
-                    : ControlChannel.connect(endpoint.serverIp(), endpoint.port(), endpoint.timeouts());
+            if (endpoint.role() == Role.SERVER) {
+                channel = ControlChannel.accept(endpoint.localIp(), endpoint.port(), endpoint.timeouts());
+                return;
+            }
+            String start = serverCommand();
+            try {
+                channel = ControlChannel.connect(endpoint.serverIp(), endpoint.port(), endpoint.timeouts(),
+                        (where, refusals, waited) -> sink.accept(new LabEvent.PeerWaiting(where, refusals, waited,
+                                endpoint.timeouts().connect(), start)));
+            } catch (ControlException e) {
+                if (e.reason() != ControlException.Reason.REFUSED) {
+                    throw e;
+                }
+                throw new ControlException(e.reason(), e.getMessage().replace("; start the server first,",
+                        "; start the server there first (" + start + "),"), e);
+            }
+        }
+
+        /** What starts this link's server on the other machine: RDMA Lab's demo in this link's protocol and port. */
+        String serverCommand() {
+            return "rdma-lab demo " + endpoint.serverIp() + " <device>"
+                    + (protocol().equals("seed") ? "" : " --protocol " + protocol())
+                    + (endpoint.port() == LabSetup.SEED_TCP_PORT ? "" : " --tcp-port " + endpoint.port());
         }
 
         ControlChannel channel() throws ControlException {

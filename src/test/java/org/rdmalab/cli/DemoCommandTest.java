@@ -90,4 +90,45 @@ class DemoCommandTest {
                 + "--protocol pingpong", result.err().strip());
         assertFalse(result.out().contains("Open device"), "nothing ran");
     }
+
+    @Test
+    void aClientWhoseServerIsNotUpSaysAtOnceWhatItWaitsForAndWhichCommandStartsTheServer() {
+        int tcp = org.rdmalab.testing.Ports.freeTcpPort();
+        CliRunner.Result result = CliRunner.run("demo", "127.0.0.2", "soft0", "127.0.0.9", "--timeout", "1",
+                "--tcp-port", String.valueOf(tcp), "--udp-port", String.valueOf(org.rdmalab.testing.Ports.freeUdpPort()));
+        assertEquals(1, result.exitCode(), result.out() + result.err());
+        String command = "rdma-lab demo 127.0.0.9 <device> --tcp-port " + tcp;
+        assertTrue(result.out().contains("[ok]   Create QP: ") && result.out().contains("\n       waiting for the server at"
+                + " 127.0.0.9:" + tcp + " (up to 1 s; start it there with: " + command + ")\n"), result.out());
+        assertTrue(result.err().contains("nothing listens on 127.0.0.9:" + tcp + " (connection refused for 1 s); start the"
+                + " server there first (" + command + ")"), result.err());
+    }
+
+    @Test
+    void theRetriesShowAsALineEveryFiveSecondsOrInPlaceOnATerminal() {
+        java.time.Duration limit = java.time.Duration.ofSeconds(30);
+        java.util.function.BiFunction<Integer, Long, org.rdmalab.lab.LabEvent> refused = (refusals, millis) ->
+                new org.rdmalab.lab.LabEvent.PeerWaiting("10.0.0.9:12025", refusals, java.time.Duration.ofMillis(millis),
+                        limit, "rdma-lab demo 10.0.0.9 <device>");
+        java.io.StringWriter text = new java.io.StringWriter();
+        DemoCommand.Printer lines = new DemoCommand.Printer(new java.io.PrintWriter(text), false);
+        lines.print(refused.apply(1, 0L));
+        lines.print(refused.apply(2, 4_999L));
+        lines.print(refused.apply(3, 5_000L));
+        lines.print(refused.apply(4, 9_999L));
+        lines.print(refused.apply(5, 10_001L));
+        assertEquals(java.util.List.of(
+                "       waiting for the server at 10.0.0.9:12025 (up to 30 s; start it there with: rdma-lab demo 10.0.0.9 <device>)",
+                "       still waiting for 10.0.0.9:12025: 5 s, 3 attempts",
+                "       still waiting for 10.0.0.9:12025: 10.0 s, 5 attempts"), text.toString().lines().toList());
+
+        java.io.StringWriter terminal = new java.io.StringWriter();
+        DemoCommand.Printer inPlace = new DemoCommand.Printer(new java.io.PrintWriter(terminal), true);
+        inPlace.print(refused.apply(1, 0L));
+        inPlace.print(refused.apply(2, 100L));
+        inPlace.print(refused.apply(3, 200L));
+        inPlace.print(new org.rdmalab.lab.LabEvent.Output("connected"));
+        assertTrue(terminal.toString().endsWith("\r       - still waiting for 10.0.0.9:12025: 0.1 s, 2 attempts   "
+                + "\r       \\ still waiting for 10.0.0.9:12025: 0.2 s, 3 attempts   \nconnected\n"), terminal.toString());
+    }
 }

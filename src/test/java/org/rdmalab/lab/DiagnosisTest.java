@@ -185,7 +185,8 @@ class DiagnosisTest {
         assertEquals("server_ip", diagnosis.parameter());
         assertEquals(Errno.ECONNREFUSED, diagnosis.errno());
         assertTrue(diagnosis.explanation().startsWith("nothing listens on 127.0.0.1:" + tcpPort), diagnosis.explanation());
-        assertTrue(diagnosis.explanation().contains("start the server first"), diagnosis.explanation());
+        assertTrue(diagnosis.explanation().contains("start the server there first (rdma-lab demo 127.0.0.1 <device>"
+                + " --tcp-port " + tcpPort + ")"), diagnosis.explanation());
         assertTrue(diagnosis.fix().isEmpty());
     }
 
