@@ -9,11 +9,12 @@ import java.util.concurrent.TimeUnit;
 import javafx.application.Application;
 import javafx.application.Platform;
 import javafx.scene.Scene;
+import javafx.scene.image.PixelFormat;
 import javafx.scene.image.PixelReader;
 import javafx.scene.image.WritableImage;
-import javafx.scene.image.PixelFormat;
 import javafx.stage.Stage;
 import javax.imageio.ImageIO;
+import org.rdmalab.app.lab.LabViewModel;
 
 /**
  * Starts JavaFX from a class that does not extend {@link Application} (a runnable jar's main class

@@ -14,6 +14,14 @@ import javafx.scene.control.TabPane;
 import javafx.scene.input.KeyCode;
 import javafx.scene.input.KeyCodeCombination;
 import javafx.scene.input.KeyCombination;
+import org.rdmalab.app.bench.BenchViewModel;
+import org.rdmalab.app.common.UiText;
+import org.rdmalab.app.common.Views;
+import org.rdmalab.app.lab.LabViewModel;
+import org.rdmalab.app.lab.PeerView;
+import org.rdmalab.app.lab.QpDiagrams;
+import org.rdmalab.app.lab.SideViewModel;
+import org.rdmalab.app.lab.StepRow;
 
 /**
  * Controller of {@code MainView.fxml}: places one column per side around the step pane (server

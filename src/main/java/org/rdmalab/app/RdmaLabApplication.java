@@ -2,6 +2,7 @@ package org.rdmalab.app;
 
 import javafx.application.Application;
 import javafx.stage.Stage;
+import org.rdmalab.app.common.UiText;
 
 /**
  * The JavaFX application: one main window. Started by {@code gui} (which chose the language) or

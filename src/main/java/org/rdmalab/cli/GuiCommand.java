@@ -3,7 +3,7 @@ package org.rdmalab.cli;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.rdmalab.app.AppLauncher;
-import org.rdmalab.app.UiText;
+import org.rdmalab.app.common.UiText;
 import org.rdmalab.app.WindowScenario;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -6,13 +6,13 @@ import java.util.function.BooleanSupplier;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** Waits in the window tests: for a condition the workers make true, then for the JavaFX thread to settle. */
-final class FxWait {
+public final class FxWait {
 
     private FxWait() {
     }
 
     /** Waits up to {@code seconds} for {@code condition}; a timeout fails the test naming {@code what}. */
-    static void waitFor(String what, long seconds, BooleanSupplier condition) {
+    public static void waitFor(String what, long seconds, BooleanSupplier condition) {
         try {
             WaitForAsyncUtils.waitFor(seconds, TimeUnit.SECONDS, condition::getAsBoolean);
         } catch (TimeoutException e) {

@@ -3,16 +3,18 @@ package org.rdmalab.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import javafx.scene.control.Label;
+import org.rdmalab.app.lab.SideViewModel;
+import org.rdmalab.app.lab.StepRow;
 import org.testfx.api.FxRobot;
 
 /** The seed flow driven through the window as a student drives it, for the window tests in any language. */
-final class SeedRuns {
+public final class SeedRuns {
 
     private SeedRuns() {
     }
 
     /** The side called {@code name} ("server", "client"). */
-    static SideViewModel side(MainWindow window, String name) {
+    public static SideViewModel side(MainWindow window, String name) {
         return window.lab().sides().stream().filter(side -> side.name().equals(name)).findFirst().orElseThrow();
     }
 
@@ -22,7 +24,7 @@ final class SeedRuns {
      *
      * @return the cause's label
      */
-    static Label runUntilRtrFails(FxRobot robot, MainWindow window) {
+    public static Label runUntilRtrFails(FxRobot robot, MainWindow window) {
         FxWait.waitFor("the devices", 30, () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
         assertEquals("-1", window.lab().setup().gidIndexProperty().get(), "the seed's default is kept");
         robot.clickOn("#runAllButton");

@@ -13,13 +13,13 @@ import org.rdmalab.testing.Await;
  * A single thread standing in for the JavaFX thread in the view-model tests: view models are made
  * and read on it, and waits poll a condition on it.
  */
-final class TestUiThread implements Executor {
+public final class TestUiThread implements Executor {
 
     private final ExecutorService thread = Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "test ui"));
     private final Duration callLimit;
 
     /** {@code callLimit}: how long one call on the thread may take before the test fails. */
-    TestUiThread(Duration callLimit) {
+    public TestUiThread(Duration callLimit) {
         this.callLimit = callLimit;
     }
 
@@ -29,7 +29,7 @@ final class TestUiThread implements Executor {
     }
 
     /** Runs {@code action} on the thread and returns its result. */
-    <T> T call(Callable<T> action) {
+    public <T> T call(Callable<T> action) {
         try {
             return thread.submit(action).get(callLimit.toMillis(), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
@@ -38,12 +38,12 @@ final class TestUiThread implements Executor {
     }
 
     /** Polls {@code condition} on the thread until it holds; fails naming {@code what} after 30 s. */
-    void await(String what, BooleanSupplier condition) {
+    public void await(String what, BooleanSupplier condition) {
         Await.until(what, Duration.ofSeconds(30), () -> call(condition::getAsBoolean));
     }
 
     /** Ends the thread; false when it did not end within 5 s. */
-    boolean stop() throws InterruptedException {
+    public boolean stop() throws InterruptedException {
         thread.shutdown();
         return thread.awaitTermination(5, TimeUnit.SECONDS);
     }

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.rdmalab.app.lab.SideViewModel;
 import org.rdmalab.cli.Main;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.QpState;

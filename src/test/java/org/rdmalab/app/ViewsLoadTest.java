@@ -11,6 +11,26 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.rdmalab.app.bench.BenchView;
+import org.rdmalab.app.bench.BenchViewModel;
+import org.rdmalab.app.common.Views;
+import org.rdmalab.app.lab.BuffersView;
+import org.rdmalab.app.lab.BuffersViewModel;
+import org.rdmalab.app.lab.CompletionsView;
+import org.rdmalab.app.lab.ConnectionDataView;
+import org.rdmalab.app.lab.ConnectionDataViewModel;
+import org.rdmalab.app.lab.LabViewModel;
+import org.rdmalab.app.lab.PeerView;
+import org.rdmalab.app.lab.ResourcesView;
+import org.rdmalab.app.lab.ResourcesViewModel;
+import org.rdmalab.app.lab.SetupView;
+import org.rdmalab.app.lab.SideViewModel;
+import org.rdmalab.app.lab.StepView;
+import org.rdmalab.app.lab.StepViewModel;
+import org.rdmalab.app.lab.TrafficView;
+import org.rdmalab.app.lab.TrafficViewModel;
+import org.rdmalab.app.lab.VerbsLogView;
+import org.rdmalab.app.packets.PacketsView;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
@@ -52,10 +72,10 @@ class ViewsLoadTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"SetupView:setup-view", "StepView:step-view", "CompletionsView:completions-view",
-        "BuffersView:buffers-view", "TrafficView:traffic-view", "ConnectionDataView:connection-data-view",
-        "ResourcesView:resources-view", "VerbsLogView:verbs-log-view", "PacketsView:packets-view",
-        "BenchView:bench-view"})
+    @ValueSource(strings = {"lab/SetupView:setup-view", "lab/StepView:step-view", "lab/CompletionsView:completions-view",
+        "lab/BuffersView:buffers-view", "lab/TrafficView:traffic-view", "lab/ConnectionDataView:connection-data-view",
+        "lab/ResourcesView:resources-view", "lab/VerbsLogView:verbs-log-view", "packets/PacketsView:packets-view",
+        "bench/BenchView:bench-view"})
     void loads(String viewAndStyle, FxRobot robot) {
         String[] parts = viewAndStyle.split(":");
         Parent[] root = new Parent[1];

@@ -1,0 +1,329 @@
+package org.rdmalab.app.lab;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rdmalab.app.TestUiThread;
+import org.rdmalab.lab.LabSetup;
+import org.rdmalab.testing.Ports;
+import org.rdmalab.verbs.Device;
+import org.rdmalab.verbs.Errno;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.VerbsException;
+import org.rdmalab.verbs.WcStatus;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+import org.rdmalab.verbs.spi.VerbsProvider;
+
+/**
+ * The window's view models without the toolkit: the loopback lab driven as the buttons drive it,
+ * with a single "UI" thread standing in for the JavaFX thread and real worker threads.
+ */
+class LabViewModelTest {
+
+    private TestUiThread uiThread;
+    private LabViewModel lab;
+
+    @BeforeEach
+    void start() {
+        uiThread = new TestUiThread(Duration.ofSeconds(30));
+        DeviceOptions base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
+        lab = onUi(() -> new LabViewModel(Backends.installed(), base, Runnable::run, uiThread,
+                LabViewModel.daemonWorkers()));
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        onUi(() -> {
+            lab.close();
+            return null;
+        });
+        assertTrue(uiThread.stop());
+    }
+
+    private <T> T onUi(Callable<T> action) {
+        return uiThread.call(action);
+    }
+
+    private void await(String what, BooleanSupplier condition) {
+        uiThread.await(what, condition);
+    }
+
+    private boolean idle() {
+        return lab.sides().stream().noneMatch(side -> side.busyProperty().get());
+    }
+
+    private SideViewModel side(String name) {
+        return lab.sides().stream().filter(side -> side.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void listsTheSoftwareDeviceWithItsGidTableAndRecommendsTheIpv4V2Entry() {
+        await("the GID table", () -> !lab.setup().gids().isEmpty());
+        onUi(() -> {
+            assertEquals("soft0", lab.setup().deviceProperty().get().name());
+            assertEquals("-1", lab.setup().gidIndexProperty().get(), "the seed's default is kept");
+            assertEquals(3, lab.setup().recommended().orElseThrow().index());
+            assertTrue(lab.setup().gidWarningProperty().get().contains("fails with EINVAL"),
+                    lab.setup().gidWarningProperty().get());
+            lab.setup().useRecommendedGid();
+            assertEquals("3", lab.setup().gidIndexProperty().get());
+            assertEquals("", lab.setup().gidWarningProperty().get());
+            return null;
+        });
+    }
+
+    @Test
+    void aFailingBackendIsReportedInTheStatusLine() {
+        VerbsProvider broken = new VerbsProvider() {
+            @Override
+            public String name() {
+                return "libibverbs";
+            }
+
+            @Override
+            public List<Device> devices(DeviceOptions options) throws VerbsException {
+                throw new VerbsException("ibv_get_device_list", Errno.ENOSYS, "no RDMA in this kernel");
+            }
+        };
+        SetupViewModel setup = new SetupViewModel(new Backends(List.of(broken)), DeviceOptions.defaults(),
+                Runnable::run, Runnable::run);
+        assertEquals(List.of(), setup.devices());
+        assertEquals("0 device(s); libibverbs: no RDMA in this kernel", setup.statusProperty().get());
+    }
+
+    @Test
+    void theLoopbackLabRunsTheSeedToHelloWorldWithTheRecommendedGid() {
+        BuffersViewModel buffers = onUi(() -> new BuffersViewModel(lab, uiThread));
+        onUi(() -> {
+            lab.apply(lab.defaultSetup().withGidIndex("3"));
+            lab.runAllToEnd();
+            return null;
+        });
+        await("both sides to finish", () -> idle() && side("server").nextIndexProperty().get()
+                == side("server").steps().size());
+        onUi(() -> {
+            SideViewModel server = side("server");
+            SideViewModel client = side("client");
+            assertEquals(QpState.RTS, server.localStateProperty().get());
+            assertEquals(QpState.RTS, client.localStateProperty().get());
+            StepRow last = server.steps().get(server.steps().size() - 1);
+            assertEquals("\"HelloWorld\"", last.summaryProperty().get());
+            assertTrue(lab.completions().stream().anyMatch(row -> row.side().equals("client")
+                    && row.completion().status() == WcStatus.SUCCESS), lab.completions().toString());
+            assertTrue(lab.verbLog().rows().stream().anyMatch(row -> row.verb().equals("ibv_modify_qp")));
+            assertTrue(lab.controlLog().rows().size() >= 2, "the exchange is in the TCP log");
+            BuffersViewModel.Pane serverBuffer = buffers.panes().get(0);
+            assertEquals("server", serverBuffer.key());
+            assertTrue(serverBuffer.caption().contains("the client's remote buffer"), serverBuffer.caption());
+            assertEquals("HelloWorld", new String(serverBuffer.source().read(0, 10), java.nio.charset.StandardCharsets.US_ASCII));
+            assertEquals(1, serverBuffer.changed().size(), "the bytes the WRITE changed are highlighted");
+            assertEquals(0, serverBuffer.changed().get(0)[0]);
+            assertEquals(10, serverBuffer.changed().get(0)[1], "HelloWorld's NUL was already 0");
+            return null;
+        });
+    }
+
+    @Test
+    void trafficAfterTheSeedReachesThePeerAndExportAsCCarriesItAndCompiles(@org.junit.jupiter.api.io.TempDir
+                                                                              java.nio.file.Path dir) throws Exception {
+        onUi(() -> {
+            lab.apply(lab.defaultSetup().withGidIndex("3"));
+            lab.runAllToEnd();
+            return null;
+        });
+        await("the seed", () -> idle() && side("server").nextIndexProperty().get() == side("server").steps().size());
+        TrafficViewModel traffic = onUi(() -> new TrafficViewModel(lab, uiThread));
+        onUi(() -> {
+            traffic.sideProperty().set(side("server"));
+            traffic.receiveLengthProperty().set("11");
+            traffic.postReceive();
+            return null;
+        });
+        await("the receive", () -> idle() && traffic.outcomeProperty().get().contains("RECV"));
+        onUi(() -> {
+            traffic.sideProperty().set(side("client"));
+            traffic.opcodeProperty().set(org.rdmalab.verbs.WrOpcode.SEND_WITH_IMM);
+            traffic.dataProperty().set("Lab42\\0");
+            traffic.lengthProperty().set("6");
+            traffic.immProperty().set("0xbeef");
+            traffic.post();
+            return null;
+        });
+        await("the SEND and its receive", () -> idle() && lab.completions().stream()
+                .anyMatch(row -> row.side().equals("server") && row.completion().opcode() == org.rdmalab.verbs.WcOpcode.RECV));
+        onUi(() -> {
+            assertTrue(traffic.outcomeProperty().get().contains("IBV_WC_SUCCESS"), traffic.outcomeProperty().get());
+            CompletionRow received = lab.completions().stream().filter(row -> row.side().equals("server")).findFirst()
+                    .orElseThrow();
+            assertEquals(0xbeef, received.completion().immData());
+            assertEquals(6, received.completion().byteLength());
+            CompletionRow sent = lab.completions().stream().filter(row -> row.side().equals("client")
+                    && row.completion().opcode() == org.rdmalab.verbs.WcOpcode.SEND).findFirst().orElseThrow();
+            assertTrue(sent.sincePostNanos() > 0, "the SEND's completion says how long after its post");
+            traffic.opcodeProperty().set(org.rdmalab.verbs.WrOpcode.RDMA_WRITE);
+            traffic.dataProperty().set("zz");
+            traffic.lengthProperty().set("2");
+            traffic.remoteOffsetProperty().set("20");
+            traffic.post();
+            return null;
+        });
+        await("the refused WRITE", () -> idle() && traffic.outcomeProperty().get().startsWith("not posted")
+                || traffic.outcomeProperty().get().contains("REM_ACCESS"));
+        java.nio.file.Path file = dir.resolve("client.c");
+        String line = onUi(() -> {
+            lab.selectedSideProperty().set(side("client"));
+            return lab.exportC(file);
+        });
+        assertTrue(line.contains("2 posted request(s)"), line);
+        String program = java.nio.file.Files.readString(file);
+        assertTrue(program.contains("IBV_WR_SEND_WITH_IMM"), "the SEND the form posted is in the program");
+        java.nio.file.Path gcc = org.rdmalab.testing.Tools.require("gcc", "gcc");
+        if (!java.nio.file.Files.exists(java.nio.file.Path.of("/usr/include/infiniband/verbs.h"))) {
+            org.rdmalab.testing.Tools.unavailable("<infiniband/verbs.h> is missing (apt-get install libibverbs-dev)");
+        }
+        Process compile = new ProcessBuilder(gcc.toString(), "-Wall", "-Werror", "-o", dir.resolve("client").toString(),
+                file.toString(), "-libverbs").redirectErrorStream(true).start();
+        String output = new String(compile.getInputStream().readAllBytes());
+        assertTrue(compile.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, compile.exitValue(), output);
+    }
+
+    @Test
+    void gidMinusOneFailsRtrAndTheOneClickFixLetsTheFlowGoOn() {
+        await("the GID table", () -> !lab.setup().gids().isEmpty());
+        onUi(() -> {
+            lab.apply(lab.defaultSetup());
+            lab.runAllToEnd();
+            return null;
+        });
+        await("RTR to fail", () -> idle() && side("client").failedIndex() >= 0);
+        onUi(() -> {
+            SideViewModel client = side("client");
+            StepRow failed = client.steps().get(client.failedIndex());
+            assertEquals("modify-rtr", failed.step().id());
+            assertTrue(failed.summaryProperty().get().contains("EINVAL"), failed.summaryProperty().get());
+            var diagnosis = failed.resultProperty().get().diagnosis().orElseThrow();
+            assertEquals("query-port", diagnosis.stepId());
+            assertEquals("gid_idx", diagnosis.parameter());
+            assertEquals("3", diagnosis.fix().orElseThrow().value(), diagnosis.toString());
+            assertEquals(QpState.INIT, client.localStateProperty().get(), "a refused modify leaves the QP as it was");
+            lab.useRecommendedGidAndReplay();
+            return null;
+        });
+        await("the replay", () -> idle() && side("client").nextIndexProperty().get() > 9);
+        onUi(() -> {
+            assertEquals(-1, side("client").failedIndex());
+            assertEquals(QpState.RTR, side("client").localStateProperty().get());
+            lab.runAllToEnd();
+            return null;
+        });
+        await("the end", () -> idle() && side("server").nextIndexProperty().get() == side("server").steps().size());
+        onUi(() -> {
+            SideViewModel server = side("server");
+            assertEquals("\"HelloWorld\"", server.steps().get(server.steps().size() - 1).summaryProperty().get());
+            return null;
+        });
+    }
+
+    @Test
+    void theTrafficFormReadsSixtyFourBitOperandsAndSaysWhichFieldIsWrong() {
+        TrafficViewModel traffic = onUi(() -> new TrafficViewModel(lab, uiThread));
+        onUi(() -> {
+            traffic.opcodeProperty().set(org.rdmalab.verbs.WrOpcode.ATOMIC_CMP_AND_SWP);
+            traffic.compareAddProperty().set("0x100000000");
+            traffic.swapProperty().set("-1");
+            traffic.wrIdProperty().set("0xffffffffff");
+            org.rdmalab.lab.TrafficRequest request = traffic.request();
+            assertEquals(1L << 32, request.compareAdd());
+            assertEquals(-1L, request.swap());
+            assertEquals(0xffffffffffL, request.wrId());
+            assertEquals(8, request.length(), "an atomic is 8 bytes whatever the length field says");
+            traffic.immProperty().set("0xffffffff");
+            traffic.opcodeProperty().set(org.rdmalab.verbs.WrOpcode.SEND_WITH_IMM);
+            assertEquals(-1, traffic.request().imm(), "imm_data is 32 bits, 0xffffffff included");
+            traffic.localOffsetProperty().set("ten");
+            IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    IllegalArgumentException.class, traffic::request);
+            assertEquals("local offset: 'ten' is not a number (write 12 or 0x0c)", refused.getMessage());
+            return null;
+        });
+    }
+
+    @Test
+    void asTheServerOfTwoMachinesTheWindowServesADemoClient() throws Exception {
+        int tcpPort = Ports.freeTcpPort();
+        DeviceOptions base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
+        onUi(() -> {
+            lab.apply(lab.defaultSetup().withBase(base).withGidIndex("auto").twoMachines(org.rdmalab.lab.Role.SERVER,
+                    "127.0.0.1", "127.0.0.2", org.rdmalab.control.ControlProtocol.LAB, tcpPort));
+            lab.runAllToEnd();
+            return null;
+        });
+        java.io.StringWriter clientOut = new java.io.StringWriter();
+        picocli.CommandLine demo = org.rdmalab.cli.Main.commandLine();
+        demo.setOut(new java.io.PrintWriter(clientOut, true));
+        demo.setErr(new java.io.PrintWriter(clientOut, true));
+        CompletableFuture<Integer> client = CompletableFuture.supplyAsync(
+                () -> demo.execute("demo", "127.0.0.2", "soft0", "127.0.0.1", "--protocol", "lab", "--flow", "write-only",
+                        "--tcp-port", Integer.toString(tcpPort), "--udp-port", Integer.toString(base.udpPort())));
+        SideViewModel local = onUi(() -> side("local"));
+        await("the server to finish", () -> idle() && local.nextIndexProperty().get() == local.steps().size());
+        onUi(() -> {
+            assertEquals("\"HelloWorld\"", local.steps().get(local.steps().size() - 1).summaryProperty().get());
+            assertEquals(QpState.RTS, local.peerStateProperty().get(), "the client's QP state arrived over the lab protocol");
+            // The demo client answers buffer requests until this side says bye, which a reset does.
+            lab.resetAll();
+            return null;
+        });
+        assertEquals(0, client.get(60, TimeUnit.SECONDS), clientOut.toString());
+    }
+
+    @Test
+    void resettingAHundredTimesLeaksNoThread() {
+        onUi(() -> {
+            lab.apply(lab.defaultSetup().withGidIndex("3"));
+            return null;
+        });
+        SideViewModel server = onUi(() -> side("server"));
+        SideViewModel client = onUi(() -> side("client"));
+        // Warm up once so the software devices' threads exist before counting.
+        onUi(() -> {
+            server.runTo(9);
+            client.runTo(9);
+            return null;
+        });
+        await("RTR", () -> idle() && client.nextIndexProperty().get() == 10);
+        onUi(() -> {
+            lab.resetAll();
+            return null;
+        });
+        await("the reset", this::idle);
+        int before = Thread.activeCount();
+        for (int round = 0; round < 100; round++) {
+            onUi(() -> {
+                server.runTo(6);
+                client.runTo(6);
+                return null;
+            });
+            await("steps", () -> idle() && client.nextIndexProperty().get() == 7);
+            onUi(() -> {
+                lab.resetAll();
+                return null;
+            });
+            await("the reset", () -> idle() && client.nextIndexProperty().get() == 0);
+        }
+        await("threads to end", () -> Thread.activeCount() <= before + 1);
+        assertFalse(Thread.activeCount() > before + 1, "threads before " + before + ", after " + Thread.activeCount());
+    }
+}
