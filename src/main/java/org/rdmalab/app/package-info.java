@@ -1,40 +1,38 @@
 /**
- * The lab window. Each view is {@code fxml/FooView.fxml} + {@code FooView} (controller: binds and
- * delegates) + a view model (the only kind of class that touches the lab and the verbs API):
- * {@link org.rdmalab.app.lab.SetupView} / {@link org.rdmalab.app.lab.SetupViewModel},
- * {@link org.rdmalab.app.lab.PeerView} / {@link org.rdmalab.app.lab.SideViewModel} (one per peer),
- * {@link org.rdmalab.app.lab.StepView}, {@link org.rdmalab.app.lab.TrafficView},
- * {@link org.rdmalab.app.lab.ConnectionDataView}, {@link org.rdmalab.app.lab.ResourcesView},
- * {@link org.rdmalab.app.lab.VerbsLogView}, {@link org.rdmalab.app.packets.PacketsView},
- * {@link org.rdmalab.app.packets.CountersView} / {@link org.rdmalab.app.packets.CountersViewModel} (under the packets),
- * {@link org.rdmalab.app.lab.CompletionsView} and {@link org.rdmalab.app.lab.BuffersView}, all under
- * {@link org.rdmalab.app.lab.LabViewModel}, which builds the sessions.
+ * The lab window, grouped by feature as JabRef does. Each view is {@code fxml/<feature>/FooView.fxml}
+ * + {@code FooView} (controller: binds and delegates) + a view model (the only kind of class that
+ * touches the lab and the verbs API). This package holds what puts the window together:
+ * {@link org.rdmalab.app.MainWindow} builds the view models and controllers and loads
+ * {@code fxml/MainView.fxml}, {@link org.rdmalab.app.MainView} places one column per side and
+ * the tabs, {@link org.rdmalab.app.AppLauncher} and {@link org.rdmalab.app.RdmaLabApplication}
+ * start JavaFX from the jar's main class (with a window, or headless with Monocle for
+ * {@code gui --screenshot}), and {@link org.rdmalab.app.WindowScenario} holds the scripted runs
+ * of {@code gui --scenario}. The features live beside it:
+ * <ul>
+ *   <li>{@link org.rdmalab.app.lab}: the lab's panes (setup, peers, step, traffic, connection data,
+ *       resources, verbs log, completions, buffers) under {@link org.rdmalab.app.lab.LabViewModel},
+ *       which builds the sessions;</li>
+ *   <li>{@link org.rdmalab.app.packets}: the Packets tab and the port counters under it;</li>
+ *   <li>{@link org.rdmalab.app.doctor}: the Doctor tab;</li>
+ *   <li>{@link org.rdmalab.app.bench}: the Bench tab;</li>
+ *   <li>{@link org.rdmalab.app.common}: what every feature uses (the window's words, the
+ *       once-a-frame executor and event queue, bounded tables, the FXML loader);</li>
+ *   <li>{@link org.rdmalab.app.diagram} and {@link org.rdmalab.app.buffer}: the custom controls.</li>
+ * </ul>
  *
  * <p>Threads: controllers and view models live on the JavaFX thread, which only renders. Each
  * peer's steps, posts and polls run on that peer's worker thread; devices are listed and queried
  * on a background thread; session events reach the view models batched, at most once a frame
- * ({@link org.rdmalab.app.common.FrameExecutor}). {@link org.rdmalab.app.AppLauncher} starts JavaFX from
- * the jar's main class, with a window or headless (Monocle) for {@code gui --screenshot}. The
- * Doctor tab ({@link org.rdmalab.app.doctor.DoctorViewModel}) runs {@code doctor}'s local checks on the
- * background thread and offers the fixes the lab can apply itself (the recommended GID, the RTR
- * step's path MTU); its peer probe runs {@code doctor}'s peer mode against a peer in
- * {@code doctor --serve} on the same thread, every wait with a timeout, and shows the report as the
- * command line prints it. The Bench tab ({@link org.rdmalab.app.bench.BenchViewModel}) runs {@code bench}'s
- * engine on its own threads (on the device chosen from every backend's list, listed on the
- * background thread, in loopback, or this window as a server or client over TCP, each wait bounded
- * by its timeout); what its listener hears reaches the charts and the results table through the
- * same once-a-frame batching, and Stop and closing the window stop the run without waiting (a
- * server waiting for its client too).
+ * ({@link org.rdmalab.app.common.FrameExecutor}). The window owns the background thread and closes
+ * every session, worker and run when it closes.
  *
  * <p>Words: the window speaks English or Simplified Chinese ({@code gui --lang en|zh_CN}, else the
  * desktop's language). {@link org.rdmalab.app.common.UiText} holds the chosen bundle
- * ({@code messages.properties}, {@code messages_zh_CN.properties} beside it); the FXML views name
- * their labels as {@code %key}, the controllers and view models ask {@code UiText}, and what the
- * lab and {@code doctor} say ({@link org.rdmalab.text.Phrase}: step results, diagnoses, fixes,
- * checks' findings) is said with {@code UiText.say}. Verb, field, enum and status names, the C
- * code, perftest's columns and what the other engines say (a backend's error message,
- * {@code bench}'s notes) keep the command line's words.
+ * ({@code org/rdmalab/app/messages.properties}, {@code messages_zh_CN.properties} beside it); the
+ * FXML views name their labels as {@code %key}, the controllers and view models ask
+ * {@code UiText}, and what the lab and {@code doctor} say ({@link org.rdmalab.text.Phrase}: step
+ * results, diagnoses, fixes, checks' findings) is said with {@code UiText.say}. Verb, field, enum
+ * and status names, the C code, perftest's columns and what the other engines say (a backend's
+ * error message, {@code bench}'s notes) keep the command line's words.
  */
 package org.rdmalab.app;
-
-import org.rdmalab.app.common.UiText;

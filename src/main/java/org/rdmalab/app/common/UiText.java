@@ -10,8 +10,8 @@ import org.rdmalab.lab.Step;
 /**
  * The window's words in the language chosen with {@code gui --lang}: English ({@code en}) or
  * Simplified Chinese ({@code zh_CN}). The FXML views name their labels as {@code %key} and the
- * controllers ask {@link #text} and {@link #format}; both read {@code messages*.properties} beside
- * this class (UTF-8, as Java 9 and later read them).
+ * controllers ask {@link #text} and {@link #format}; both read {@code messages*.properties} in
+ * {@code org/rdmalab/app}, the window's package (UTF-8, as Java 9 and later read them).
  *
  * <p>What is translated: the window's labels, buttons, tabs, tool tips, panel titles and hints, the
  * steps' titles, and what the lab and {@code doctor} say ({@link Phrase}s: steps' results,
