@@ -1,4 +1,4 @@
-package org.rdmalab.app;
+package org.rdmalab.app.lab;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
