@@ -160,7 +160,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         try (LabSession session = new LabSession(role, Backends.installed(), options, link, steps)) {
             if (pingpong) {
-                session.sendPsn(new java.security.SecureRandom().nextInt(1 << 24));
+                session.resources().sendPsn(new java.security.SecureRandom().nextInt(1 << 24));
             }
             if (exportC != null) {
                 return exportC(out, session);

@@ -29,13 +29,13 @@ final class ConnectSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.connected() ? Optional.of(LabPhrase.of("blocked.connected")) : Optional.empty();
+            return session.resources().connected() ? Optional.of(LabPhrase.of("blocked.connected")) : Optional.empty();
         }
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
             session.link().connect();
-            session.connected(true);
+            session.resources().connected(true);
             session.print("TCP connection was established (" + session.link().protocol() + " protocol)");
             return StepResult.ok(LabPhrase.of(session.role() == Role.SERVER ? "result.accepted" : "result.connectedTo",
                     session.link().protocol()));
@@ -89,23 +89,25 @@ final class ConnectSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            if (session.qp() == null) {
+            LabResources resources = session.resources();
+            if (resources.qp() == null) {
                 return Optional.of(LabPhrase.of("blocked.createQp"));
             }
-            return session.connected() ? Optional.empty() : Optional.of(LabPhrase.of("blocked.connectTcp"));
+            return resources.connected() ? Optional.empty() : Optional.of(LabPhrase.of("blocked.connectTcp"));
         }
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
+            LabResources resources = session.resources();
             ConnectionData local = localData(session);
-            ConnectionData remote = session.remoteData().orElse(null);
+            ConnectionData remote = resources.remoteData().orElse(null);
             if (!receiveOnly) {
                 session.link().send(local);
             }
             if (!sendOnly) {
                 remote = session.link().receive();
             }
-            session.exchanged(local, remote);
+            resources.exchanged(local, remote);
             if (!receiveOnly) {
                 session.print(String.format("Local address = 0x%x", local.addr()));
                 session.print(String.format("Local rkey = 0x%x", local.rkey()));
@@ -131,12 +133,14 @@ final class ConnectSteps {
         }
 
         static ConnectionData localData(LabSession session) {
-            GidEntry gid = session.gidEntry().orElse(null);
-            Mtu mtu = session.portAttributes() == null ? Mtu.MTU_1024 : session.portAttributes().activeMtu();
-            int lid = session.portAttributes() == null ? 0 : session.portAttributes().lid();
-            return new ConnectionData(session.qp().type(), session.qp().qpNum(), session.sendPsn(), lid,
-                    gid == null ? Gid.ZERO : gid.gid(), session.mr() == null ? 0 : session.mr().address(),
-                    session.mr() == null ? 0 : session.mr().rkey(), session.mr() == null ? 0 : session.mr().length(),
+            LabResources resources = session.resources();
+            GidEntry gid = resources.gidEntry().orElse(null);
+            Mtu mtu = resources.portAttributes() == null ? Mtu.MTU_1024 : resources.portAttributes().activeMtu();
+            int lid = resources.portAttributes() == null ? 0 : resources.portAttributes().lid();
+            return new ConnectionData(resources.qp().type(), resources.qp().qpNum(), resources.sendPsn(), lid,
+                    gid == null ? Gid.ZERO : gid.gid(), resources.mr() == null ? 0 : resources.mr().address(),
+                    resources.mr() == null ? 0 : resources.mr().rkey(), resources.mr() == null ? 0 : resources.mr()
+                            .length(),
                     mtu);
         }
     }
@@ -156,7 +160,7 @@ final class ConnectSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.connected() ? Optional.empty() : Optional.of(LabPhrase.of("blocked.connectTcp"));
+            return session.resources().connected() ? Optional.empty() : Optional.of(LabPhrase.of("blocked.connectTcp"));
         }
 
         @Override

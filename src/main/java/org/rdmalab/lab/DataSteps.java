@@ -55,17 +55,20 @@ final class DataSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            if (session.qp() == null) {
+            LabResources resources = session.resources();
+            if (resources.qp() == null) {
                 return Optional.of(LabPhrase.of("blocked.createQp"));
             }
-            return session.mr() == null ? Optional.of(LabPhrase.of("blocked.registerMr")) : Optional.empty();
+            return resources.mr() == null ? Optional.of(LabPhrase.of("blocked.registerMr")) : Optional.empty();
         }
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
-            int length = Math.min(parameter("length").asInt(), session.mr().length());
-            ReceiveWorkRequest request = ReceiveWorkRequest.of(parameter("wr_id").asInt(), session.mr().sge(0, length));
-            session.postRecv(List.of(request), "RECV of " + length + " bytes");
+            LabResources resources = session.resources();
+            int length = Math.min(parameter("length").asInt(), resources.mr().length());
+            ReceiveWorkRequest request = ReceiveWorkRequest.of(parameter("wr_id").asInt(), resources.mr().sge(0,
+                    length));
+            session.traffic().postRecv(List.of(request), "RECV of " + length + " bytes");
             session.print("Receive Request was posted");
             return StepResult.ok(LabPhrase.of("result.recvPosted", length));
         }
@@ -127,27 +130,29 @@ final class DataSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            if (session.qp() == null) {
+            LabResources resources = session.resources();
+            if (resources.qp() == null) {
                 return Optional.of(LabPhrase.of("blocked.createQp"));
             }
-            if (session.qp().state() != QpState.RTS) {
-                return Optional.of(LabPhrase.of("blocked.rtsIs", session.qp().state().name()));
+            if (resources.qp().state() != QpState.RTS) {
+                return Optional.of(LabPhrase.of("blocked.rtsIs", resources.qp().state().name()));
             }
-            return session.remoteData().isEmpty() ? Optional.of(LabPhrase.of("blocked.exchange")) : Optional.empty();
+            return resources.remoteData().isEmpty() ? Optional.of(LabPhrase.of("blocked.exchange")) : Optional.empty();
         }
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
+            LabResources resources = session.resources();
             WrOpcode opcode = opcode();
-            MemoryRegion mr = session.mr();
-            ConnectionData remote = session.remoteData().orElseThrow();
+            MemoryRegion mr = resources.mr();
+            ConnectionData remote = resources.remoteData().orElseThrow();
             int length = opcode.isAtomic() ? 8 : Math.min(parameter("length").asInt(), mr.length());
             long remoteAddress = remote.addr() + parameter("remote_offset").asInt();
             SendWorkRequest request = new SendWorkRequest(parameter("wr_id").asInt(), List.of(mr.sge(0, length)), opcode,
                     SendFlag.SIGNALED.value(), (int) parameter("imm_data").asLong(), remoteAddress, remote.rkey(),
                     parameter("compare_add").asLong(), parameter("swap").asLong());
-            Phrase what = LabSession.posting(opcode, length, remoteAddress, remote.rkey());
-            session.postSend(request, what.english(), parameter("remote_offset").asInt());
+            Phrase what = LabTraffic.posting(opcode, length, remoteAddress, remote.rkey());
+            session.traffic().postSend(request, what.english(), parameter("remote_offset").asInt());
             String verb = switch (opcode) {
                 case SEND, SEND_WITH_IMM -> "Send";
                 case RDMA_READ -> "RDMA Read";
@@ -196,12 +201,13 @@ final class DataSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.cq() == null ? Optional.of(LabPhrase.of("blocked.createCq")) : Optional.empty();
+            return session.resources().cq() == null ? Optional.of(LabPhrase.of("blocked.createCq")) : Optional.empty();
         }
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
-            Optional<WorkCompletion> polled = session.pollOne(Duration.ofMillis(parameter("timeout_ms").asLong()));
+            Optional<WorkCompletion> polled = session.traffic().pollOne(Duration.ofMillis(parameter("timeout_ms")
+                    .asLong()));
             if (polled.isEmpty()) {
                 session.print("completion wasn't found in the CQ after timeout");
                 return StepResult.failed(LabPhrase.of("result.noCompletion", parameter("timeout_ms").asLong()));
@@ -232,17 +238,19 @@ final class DataSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.mr() == null ? Optional.of(LabPhrase.of("blocked.registerMr")) : Optional.empty();
+            return session.resources().mr() == null ? Optional.of(LabPhrase.of("blocked.registerMr")) : Optional
+                    .empty();
         }
 
         @Override
         protected StepResult execute(LabSession session) {
+            LabResources resources = session.resources();
             byte[] text = (parameter("text").value() + '\0').getBytes(StandardCharsets.ISO_8859_1);
-            if (text.length > session.mr().length()) {
+            if (text.length > resources.mr().length()) {
                 throw new IllegalArgumentException("text: " + text.length + " bytes with the NUL do not fit the "
-                        + session.mr().length() + "-byte buffer");
+                        + resources.mr().length() + "-byte buffer");
             }
-            session.mr().write(0, text);
+            resources.mr().write(0, text);
             return StepResult.ok(LabPhrase.of("result.bufferHolds", parameter("text").value()));
         }
     }
@@ -264,12 +272,14 @@ final class DataSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.mr() == null ? Optional.of(LabPhrase.of("blocked.registerMr")) : Optional.empty();
+            return session.resources().mr() == null ? Optional.of(LabPhrase.of("blocked.registerMr")) : Optional
+                    .empty();
         }
 
         @Override
         protected StepResult execute(LabSession session) {
-            byte[] bytes = session.mr().read(0, session.mr().length());
+            LabResources resources = session.resources();
+            byte[] bytes = resources.mr().read(0, resources.mr().length());
             String text = cString(bytes);
             session.print(label + ": '" + text + "'");
             return StepResult.ok("\"" + text + "\"", "bytes: " + Arrays.toString(Arrays.copyOf(bytes,
@@ -293,12 +303,13 @@ final class DataSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.connected() ? Optional.empty() : Optional.of(LabPhrase.of("blocked.connectTcp"));
+            return session.resources().connected() ? Optional.empty() : Optional.of(LabPhrase.of("blocked.connectTcp"));
         }
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
-            Optional<byte[]> snapshot = session.readPeerBuffer(parameter("offset").asInt(), parameter("length").asInt());
+            Optional<byte[]> snapshot = session.traffic().readPeerBuffer(parameter("offset").asInt(),
+                    parameter("length").asInt());
             // Without one (another protocol) the link says why it cannot carry a snapshot.
             byte[] bytes = snapshot.isPresent() ? snapshot.get()
                     : session.link().readPeerBuffer(parameter("offset").asInt(), parameter("length").asInt());
@@ -329,7 +340,7 @@ final class DataSteps {
 
         @Override
         protected StepResult execute(LabSession session) {
-            String device = session.context().map(context -> context.device().name()).orElse("(none open)");
+            String device = session.resources().context().map(context -> context.device().name()).orElse("(none open)");
             session.close();
             session.emit(LabEvent.VerbCall.ok("ibv_close_device", "ctx " + device,
                     "QP, MR, CQ, PD and context released"));

@@ -38,7 +38,8 @@ final class DeviceSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.context().isPresent() ? Optional.of(LabPhrase.of("blocked.deviceOpen")) : Optional.empty();
+            return session.resources().context().isPresent() ? Optional.of(LabPhrase.of("blocked.deviceOpen"))
+                    : Optional.empty();
         }
 
         @Override
@@ -84,7 +85,7 @@ final class DeviceSteps {
             if (!choice.equalsIgnoreCase("auto")) {
                 return choice;
             }
-            return session.gidEntry().map(entry -> entry.index() + " /* auto: " + entry.gid() + ", "
+            return session.resources().gidEntry().map(entry -> entry.index() + " /* auto: " + entry.gid() + ", "
                     + entry.type().text() + " */")
                     .orElse("best_gid_index(res->ctx, " + parameter("ib_port").asInt()
                             + ", res->port_attr.gid_tbl_len) /* auto: perftest's scoring */");
@@ -92,7 +93,8 @@ final class DeviceSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.context().isEmpty() ? Optional.of(LabPhrase.of("blocked.openDevice")) : Optional.empty();
+            return session.resources().context().isEmpty() ? Optional.of(LabPhrase.of("blocked.openDevice"))
+                    : Optional.empty();
         }
 
         int port() {
@@ -101,10 +103,11 @@ final class DeviceSteps {
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
-            Context context = session.context().orElseThrow();
+            LabResources resources = session.resources();
+            Context context = resources.context().orElseThrow();
             int port = port();
             PortAttributes attributes = context.queryPort(port);
-            session.portAttributes(attributes);
+            resources.portAttributes(attributes);
             session.emit(LabEvent.VerbCall.ok("ibv_query_port", "ctx " + context.device().name() + ", port_num " + port, "port " + port + " " + attributes.state().cName()
                     + ", active_mtu " + attributes.activeMtu().bytes() + ", link_layer " + attributes.linkLayer().text()
                     + ", lid " + attributes.lid()));
@@ -126,7 +129,7 @@ final class DeviceSteps {
                 }
                 entry = index < 0 ? null : context.queryGidEntry(port, index);
             }
-            session.gidEntry(entry);
+            resources.gidEntry(entry);
             Phrase gidLine = entry == null
                     ? LabPhrase.of(attributes.linkLayer() == LinkLayer.ETHERNET ? "result.noGidRoce" : "result.noGid")
                     : Phrase.literal("GID[" + entry.index() + "] " + entry.gid() + " " + entry.type().text() + why);

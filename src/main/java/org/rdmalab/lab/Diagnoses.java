@@ -51,7 +51,7 @@ final class Diagnoses {
 
     private static Optional<Diagnosis> modify(LabSession session, ModifySteps.Modify step, VerbsException failure)
             throws VerbsException {
-        QueuePair qp = session.qp();
+        QueuePair qp = session.resources().qp();
         if (qp == null || failure.errno() != Errno.EINVAL) {
             return Optional.empty();
         }
@@ -77,11 +77,11 @@ final class Diagnoses {
 
     private static Optional<Diagnosis> rtr(LabSession session, ModifySteps.ToRtr step, int mask,
                                            VerbsException failure) throws VerbsException {
-        boolean ethernet = session.portAttributes() != null
-                && session.portAttributes().linkLayer() == LinkLayer.ETHERNET;
+        boolean ethernet = session.resources().portAttributes() != null
+                && session.resources().portAttributes().linkLayer() == LinkLayer.ETHERNET;
         Optional<Step> query = session.steps().stream().filter(s -> s instanceof DeviceSteps.QueryPort).findFirst();
         if ((mask & QpAttrMask.AV.value()) != 0 && ethernet && query.isPresent()) {
-            Optional<GidEntry> chosen = session.gidEntry();
+            Optional<GidEntry> chosen = session.resources().gidEntry();
             if (chosen.isEmpty()) {
                 return Optional.of(new Diagnosis(query.get().id(), "gid_idx", Errno.EINVAL, LabPhrase.of("diag.noGrh"),
                         recommended(session, query.get())));
@@ -93,8 +93,8 @@ final class Diagnoses {
                         recommended(session, query.get())));
             }
         }
-        if ((mask & QpAttrMask.PATH_MTU.value()) != 0 && session.portAttributes() != null) {
-            Mtu active = session.portAttributes().activeMtu();
+        if ((mask & QpAttrMask.PATH_MTU.value()) != 0 && session.resources().portAttributes() != null) {
+            Mtu active = session.resources().portAttributes().activeMtu();
             int chosen = Integer.parseInt(step.parameter("path_mtu").value());
             if (chosen > active.bytes()) {
                 return Optional.of(new Diagnosis(step.id(), "path_mtu", Errno.EINVAL,
@@ -112,7 +112,7 @@ final class Diagnoses {
             return Optional.empty();
         }
         String choice = step.parameter("gid_idx").value().trim();
-        Context context = session.context().orElseThrow();
+        Context context = session.resources().context().orElseThrow();
         int length = context.queryPort(step.port()).gidTableLength();
         Phrase explanation = failure.errno() == Errno.ENODATA
                 ? LabPhrase.of("diag.gidEmpty", choice, step.port())
@@ -123,7 +123,7 @@ final class Diagnoses {
 
     /** The GID {@link GidSelection} picks on the port {@code query} names, as a fix of its {@code gid_idx}. */
     static Optional<Diagnosis.Fix> recommended(LabSession session, Step query) throws VerbsException {
-        Optional<Context> context = session.context();
+        Optional<Context> context = session.resources().context();
         if (context.isEmpty()) {
             return Optional.empty();
         }

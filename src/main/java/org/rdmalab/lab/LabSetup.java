@@ -168,7 +168,7 @@ public record LabSetup(Mode mode, String device, int ibPort, String gidIndex, Fl
         }
         LabSession session = new LabSession(role, backends, options, link, withoutTeardown(steps));
         if (protocol == ControlProtocol.PINGPONG) {
-            session.sendPsn(new java.security.SecureRandom().nextInt(1 << 24));
+            session.resources().sendPsn(new java.security.SecureRandom().nextInt(1 << 24));
         }
         sessions.add(session);
         return sessions;

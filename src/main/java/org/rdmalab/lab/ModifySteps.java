@@ -51,25 +51,28 @@ final class ModifySteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.qp() == null ? Optional.of(LabPhrase.of("blocked.createQp")) : Optional.empty();
+            return session.resources().qp() == null ? Optional.of(LabPhrase.of("blocked.createQp")) : Optional.empty();
         }
 
         abstract QpAttributes attributes(LabSession session);
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
-            QpState before = session.qp().state();
+            LabResources resources = session.resources();
+            QpState before = resources.qp().state();
             try {
-                session.qp().modify(attributes(session).state(target), mask());
+                resources.qp().modify(attributes(session).state(target), mask());
             } catch (org.rdmalab.verbs.VerbsException e) {
-                session.emit(LabEvent.VerbCall.failed("ibv_modify_qp", VerbArgs.modifyQp(session.qp(), attributes(session).state(target), mask()), e));
+                session.emit(LabEvent.VerbCall.failed("ibv_modify_qp", VerbArgs.modifyQp(resources.qp(),
+                        attributes(session).state(target), mask()), e));
                 session.print("failed to modify QP state to " + target.name());
                 throw e;
             }
-            QpState after = session.qp().state();
-            session.emit(LabEvent.VerbCall.ok("ibv_modify_qp", VerbArgs.modifyQp(session.qp(), attributes(session).state(target), mask()), before.name() + " → " + after.name()));
+            QpState after = resources.qp().state();
+            session.emit(LabEvent.VerbCall.ok("ibv_modify_qp", VerbArgs.modifyQp(resources.qp(), attributes(session)
+                    .state(target), mask()), before.name() + " → " + after.name()));
             session.stateChanged(before, after);
-            return StepResult.ok("QP 0x" + Integer.toHexString(session.qp().qpNum()) + ": " + before.name() + " → "
+            return StepResult.ok("QP 0x" + Integer.toHexString(resources.qp().qpNum()) + ": " + before.name() + " → "
                     + after.name());
         }
     }
@@ -133,22 +136,24 @@ final class ModifySteps {
             if (base.isPresent()) {
                 return base;
             }
-            return session.remoteData().isEmpty() ? Optional.of(LabPhrase.of("blocked.exchange")) : Optional.empty();
+            return session.resources().remoteData().isEmpty() ? Optional.of(LabPhrase.of("blocked.exchange"))
+                    : Optional.empty();
         }
 
         int rqPsn(LabSession session) {
             String text = parameter("rq_psn").value().trim();
             if (text.equalsIgnoreCase("peer")) {
-                return session.remoteData().map(ConnectionData::psn).orElse(0);
+                return session.resources().remoteData().map(ConnectionData::psn).orElse(0);
             }
             return Integer.decode(text);
         }
 
         @Override
         QpAttributes attributes(LabSession session) {
-            ConnectionData remote = session.remoteData().orElseThrow();
+            LabResources resources = session.resources();
+            ConnectionData remote = resources.remoteData().orElseThrow();
             int port = parameter("port_num").asInt();
-            AddressVector av = session.gidEntry()
+            AddressVector av = resources.gidEntry()
                     .map(gid -> new AddressVector(new GlobalRoute(remote.gid(), 0, gid.index(),
                             parameter("hop_limit").asInt(), 0), remote.lid(), parameter("sl").asInt(), 0, 0, port))
                     .orElseGet(() -> new AddressVector(null, remote.lid(), parameter("sl").asInt(), 0, 0, port));
@@ -167,7 +172,7 @@ final class ModifySteps {
 
         @Override
         public String cCode(LabSession session) {
-            String dest = session.remoteData().map(d -> String.format("  /* 0x%x */", d.qpn())).orElse("");
+            String dest = session.resources().remoteData().map(d -> String.format("  /* 0x%x */", d.qpn())).orElse("");
             return """
                     memset(&attr, 0, sizeof(attr));
                     attr.qp_state = IBV_QPS_RTR;
@@ -212,7 +217,7 @@ final class ModifySteps {
 
         int sqPsn(LabSession session) {
             String text = parameter("sq_psn").value().trim();
-            return text.equalsIgnoreCase("own") ? session.sendPsn() : Integer.decode(text);
+            return text.equalsIgnoreCase("own") ? session.resources().sendPsn() : Integer.decode(text);
         }
 
         /** {@code sq_psn} as C: the number, or for 'own' this side's first PSN. */

@@ -76,7 +76,8 @@ final class PingPongStep extends Step {
 
     @Override
     public Optional<Phrase> blockedBy(LabSession session) {
-        if (session.qp() == null || session.qp().state() != QpState.RTS) {
+        LabResources resources = session.resources();
+        if (resources.qp() == null || resources.qp().state() != QpState.RTS) {
             return Optional.of(LabPhrase.of("blocked.rts"));
         }
         return Optional.empty();
@@ -84,30 +85,31 @@ final class PingPongStep extends Step {
 
     @Override
     protected StepResult execute(LabSession session) throws Exception {
+        LabResources resources = session.resources();
         microsPerIteration = Double.NaN;
         RoundTrips trips = new RoundTrips();
         roundTrips = trips;
         int iterations = parameter("iters").asInt();
         Duration timeout = Duration.ofMillis(parameter("timeout_ms").asLong());
-        int size = session.mr().length();
-        SendWorkRequest send = SendWorkRequest.send(SEND_WR_ID, session.mr().sge(), SendFlag.SIGNALED.value());
-        ReceiveWorkRequest receive = ReceiveWorkRequest.of(RECV_WR_ID, session.mr().sge());
+        int size = resources.mr().length();
+        SendWorkRequest send = SendWorkRequest.send(SEND_WR_ID, resources.mr().sge(), SendFlag.SIGNALED.value());
+        ReceiveWorkRequest receive = ReceiveWorkRequest.of(RECV_WR_ID, resources.mr().sge());
         int sent = 0;
         int received = 0;
-        int posted = session.receivesPosted();
+        int posted = resources.receivesPosted();
         boolean sendPending = false;
         boolean receivePending = true;
         long start = System.nanoTime();
         long lastSend = start;
         if (session.role() == Role.CLIENT) {
-            session.qp().postSend(send);
+            resources.qp().postSend(send);
             sendPending = true;
         }
         CompletionBuffer completions = new CompletionBuffer(2); // ibv_rc_pingpong's wc[2]
         while (received < iterations || sent < iterations) {
             // Busy, as ibv_rc_pingpong polls without -e; into one buffer kept for the run, so that
             // polling allocates nothing.
-            int polled = session.cq().busyPoll(completions, timeout);
+            int polled = resources.cq().busyPoll(completions, timeout);
             if (polled == 0) {
                 return StepResult.failed("no completion within " + timeout.toMillis() + " ms after " + sent
                         + " sends and " + received + " receives");
@@ -130,7 +132,7 @@ final class PingPongStep extends Step {
                         for (int j = posted; j < RECEIVE_DEPTH; j++) {
                             more.add(receive);
                         }
-                        session.qp().postRecv(more);
+                        resources.qp().postRecv(more);
                         posted += more.size();
                     }
                 }
@@ -140,7 +142,7 @@ final class PingPongStep extends Step {
                         trips.record(now - lastSend);
                     }
                     lastSend = now;
-                    session.qp().postSend(send);
+                    resources.qp().postSend(send);
                     sendPending = true;
                     receivePending = true;
                 }
@@ -156,7 +158,7 @@ final class PingPongStep extends Step {
         session.print(String.format("%d bytes in %.2f seconds = %.2f Mbit/sec", bytes, seconds, bytes * 8 / seconds / 1e6));
         session.print(String.format("%d iters in %.2f seconds = %.2f usec/iter", iterations, seconds,
                 microsPerIteration));
-        boolean software = session.context().map(context -> "software".equals(context.device().backend()))
+        boolean software = resources.context().map(context -> "software".equals(context.device().backend()))
                 .orElse(false);
         if (software && iterations < SHORT_RUN) {
             session.print("note: soft0 is Java, and its first ~10 000 round trips run before the JIT compiler has "
@@ -183,18 +185,19 @@ final class PingPongStep extends Step {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.qp() == null ? Optional.of(LabPhrase.of("blocked.createQp")) : Optional.empty();
+            return session.resources().qp() == null ? Optional.of(LabPhrase.of("blocked.createQp")) : Optional.empty();
         }
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
+            LabResources resources = session.resources();
             int depth = parameter("rx_depth").asInt();
             List<ReceiveWorkRequest> requests = new ArrayList<>();
             for (int i = 0; i < depth; i++) {
-                requests.add(ReceiveWorkRequest.of(RECV_WR_ID, session.mr().sge()));
+                requests.add(ReceiveWorkRequest.of(RECV_WR_ID, resources.mr().sge()));
             }
-            session.postRecv(requests, depth + " receives of " + session.mr().length() + " bytes");
-            session.receivesPosted(depth);
+            session.traffic().postRecv(requests, depth + " receives of " + resources.mr().length() + " bytes");
+            resources.receivesPosted(depth);
             return StepResult.ok(LabPhrase.of("result.receivesPosted", depth));
         }
     }

@@ -35,20 +35,22 @@ final class ResourceSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.context().isEmpty() ? Optional.of(LabPhrase.of("blocked.openDevice")) : Optional.empty();
+            return session.resources().context().isEmpty() ? Optional.of(LabPhrase.of("blocked.openDevice"))
+                    : Optional.empty();
         }
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
-            String arguments = "ctx " + session.context().orElseThrow().device().name();
+            LabResources resources = session.resources();
+            String arguments = "ctx " + resources.context().orElseThrow().device().name();
             ProtectionDomain pd;
             try {
-                pd = session.context().orElseThrow().allocatePd();
+                pd = resources.context().orElseThrow().allocatePd();
             } catch (VerbsException e) {
                 session.emit(LabEvent.VerbCall.failed("ibv_alloc_pd", arguments, e));
                 throw e;
             }
-            session.pd(pd);
+            resources.pd(pd);
             session.emit(LabEvent.VerbCall.ok("ibv_alloc_pd", arguments, "pd handle " + pd.handle()));
             return StepResult.ok(LabPhrase.of("result.pd", pd.handle()));
         }
@@ -68,21 +70,23 @@ final class ResourceSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.context().isEmpty() ? Optional.of(LabPhrase.of("blocked.openDevice")) : Optional.empty();
+            return session.resources().context().isEmpty() ? Optional.of(LabPhrase.of("blocked.openDevice"))
+                    : Optional.empty();
         }
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
-            String arguments = "ctx " + session.context().orElseThrow().device().name() + ", cqe "
+            LabResources resources = session.resources();
+            String arguments = "ctx " + resources.context().orElseThrow().device().name() + ", cqe "
                     + parameter("cq_size").asInt() + ", cq_context NULL, channel NULL, comp_vector 0";
             CompletionQueue cq;
             try {
-                cq = session.context().orElseThrow().createCq(parameter("cq_size").asInt(), null, 0);
+                cq = resources.context().orElseThrow().createCq(parameter("cq_size").asInt(), null, 0);
             } catch (VerbsException e) {
                 session.emit(LabEvent.VerbCall.failed("ibv_create_cq", arguments, e));
                 throw e;
             }
-            session.cq(cq);
+            resources.cq(cq);
             session.emit(LabEvent.VerbCall.ok("ibv_create_cq", arguments, "cq with " + cq.capacity() + " entries"));
             return StepResult.ok(LabPhrase.of("result.cq", cq.capacity()));
         }
@@ -122,18 +126,20 @@ final class ResourceSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            return session.pd() == null ? Optional.of(LabPhrase.of("blocked.allocatePd")) : Optional.empty();
+            return session.resources().pd() == null ? Optional.of(LabPhrase.of("blocked.allocatePd")) : Optional
+                    .empty();
         }
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
+            LabResources resources = session.resources();
             int size = parameter("size").asInt();
             MemoryRegion mr;
             try {
-                mr = session.pd().registerMemory(size, access());
+                mr = resources.pd().registerMemory(size, access());
             } catch (VerbsException e) {
                 session.emit(LabEvent.VerbCall.failed("ibv_reg_mr", String.format("pd 0x%x, addr (malloc'd), length %d, %s",
-                        session.pd().handle(), size, BitFlag.cExpression(AccessFlag.class, access())), e));
+                        resources.pd().handle(), size, BitFlag.cExpression(AccessFlag.class, access())), e));
                 throw e;
             }
             String initial = parameter("initial").value();
@@ -146,7 +152,7 @@ final class ResourceSteps {
                 byte[] text = (initial + '\0').getBytes(StandardCharsets.US_ASCII);
                 mr.write(0, java.util.Arrays.copyOf(text, Math.min(text.length, size)));
             }
-            session.mr(mr);
+            resources.mr(mr);
             String created = String.format("addr 0x%016x length %d lkey 0x%08x rkey 0x%08x", mr.address(), mr.length(),
                     mr.lkey(), mr.rkey());
             session.emit(LabEvent.VerbCall.ok("ibv_reg_mr", VerbArgs.regMr(mr),
@@ -188,27 +194,29 @@ final class ResourceSteps {
 
         @Override
         public Optional<Phrase> blockedBy(LabSession session) {
-            if (session.pd() == null) {
+            LabResources resources = session.resources();
+            if (resources.pd() == null) {
                 return Optional.of(LabPhrase.of("blocked.allocatePd"));
             }
-            return session.cq() == null ? Optional.of(LabPhrase.of("blocked.createCq")) : Optional.empty();
+            return resources.cq() == null ? Optional.of(LabPhrase.of("blocked.createCq")) : Optional.empty();
         }
 
         @Override
         protected StepResult execute(LabSession session) throws Exception {
+            LabResources resources = session.resources();
             QpCapabilities caps = new QpCapabilities(parameter("max_send_wr").asInt(), parameter("max_recv_wr").asInt(),
                     parameter("max_send_sge").asInt(), parameter("max_recv_sge").asInt(), 0);
-            QpInitAttributes init = new QpInitAttributes(QpType.parse(parameter("qp_type").value()), session.cq(),
-                    session.cq(), caps, parameter("sq_sig_all").asInt() == 1);
-            String arguments = VerbArgs.createQp(session.pd().handle(), init);
+            QpInitAttributes init = new QpInitAttributes(QpType.parse(parameter("qp_type").value()), resources.cq(),
+                    resources.cq(), caps, parameter("sq_sig_all").asInt() == 1);
+            String arguments = VerbArgs.createQp(resources.pd().handle(), init);
             QueuePair qp;
             try {
-                qp = session.pd().createQp(init);
+                qp = resources.pd().createQp(init);
             } catch (VerbsException e) {
                 session.emit(LabEvent.VerbCall.failed("ibv_create_qp", arguments, e));
                 throw e;
             }
-            session.qp(qp);
+            resources.qp(qp);
             String created = String.format("QP number 0x%x, state %s", qp.qpNum(), qp.state().cName());
             session.emit(LabEvent.VerbCall.ok("ibv_create_qp", arguments, created));
             session.print(String.format("QP was created, QP number=0x%x", qp.qpNum()));

@@ -85,7 +85,8 @@ final class UdpPingPongStep extends Step {
 
     @Override
     public Optional<Phrase> blockedBy(LabSession session) {
-        if (session.remoteData().isEmpty() || session.gidEntry().isEmpty()) {
+        LabResources resources = session.resources();
+        if (resources.remoteData().isEmpty() || resources.gidEntry().isEmpty()) {
             return Optional.of(LabPhrase.of("blocked.exchangeBaseline"));
         }
         return Optional.empty();
@@ -93,8 +94,9 @@ final class UdpPingPongStep extends Step {
 
     @Override
     protected StepResult execute(LabSession session) throws Exception {
-        Gid localGid = session.gidEntry().map(GidEntry::gid).orElseThrow();
-        Gid remoteGid = session.remoteData().map(ConnectionData::gid).orElseThrow();
+        LabResources resources = session.resources();
+        Gid localGid = resources.gidEntry().map(GidEntry::gid).orElseThrow();
+        Gid remoteGid = resources.remoteData().map(ConnectionData::gid).orElseThrow();
         if (!localGid.isIpv4Mapped() || !remoteGid.isIpv4Mapped()) {
             return StepResult.failed("the UDP baseline runs between the GIDs' IPv4 addresses, and "
                     + (localGid.isIpv4Mapped() ? "the peer's GID " + remoteGid : "this side's GID " + localGid)
@@ -103,7 +105,7 @@ final class UdpPingPongStep extends Step {
         int iterations = parameter("iters").asInt();
         int port = parameter("udp_port").asInt();
         long timeoutNanos = parameter("timeout_ms").asLong() * 1_000_000L;
-        int size = session.mr().length();
+        int size = resources.mr().length();
         int payload = pathMtu(session);
         Inet4Address local = localGid.ipv4();
         Inet4Address remote = remoteGid.ipv4();

@@ -7,8 +7,9 @@
  * step lists of the seed demo and of ibv_rc_pingpong (whose ping-pong, and its baselines of plain
  * UDP and of RC's datagrams alone, keep every round trip in an HdrHistogram for their medians); {@link org.rdmalab.lab.PeerLinks} gives the
  * control links (seed, pingpong, lab protocol, in-memory). After the steps a session takes
- * user traffic ({@link org.rdmalab.lab.TrafficRequest}: any RDMA WRITE/READ, SEND or atomic, receives,
- * polls) and shows what exists (getters for every verbs object, connection data and its
+ * user traffic through its {@link org.rdmalab.lab.LabTraffic} ({@link org.rdmalab.lab.TrafficRequest}:
+ * any RDMA WRITE/READ, SEND or atomic, receives, polls) and shows what exists through its
+ * {@link org.rdmalab.lab.LabResources} (getters for every verbs object, connection data and its
  * {@link org.rdmalab.lab.WireImage}). Sessions emit {@link org.rdmalab.lab.LabEvent}s (verbs calls
  * with arguments and errno, QP states of both sides, completions with the time since their post,
  * buffer changes, remote buffer views) that the CLI prints and the GUI draws. A failed step's result

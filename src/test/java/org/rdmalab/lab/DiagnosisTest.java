@@ -168,7 +168,7 @@ class DiagnosisTest {
 
         apply(client, emptyDiagnosis.fix().orElseThrow());
         assertTrue(client.runNext().orElseThrow().ok());
-        assertEquals(3, client.gidEntry().orElseThrow().index());
+        assertEquals(3, client.resources().gidEntry().orElseThrow().index());
     }
 
     @Test

@@ -109,12 +109,13 @@ class LabResetLeakTest {
             assertTrue(serverRun.get(30, TimeUnit.SECONDS));
             // The server moves its QP while the client waits for nothing: the state still arrives.
             assertTrue(server.runNext().orElseThrow().ok(), "server INIT");
-            int serverQp = server.queuePair().orElseThrow().qpNum();
+            int serverQp = server.resources().queuePair().orElseThrow().qpNum();
             LabEvent.QpStateChange seen = peerInit.get(10, TimeUnit.SECONDS);
             assertEquals(serverQp, seen.qpNum(), "the server's INIT reached the idle client");
 
-            server.memoryRegion().orElseThrow().write(0, "ServerData\0".getBytes(StandardCharsets.US_ASCII));
-            byte[] snapshot = client.readPeerBuffer(0, 11).orElseThrow();
+            server.resources().memoryRegion().orElseThrow().write(0, "ServerData\0"
+                    .getBytes(StandardCharsets.US_ASCII));
+            byte[] snapshot = client.traffic().readPeerBuffer(0, 11).orElseThrow();
             assertArrayEquals("ServerData\0".getBytes(StandardCharsets.US_ASCII), snapshot);
             LabEvent.RemoteBuffer view;
             synchronized (clientEvents) {
@@ -123,7 +124,7 @@ class LabResetLeakTest {
             }
             assertEquals("peer snapshot (lab protocol)", view.source());
             assertArrayEquals(snapshot, view.bytes());
-            assertEquals("lab", client.localWire().orElseThrow().protocol());
+            assertEquals("lab", client.resources().localWire().orElseThrow().protocol());
             Future<?> serverReset = serverThread.submit(server::reset);
             client.reset();
             serverReset.get(30, TimeUnit.SECONDS);

@@ -140,12 +140,13 @@ class LabSessionTest {
         for (int i = 0; i < 6; i++) {
             assertTrue(session.runNext().orElseThrow().ok(), session.steps().get(i).title());
         }
-        assertTrue(session.queuePair().isPresent());
-        org.rdmalab.verbs.Context context = session.context().orElseThrow();
+        assertTrue(session.resources().queuePair().isPresent());
+        org.rdmalab.verbs.Context context = session.resources().context().orElseThrow();
 
         session.reset();
 
-        assertTrue(session.context().isEmpty() && session.queuePair().isEmpty() && session.memoryRegion().isEmpty());
+        assertTrue(session.resources().context().isEmpty() && session.resources().queuePair().isEmpty() && session
+                .resources().memoryRegion().isEmpty());
         assertTrue(session.steps().stream().allMatch(step -> step.status() == Step.Status.PENDING));
         assertEquals("16", createCq.parameter("cq_size").value());
         org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, context::queryDevice,

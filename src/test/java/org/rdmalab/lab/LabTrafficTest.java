@@ -108,14 +108,14 @@ class LabTrafficTest {
     void rdmaWriteOfTypedTextLandsInThePeersBuffer() throws Exception {
         TrafficRequest write = new TrafficRequest(WrOpcode.RDMA_WRITE, 7, 16, 11, 4,
                 TrafficRequest.parseText("HelloWorld\\0"), 0, true, 0, 0);
-        StepResult posted = client.postSend(write);
+        StepResult posted = client.traffic().postSend(write);
         assertTrue(posted.ok(), posted.summary());
 
-        List<WorkCompletion> completions = client.pollCompletions(POLL, 4);
+        List<WorkCompletion> completions = client.traffic().pollCompletions(POLL, 4);
         assertEquals(1, completions.size());
         assertEquals(WcStatus.SUCCESS, completions.get(0).status());
         assertEquals(7, completions.get(0).wrId());
-        assertArrayEquals(bytes("HelloWorld\0"), server.memoryRegion().orElseThrow().read(4, 11));
+        assertArrayEquals(bytes("HelloWorld\0"), server.resources().memoryRegion().orElseThrow().read(4, 11));
 
         LabEvent.Completion event = events(clientEvents, LabEvent.Completion.class).get(0);
         assertEquals(completions.get(0), event.completion());
@@ -126,7 +126,7 @@ class LabTrafficTest {
         assertEquals("ibv_post_send", call.verb());
         assertTrue(call.ok());
         assertNull(call.errno());
-        long remote = client.remoteData().orElseThrow().addr() + 4;
+        long remote = client.resources().remoteData().orElseThrow().addr() + 4;
         assertTrue(call.arguments().contains("wr_id 7, opcode IBV_WR_RDMA_WRITE, send_flags IBV_SEND_SIGNALED"),
                 call.arguments());
         assertTrue(call.arguments().contains(String.format("remote_addr 0x%x", remote)), call.arguments());
@@ -135,11 +135,11 @@ class LabTrafficTest {
 
     @Test
     void rdmaReadBringsThePeersBytesAndLabelsThem() throws Exception {
-        server.memoryRegion().orElseThrow().write(8, bytes("ServerData"));
-        assertTrue(client.postSend(TrafficRequest.of(WrOpcode.RDMA_READ, 3, 0, 10, 8)).ok());
-        List<WorkCompletion> completions = client.pollCompletions(POLL, 1);
+        server.resources().memoryRegion().orElseThrow().write(8, bytes("ServerData"));
+        assertTrue(client.traffic().postSend(TrafficRequest.of(WrOpcode.RDMA_READ, 3, 0, 10, 8)).ok());
+        List<WorkCompletion> completions = client.traffic().pollCompletions(POLL, 1);
         assertEquals(WcOpcode.RDMA_READ, completions.get(0).opcode());
-        assertArrayEquals(bytes("ServerData"), client.memoryRegion().orElseThrow().read(0, 10));
+        assertArrayEquals(bytes("ServerData"), client.resources().memoryRegion().orElseThrow().read(0, 10));
 
         List<LabEvent.RemoteBuffer> views = events(clientEvents, LabEvent.RemoteBuffer.class);
         assertEquals(1, views.size());
@@ -152,32 +152,34 @@ class LabTrafficTest {
 
     @Test
     void theSessionTellsAViewWhatExistsAndWhatCrossedTheWire() {
-        assertEquals("memory", client.protocol());
-        assertTrue(client.isConnected());
-        assertTrue(client.port().isPresent() && client.protectionDomain().isPresent()
-                && client.completionQueue().isPresent() && client.gidEntry().isPresent());
-        WireImage local = client.localWire().orElseThrow();
+        assertEquals("memory", client.resources().protocol());
+        assertTrue(client.resources().isConnected());
+        assertTrue(client.resources().port().isPresent() && client.resources().protectionDomain().isPresent()
+                && client.resources().completionQueue().isPresent() && client.resources().gidEntry().isPresent());
+        WireImage local = client.resources().localWire().orElseThrow();
         assertEquals("memory (seed layout)", local.protocol());
-        assertArrayEquals(org.rdmalab.control.seed.SeedBlock.from(client.localData().orElseThrow()).serialize(),
+        assertArrayEquals(org.rdmalab.control.seed.SeedBlock.from(client.resources().localData().orElseThrow())
+                .serialize(),
                 local.bytes());
-        assertArrayEquals(server.localWire().orElseThrow().bytes(), client.remoteWire().orElseThrow().bytes());
-        assertEquals(String.format("0x%08x", client.queuePair().orElseThrow().qpNum()),
+        assertArrayEquals(server.resources().localWire().orElseThrow().bytes(), client.resources().remoteWire()
+                .orElseThrow().bytes());
+        assertEquals(String.format("0x%08x", client.resources().queuePair().orElseThrow().qpNum()),
                 local.fields().get(2).value());
     }
 
     @Test
     void sendMeetsAPostedReceive() throws Exception {
-        StepResult receive = server.postReceive(21, 32, 16);
+        StepResult receive = server.traffic().postReceive(21, 32, 16);
         assertTrue(receive.ok(), receive.summary());
         TrafficRequest send = new TrafficRequest(WrOpcode.SEND_WITH_IMM, 22, 0, 5, 0, TrafficRequest.parseHex("48 65 6c 6c 6f"),
                 0x1234, true, 0, 0);
-        assertTrue(client.postSend(send).ok());
-        assertEquals(WcStatus.SUCCESS, client.pollCompletions(POLL, 1).get(0).status());
-        WorkCompletion received = server.pollCompletions(POLL, 1).get(0);
+        assertTrue(client.traffic().postSend(send).ok());
+        assertEquals(WcStatus.SUCCESS, client.traffic().pollCompletions(POLL, 1).get(0).status());
+        WorkCompletion received = server.traffic().pollCompletions(POLL, 1).get(0);
         assertEquals(21, received.wrId());
         assertEquals(WcOpcode.RECV, received.opcode());
         assertEquals(0x1234, received.immData());
-        assertArrayEquals(bytes("Hello"), server.memoryRegion().orElseThrow().read(32, 5));
+        assertArrayEquals(bytes("Hello"), server.resources().memoryRegion().orElseThrow().read(32, 5));
         assertEquals(List.of(new LabEvent.BufferChanged(LabEvent.Side.LOCAL, 32, 5, "received SEND")),
                 events(serverEvents, LabEvent.BufferChanged.class));
         assertTrue(events(serverEvents, LabEvent.Completion.class).get(0).elapsedNanos() > 0);
@@ -189,18 +191,20 @@ class LabTrafficTest {
     @Test
     void atomicsReturnTheOldValueIntoTheLocalBuffer() throws Exception {
         ByteBuffer word = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(40);
-        server.memoryRegion().orElseThrow().write(0, word.array());
+        server.resources().memoryRegion().orElseThrow().write(0, word.array());
         TrafficRequest add = new TrafficRequest(WrOpcode.ATOMIC_FETCH_AND_ADD, 1, 8, 8, 0, null, 0, true, 2, 0);
-        assertTrue(client.postSend(add).ok());
-        assertEquals(WcStatus.SUCCESS, client.pollCompletions(POLL, 1).get(0).status());
+        assertTrue(client.traffic().postSend(add).ok());
+        assertEquals(WcStatus.SUCCESS, client.traffic().pollCompletions(POLL, 1).get(0).status());
         TrafficRequest swap = new TrafficRequest(WrOpcode.ATOMIC_CMP_AND_SWP, 2, 16, 8, 0, null, 0, true, 42, 7);
-        assertTrue(client.postSend(swap).ok());
-        assertEquals(WcStatus.SUCCESS, client.pollCompletions(POLL, 1).get(0).status());
+        assertTrue(client.traffic().postSend(swap).ok());
+        assertEquals(WcStatus.SUCCESS, client.traffic().pollCompletions(POLL, 1).get(0).status());
 
-        ByteBuffer local = ByteBuffer.wrap(client.memoryRegion().orElseThrow().read(8, 16)).order(ByteOrder.nativeOrder());
+        ByteBuffer local = ByteBuffer.wrap(client.resources().memoryRegion().orElseThrow().read(8, 16))
+                .order(ByteOrder.nativeOrder());
         assertEquals(40, local.getLong(0), "fetch-and-add returns the old value");
         assertEquals(42, local.getLong(8), "compare-and-swap returns the old value");
-        assertEquals(7, ByteBuffer.wrap(server.memoryRegion().orElseThrow().read(0, 8)).order(ByteOrder.nativeOrder())
+        assertEquals(7, ByteBuffer.wrap(server.resources().memoryRegion().orElseThrow().read(0, 8)).order(ByteOrder
+                .nativeOrder())
                 .getLong());
         List<LabEvent.BufferChanged> changes = events(clientEvents, LabEvent.BufferChanged.class);
         assertEquals(List.of(8L, 16L), changes.stream().map(LabEvent.BufferChanged::offset).toList());
@@ -209,28 +213,28 @@ class LabTrafficTest {
     @Test
     void pollingDrainsWhatIsThereUpToMax() throws Exception {
         for (int i = 0; i < 3; i++) {
-            assertTrue(client.postSend(TrafficRequest.of(WrOpcode.RDMA_WRITE, 100 + i, 0, 4, 0)).ok());
+            assertTrue(client.traffic().postSend(TrafficRequest.of(WrOpcode.RDMA_WRITE, 100 + i, 0, 4, 0)).ok());
         }
         List<WorkCompletion> all = new ArrayList<>();
         long deadline = System.nanoTime() + POLL.toNanos();
         while (all.size() < 3 && System.nanoTime() < deadline) {
-            all.addAll(client.pollCompletions(POLL, 2));
+            all.addAll(client.traffic().pollCompletions(POLL, 2));
         }
         assertEquals(List.of(100L, 101L, 102L), all.stream().map(WorkCompletion::wrId).toList());
-        assertTrue(client.pollCompletions(Duration.ofMillis(50), 2).isEmpty(), "nothing left");
+        assertTrue(client.traffic().pollCompletions(Duration.ofMillis(50), 2).isEmpty(), "nothing left");
     }
 
     @Test
     void postsOutsideTheBufferOrWithoutAQpAreBlockedWithTheReason() {
         // An SGE longer than the buffer cannot be built: the session says so before the verb.
-        StepResult outside = client.postSend(TrafficRequest.of(WrOpcode.RDMA_WRITE, 1, 60, 8, 0));
+        StepResult outside = client.traffic().postSend(TrafficRequest.of(WrOpcode.RDMA_WRITE, 1, 60, 8, 0));
         assertFalse(outside.ok());
         assertEquals("cannot post: local range 60+8 is outside the 64-byte buffer", outside.summary());
         // Without a QP the traffic form is blocked with the reason.
         client.reset();
-        StepResult blocked = client.postSend(TrafficRequest.of(WrOpcode.RDMA_WRITE, 1, 0, 8, 0));
+        StepResult blocked = client.traffic().postSend(TrafficRequest.of(WrOpcode.RDMA_WRITE, 1, 0, 8, 0));
         assertEquals("cannot post: create the QP first", blocked.summary());
-        assertEquals("cannot post: create the QP first", client.postReceive(1, 0, 8).summary());
+        assertEquals("cannot post: create the QP first", client.traffic().postReceive(1, 0, 8).summary());
     }
 
     @Test
@@ -251,6 +255,6 @@ class LabTrafficTest {
         LabEvent.VerbCall post = events(clientEvents, LabEvent.VerbCall.class).stream()
                 .filter(call -> call.verb().equals("ibv_post_send")).findFirst().orElseThrow();
         assertTrue(post.arguments().startsWith(String.format("qp 0x%x, {wr_id 0, opcode IBV_WR_RDMA_WRITE",
-                client.queuePair().orElseThrow().qpNum())), post.arguments());
+                client.resources().queuePair().orElseThrow().qpNum())), post.arguments());
     }
 }

@@ -88,12 +88,12 @@ class RequestStateTest {
 
         assertFalse(client.requestState(QpState.RTS));
 
-        assertEquals(QpState.RESET, client.queuePair().orElseThrow().state());
+        assertEquals(QpState.RESET, client.resources().queuePair().orElseThrow().state());
         List<LabEvent.TransitionRefused> refused = recorded(LabEvent.TransitionRefused.class);
         assertEquals(1, refused.size());
         LabEvent.TransitionRefused event = refused.get(0);
         assertEquals(LabEvent.Side.LOCAL, event.side());
-        assertEquals(client.queuePair().orElseThrow().qpNum(), event.qpNum());
+        assertEquals(client.resources().queuePair().orElseThrow().qpNum(), event.qpNum());
         assertEquals(QpState.RESET, event.from());
         assertEquals(QpState.RTS, event.to());
         assertEquals(Errno.EINVAL, event.errno());
@@ -105,26 +105,27 @@ class RequestStateTest {
         assertFalse(client.requestState(QpState.INIT));
         assertEquals("missing: ACCESS_FLAGS, PKEY_INDEX, PORT",
                 recorded(LabEvent.TransitionRefused.class).get(1).reason());
-        assertEquals(QpState.RESET, client.queuePair().orElseThrow().state());
+        assertEquals(QpState.RESET, client.resources().queuePair().orElseThrow().state());
     }
 
     @Test
     void rtsToErrFlushesThePendingReceiveAndErrToResetWorks() throws Exception {
         bothAtRts();
-        client.qp().postRecv(ReceiveWorkRequest.of(77, client.mr().sge(0, 4)));
+        client.resources().qp().postRecv(ReceiveWorkRequest.of(77, client.resources().mr().sge(0, 4)));
 
         assertTrue(client.requestState(QpState.ERR));
 
-        assertEquals(QpState.ERR, client.queuePair().orElseThrow().state());
+        assertEquals(QpState.ERR, client.resources().queuePair().orElseThrow().state());
         LabEvent.QpStateChange change = recorded(LabEvent.QpStateChange.class).get(0);
-        assertEquals(new LabEvent.QpStateChange(LabEvent.Side.LOCAL, client.queuePair().orElseThrow().qpNum(),
+        assertEquals(new LabEvent.QpStateChange(LabEvent.Side.LOCAL, client.resources().queuePair().orElseThrow()
+                .qpNum(),
                 QpState.RTS, QpState.ERR), change);
-        WorkCompletion flushed = client.cq().pollOne(Duration.ofSeconds(5)).orElseThrow();
+        WorkCompletion flushed = client.resources().cq().pollOne(Duration.ofSeconds(5)).orElseThrow();
         assertEquals(77, flushed.wrId());
         assertEquals(WcStatus.WR_FLUSH_ERR, flushed.status());
 
         assertTrue(client.requestState(QpState.RESET));
-        assertEquals(QpState.RESET, client.queuePair().orElseThrow().state());
+        assertEquals(QpState.RESET, client.resources().queuePair().orElseThrow().state());
         assertEquals(List.of(QpState.ERR, QpState.RESET),
                 recorded(LabEvent.QpStateChange.class).stream().map(LabEvent.QpStateChange::to).toList());
         assertTrue(recorded(LabEvent.TransitionRefused.class).isEmpty());

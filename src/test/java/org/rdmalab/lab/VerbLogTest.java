@@ -53,8 +53,8 @@ class VerbLogTest {
             assertEquals(List.of("ibv_open_device", "ibv_query_port", "ibv_query_gid", "ibv_alloc_pd", "ibv_create_cq",
                     "ibv_reg_mr", "ibv_create_qp", "ibv_modify_qp", "ibv_modify_qp"),
                     calls.stream().map(LabEvent.VerbCall::verb).toList());
-            MemoryRegion mr = session.memoryRegion().orElseThrow();
-            int pd = session.protectionDomain().orElseThrow().handle();
+            MemoryRegion mr = session.resources().memoryRegion().orElseThrow();
+            int pd = session.resources().protectionDomain().orElseThrow().handle();
             assertEquals(String.format("pd 0x%x, addr 0x%016x, length 11, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE"
                     + " | IBV_ACCESS_REMOTE_READ", pd, mr.address()), calls.get(5).arguments());
             assertEquals("ctx soft0, cqe 2, cq_context NULL, channel NULL, comp_vector 0", calls.get(4).arguments());
@@ -64,7 +64,7 @@ class VerbLogTest {
             LabEvent.VerbCall refused = calls.get(7);
             assertFalse(refused.ok());
             assertEquals(Errno.EINVAL, refused.errno());
-            int qpn = session.queuePair().orElseThrow().qpNum();
+            int qpn = session.resources().queuePair().orElseThrow().qpNum();
             assertTrue(refused.arguments().startsWith(String.format("qp 0x%x, {qp_state IBV_QPS_INIT, qp_access_flags"
                     + " IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ, pkey_index 0},"
                     + " IBV_QP_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX", qpn)), refused.arguments());

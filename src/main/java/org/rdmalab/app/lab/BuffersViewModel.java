@@ -161,14 +161,14 @@ public final class BuffersViewModel {
                 if (remoteBytes == null) {
                     pane.update(ByteSource.of(new byte[0]), UiText.text("buffers.remoteNotSeen"), 0);
                 } else {
-                    long base = lab.sides().isEmpty() ? 0 : lab.sides().get(0).session().remoteData()
+                    long base = lab.sides().isEmpty() ? 0 : lab.sides().get(0).session().resources().remoteData()
                             .map(data -> data.addr()).orElse(0L) + remoteOffset;
                     pane.update(ByteSource.of(remoteBytes), UiText.text("buffers.remote") + " · " + remoteLabel, base);
                 }
                 continue;
             }
             Optional<SideViewModel> side = lab.sides().stream().filter(each -> each.name().equals(pane.key())).findFirst();
-            Optional<MemoryRegion> mr = side.flatMap(each -> each.session().memoryRegion());
+            Optional<MemoryRegion> mr = side.flatMap(each -> each.session().resources().memoryRegion());
             String who = side.map(each -> UiText.format("buffers.of", UiText.side(each.name())) + " · " + each.address())
                     .orElse(pane.key());
             if (mr.isEmpty()) {

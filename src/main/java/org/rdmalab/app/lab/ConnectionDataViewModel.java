@@ -35,8 +35,8 @@ public final class ConnectionDataViewModel {
             remote.set(null);
             return;
         }
-        Optional<WireImage> sent = side.session().localWire();
-        Optional<WireImage> received = side.session().remoteWire();
+        Optional<WireImage> sent = side.session().resources().localWire();
+        Optional<WireImage> received = side.session().resources().remoteWire();
         title.set(UiText.side(side.name()) + " (" + side.address() + ") · " + sent.or(() -> received)
                 .map(image -> UiText.format("connection.protocol", image.protocol()))
                 .orElse(UiText.text("connection.nothingExchanged")));

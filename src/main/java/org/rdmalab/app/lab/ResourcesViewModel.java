@@ -51,17 +51,19 @@ public final class ResourcesViewModel {
 
     static Node read(String name, LabSession session) {
         try {
-            return session.context().map(context -> {
+            return session.resources().context().map(context -> {
                 List<Node> pdChildren = new ArrayList<>();
-                session.memoryRegion().ifPresent(mr -> pdChildren.add(memoryRegion(mr)));
-                session.queuePair().ifPresent(qp -> {
+                session.resources().memoryRegion().ifPresent(mr -> pdChildren.add(memoryRegion(mr)));
+                session.resources().queuePair().ifPresent(qp -> {
                     pdChildren.add(new Node(String.format("CQ  cqe %d", qp.sendCq().capacity()), List.of()));
                     pdChildren.add(queuePair(qp));
                 });
                 List<Node> contextChildren = new ArrayList<>();
-                session.memoryRegion().map(MemoryRegion::pd).or(() -> session.queuePair().map(QueuePair::pd))
+                session.resources().memoryRegion().map(MemoryRegion::pd).or(() -> session.resources().queuePair()
+                        .map(QueuePair::pd))
                         .ifPresent(pd -> contextChildren.add(new Node("PD  handle " + pd.handle(), pdChildren)));
-                String gid = session.gidEntry().map(entry -> ", GID[" + entry.index() + "] " + entry.gid() + " "
+                String gid = session.resources().gidEntry().map(entry -> ", GID[" + entry.index() + "] " + entry.gid()
+                        + " "
                         + entry.type().text()).orElse(", no GID (gid_idx -1)");
                 return new Node(name + ": context " + context.device().name() + gid, contextChildren);
             }).orElse(Node.leaf(name + ": " + UiText.text("resources.noDevice")));

@@ -147,7 +147,8 @@ public final class SideViewModel {
             return null;
         }
         try {
-            return session.memoryRegion().map(mr -> mr.read(0, Math.min(mr.length(), SNAPSHOT_LIMIT))).orElse(null);
+            return session.resources().memoryRegion().map(mr -> mr.read(0, Math.min(mr.length(), SNAPSHOT_LIMIT)))
+                    .orElse(null);
         } catch (RuntimeException e) {
             return null;
         }
@@ -297,7 +298,7 @@ public final class SideViewModel {
      * state); a refusal comes back as a refused transition with the kernel's reason.
      */
     public void requestState(QpState target) {
-        if (session.queuePair().isEmpty() || localState.get() == null) {
+        if (session.resources().queuePair().isEmpty() || localState.get() == null) {
             announceLocal(new Transition(QpState.RESET, target, true,
                     UiText.text("activity.noQp")));
             return;
@@ -432,7 +433,7 @@ public final class SideViewModel {
                 }
             }
             if (localState.get() == null) {
-                session.queuePair().ifPresent(qp -> {
+                session.resources().queuePair().ifPresent(qp -> {
                     localQpn.set(qp.qpNum());
                     localState.set(QpState.RESET);
                 });
@@ -450,11 +451,11 @@ public final class SideViewModel {
                     (refused.errno() == null ? "" : refused.errno().name() + ": ") + refused.reason()));
         } else if (event instanceof LabEvent.ControlMessage message && !peerStateIsLive()) {
             LabSetup.impliedPeerState(protocol, session.role(), event).ifPresent(state -> {
-                int qpn = session.remoteData().map(data -> data.qpn()).orElse(-1);
+                int qpn = session.resources().remoteData().map(data -> data.qpn()).orElse(-1);
                 movePeer(qpn, state);
             });
             if (!message.sent() && peerQpn.get() < 0) {
-                session.remoteData().ifPresent(data -> peerQpn.set(data.qpn()));
+                session.resources().remoteData().ifPresent(data -> peerQpn.set(data.qpn()));
             }
         }
     }

@@ -119,7 +119,7 @@ public final class TrafficViewModel {
             return;
         }
         boolean started = from.perform(UiText.format("activity.posting", request.opcode().cName()), session -> {
-            StepResult posted = session.postSend(request);
+            StepResult posted = session.traffic().postSend(request);
             if (!posted.ok()) {
                 return UiText.format("traffic.notPosted", UiText.say(posted.said()));
             }
@@ -146,7 +146,7 @@ public final class TrafficViewModel {
 
     private static String poll(LabSession session, Duration timeout) {
         try {
-            List<WorkCompletion> polled = session.pollCompletions(timeout, 16);
+            List<WorkCompletion> polled = session.traffic().pollCompletions(timeout, 16);
             return polled.isEmpty() ? UiText.format("traffic.noCompletion", timeout.toMillis())
                     : UiText.format("traffic.completions", polled.size(), polled.get(polled.size() - 1).status().cName());
         } catch (VerbsException e) {
@@ -172,7 +172,8 @@ public final class TrafficViewModel {
             outcome.set(e.getMessage());
             return;
         }
-        if (!on.perform(UiText.text("activity.postingReceive"), session -> UiText.say(session.postReceive(id, offset, bytes).said()), this::posted)) {
+        if (!on.perform(UiText.text("activity.postingReceive"), session -> UiText.say(session.traffic()
+                .postReceive(id, offset, bytes).said()), this::posted)) {
             outcome.set(UiText.format("traffic.busy", UiText.side(on.name())));
         }
     }

@@ -85,7 +85,8 @@ public final class CountersViewModel {
     /** A side's counters; none before its device is open, or when the device has none. */
     static Map<String, Long> read(LabSession session) {
         try {
-            return session.context().isPresent() ? session.context().get().queryCounters() : Map.of();
+            return session.resources().context().isPresent() ? session.resources().context().get().queryCounters()
+                    : Map.of();
         } catch (VerbsException | RuntimeException e) {
             return Map.of(); // closed under us by a reset: the next read sees the new device
         }
