@@ -63,7 +63,8 @@ public final class AppLauncher {
      * lab until it ends, and writes the picture to {@code file} as PNG.
      *
      * @param scenario a {@link WindowScenario} name, or null for the window as it opens
-     * @return 0 on success, 1 when rendering or writing failed or the scenario did not end in time
+     * @return 0 on success, 1 when rendering or writing failed, the scenario did not end in time, or
+     *         a step failed on its way (the picture is still written, showing where it stopped)
      * @throws IllegalArgumentException for an unknown scenario or a folder that does not exist
      */
     public static int screenshot(Path file, String scenario) throws Exception {
@@ -78,7 +79,7 @@ public final class AppLauncher {
         System.setProperty("prism.order", "sw");
         System.setProperty("java.awt.headless", "true");
         quietClasspathWarning();
-        CompletableFuture<Void> done = new CompletableFuture<>();
+        CompletableFuture<java.util.Optional<String>> done = new CompletableFuture<>();
         MainWindow[] window = new MainWindow[1];
         Thread[] fxThread = new Thread[1];
         Platform.setImplicitExit(false);
@@ -102,13 +103,16 @@ public final class AppLauncher {
                             started[0] = true;
                             chosen.start().accept(lab);
                         }
-                        boolean ended = devicesListed && (chosen == null || started[0] && chosen.ended().test(lab));
+                        // A step that failed on the way ends the scenario too: the picture shows where it stopped
+                        // while the other side may still wait for it.
+                        boolean ended = devicesListed && (chosen == null || started[0] && (chosen.ended().test(lab)
+                                || chosen.failure(lab).isPresent()));
                         if (ended) {
                             // Let the last events, layout and CSS settle before taking the picture.
                             settle(3, () -> {
                                 try {
                                     write(scene, file);
-                                    done.complete(null);
+                                    done.complete(chosen == null ? java.util.Optional.empty() : chosen.failure(lab));
                                 } catch (IOException | RuntimeException e) {
                                     done.completeExceptionally(e);
                                 }
@@ -129,10 +133,18 @@ public final class AppLauncher {
             }
         });
         try {
-            done.get(SCREENSHOT_TIMEOUT_SECONDS + 10, TimeUnit.SECONDS);
+            java.util.Optional<String> failure = done.get(SCREENSHOT_TIMEOUT_SECONDS + 10, TimeUnit.SECONDS);
+            if (failure.isPresent()) {
+                System.err.println("rdma-lab gui: the scenario '" + chosen.name() + "' did not run as it should: "
+                        + failure.get() + "; the picture in " + file + " shows where it stopped");
+                return 1;
+            }
             return 0;
         } catch (java.util.concurrent.ExecutionException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("the window did not take its picture within "
+                    + (SCREENSHOT_TIMEOUT_SECONDS + 10) + " s", e);
         } finally {
             CompletableFuture<Void> closed = new CompletableFuture<>();
             Platform.runLater(() -> {

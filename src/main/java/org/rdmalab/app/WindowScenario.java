@@ -24,9 +24,35 @@ import org.rdmalab.lab.Role;
  * @param description one line for the list of scenarios
  * @param start what to do once the window is up
  * @param ended true once the scenario has ended (every side idle, and what it waits for is there)
+ * @param expectedFailure the id of the step the scenario makes fail on purpose, or null when no step
+ *                        should fail
  */
 public record WindowScenario(String name, String description, Consumer<LabViewModel> start,
-                             Predicate<LabViewModel> ended) {
+                             Predicate<LabViewModel> ended, String expectedFailure) {
+
+    /** A scenario in which no step should fail. */
+    public WindowScenario(String name, String description, Consumer<LabViewModel> start,
+                          Predicate<LabViewModel> ended) {
+        this(name, description, start, ended, null);
+    }
+
+    /**
+     * What went wrong on the way, if anything: the first step that failed on a side other than the
+     * one this scenario makes fail on purpose, as "the server's step 6. Create QP failed: …".
+     */
+    public java.util.Optional<String> failure(LabViewModel lab) {
+        for (SideViewModel side : lab.sides()) {
+            int failed = side.failedIndex();
+            if (failed >= 0 && failed < side.steps().size()) {
+                StepRow row = side.steps().get(failed);
+                if (!row.step().id().equals(expectedFailure)) {
+                    return java.util.Optional.of("the " + side.name() + "'s step " + (failed + 1) + ". "
+                            + row.step().title() + " failed: " + row.summaryProperty().get());
+                }
+            }
+        }
+        return java.util.Optional.empty();
+    }
 
     /** The scenarios, in the order the usage lists them. */
     public static List<WindowScenario> all() {
@@ -53,7 +79,7 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                                         .ifPresent(lab.selectedStepProperty()::set);
                             }
                             return failed;
-                        }),
+                        }, "modify-rtr"),
                 new WindowScenario("two-machines", "the setup for one peer of two machines: this side is the client"
                         + " on 127.0.0.2, the server at 127.0.0.1 speaks the lab protocol", lab -> {
                             SetupViewModel setup = lab.setup();

@@ -45,6 +45,23 @@ class GuiScreenshotIT {
     }
 
     @Test
+    void aScenarioThatFailsOnTheWayExits1NamingTheStepAndStillSavesThePicture(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("seed.png");
+        // The server's soft0 needs UDP 127.0.0.1:4791; another program holds it.
+        try (java.net.DatagramSocket holder = new java.net.DatagramSocket(new java.net.InetSocketAddress("127.0.0.1",
+                4791))) {
+            Run run = gui("--scenario", "seed", "--screenshot", file.toString());
+            assertEquals(1, run.exit(), run.output());
+            assertTrue(run.output().contains("rdma-lab gui: the scenario 'seed' did not run as it should: the server's step"
+                    + " 6. Create QP failed: ibv_create_qp failed: EADDRINUSE (98, Address already in use): UDP"
+                    + " 127.0.0.1:4791 is already in use"), run.output());
+            assertFalse(run.output().contains("\tat "), run.output());
+        }
+        BufferedImage image = ImageIO.read(file.toFile());
+        assertEquals(MainWindow.WIDTH, image.getWidth(), "the picture shows where it stopped");
+    }
+
+    @Test
     void theDoctorScenarioEndsInChineseToo(@TempDir Path dir) throws Exception {
         // The scenario waits for the Doctor tab's summary, which is in the window's language.
         Path file = dir.resolve("doctor-zh.png");
