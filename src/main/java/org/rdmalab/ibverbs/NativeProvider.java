@@ -2,6 +2,7 @@ package org.rdmalab.ibverbs;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import jnr.ffi.Pointer;
 import jnr.ffi.byref.IntByReference;
 import org.rdmalab.verbs.Device;
@@ -14,7 +15,8 @@ import org.rdmalab.verbs.spi.VerbsProvider;
  * The native backend: the real {@code libibverbs.so.1} through jnr-ffi. It lists the devices the
  * library sees (rxe, mlx5, ...) and opens them. On a kernel without RDMA support the library
  * answers ENOSYS, and without the library installed it says which package to install; both are
- * reported as a {@link VerbsException}, never as a crash.
+ * reported as a {@link VerbsException}, never as a crash. libibverbs is Linux's: on Windows and
+ * macOS the provider says so in one line without loading anything, and soft0 is the device there.
  */
 public final class NativeProvider implements VerbsProvider {
 
@@ -22,6 +24,7 @@ public final class NativeProvider implements VerbsProvider {
     public static final String LIBRARY = "libibverbs.so.1";
 
     private final String libraryName;
+    private final String osName;
 
     /** The provider over the system's libibverbs, or the library system property {@code rdmalab.libibverbs} names. */
     public NativeProvider() {
@@ -30,7 +33,13 @@ public final class NativeProvider implements VerbsProvider {
 
     /** The provider over another library with the same ABI (tests use a stand-in). */
     public NativeProvider(String libraryName) {
+        this(libraryName, System.getProperty("os.name", ""));
+    }
+
+    /** The provider as it behaves on the operating system {@code osName} names ({@code os.name}'s value). */
+    NativeProvider(String libraryName, String osName) {
         this.libraryName = libraryName;
+        this.osName = osName;
     }
 
     @Override
@@ -41,6 +50,10 @@ public final class NativeProvider implements VerbsProvider {
     /** {@code ibv_get_device_list}: the names of the devices the library sees. */
     @Override
     public List<Device> devices(DeviceOptions options) throws VerbsException {
+        if (!osName.toLowerCase(Locale.ROOT).contains("linux")) {
+            throw new VerbsException("ibv_get_device_list", Errno.EOPNOTSUPP, "libibverbs is Linux-only and this is "
+                    + osName + "; the software device soft0 works here, real RDMA devices need Linux");
+        }
         Native library = Native.load(libraryName);
         List<Device> devices = new ArrayList<>();
         for (String name : withDeviceList(library, (list, count) -> {

@@ -3,6 +3,7 @@ package org.rdmalab.ibverbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmalab.ibverbs.NativeProvider.LIBRARY;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +25,27 @@ class NativeProviderTest {
                 () -> new NativeProvider("libno-such-verbs.so.1").devices(DeviceOptions.defaults()));
         assertEquals(Errno.ENOENT, e.errno());
         assertTrue(e.getMessage().contains("apt-get install libibverbs1"), e.getMessage());
+    }
+
+    @Test
+    void onWindowsAndMacOsItSaysInOneLineThatLibibverbsIsLinuxOnly() {
+        for (String os : List.of("Windows 11", "Mac OS X")) {
+            VerbsException e = assertThrows(VerbsException.class,
+                    () -> new NativeProvider(LIBRARY, os).devices(DeviceOptions.defaults()));
+            assertEquals(Errno.EOPNOTSUPP, e.errno());
+            assertEquals("ibv_get_device_list failed: EOPNOTSUPP (95, Operation not supported): libibverbs is "
+                    + "Linux-only and this is " + os + "; the software device soft0 works here, real RDMA devices "
+                    + "need Linux", e.getMessage());
+        }
+    }
+
+    @Test
+    void onLinuxTheSameProviderLoadsTheLibraryItIsGiven(@TempDir Path dir) throws Exception {
+        VerbsException missing = assertThrows(VerbsException.class,
+                () -> new NativeProvider("libno-such-verbs.so.1", "Linux").devices(DeviceOptions.defaults()));
+        assertEquals(Errno.ENOENT, missing.errno());
+        Path library = buildStandIn(dir);
+        assertEquals(2, new NativeProvider(library.toString(), "Linux").devices(DeviceOptions.defaults()).size());
     }
 
     @Test
