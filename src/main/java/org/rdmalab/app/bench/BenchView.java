@@ -18,24 +18,15 @@ import javafx.scene.control.Button;
 import javafx.scene.control.CheckBox;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.ComboBox;
-import javafx.scene.control.ContextMenu;
 import javafx.scene.control.Label;
-import javafx.scene.control.MenuItem;
 import javafx.scene.control.ScrollPane;
-import javafx.scene.control.SelectionMode;
 import javafx.scene.control.Spinner;
 import javafx.scene.control.SpinnerValueFactory;
-import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.control.Tooltip;
-import javafx.scene.input.Clipboard;
-import javafx.scene.input.ClipboardContent;
-import javafx.scene.input.KeyCode;
-import javafx.scene.input.KeyCodeCombination;
-import javafx.scene.input.KeyCombination;
 import javafx.scene.layout.FlowPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.StackPane;
@@ -43,7 +34,6 @@ import javafx.scene.layout.VBox;
 import javafx.stage.FileChooser;
 import javafx.util.StringConverter;
 import org.rdmalab.app.MainView;
-import org.rdmalab.app.common.Columns;
 import org.rdmalab.app.common.UiText;
 import org.rdmalab.bench.BenchMode;
 import org.rdmalab.bench.BenchSettings;
@@ -52,9 +42,8 @@ import org.rdmalab.bench.BenchTest;
 /**
  * Controller of {@code BenchView.fxml}: binds the form to the {@link BenchViewModel}, draws its
  * series in the three charts (live, per size, distribution with percentile markers), shows the rows
- * in a table with perftest's columns (copied as tab-separated text with Ctrl+C, the context menu or
- * Copy rows) and, while Details is pressed, the {@code --verbose} lines under it, and asks for a file
- * on Save. The charts redraw when the view model's lists change, which happens at most once a frame
+ * in a table with perftest's columns and, while Details is pressed, the {@code --verbose} lines
+ * under it ({@link ResultsTable}), and asks for a file on Save. The charts redraw when the view model's lists change, which happens at most once a frame
  * while a run goes. While Wide is pressed the lab's panes step aside ({@link MainView}) and the tab
  * shows the whole form and the three charts side by side. Narrower than {@link #COMPACT_WIDTH} (Wide
  * released: the tab between the lab's columns) it is compact: the form shows its buttons, the rest
@@ -216,6 +205,9 @@ public final class BenchView {
     private final XYChart.Series<String, Number> sizeBaseline = new XYChart.Series<>();
     private final XYChart.Series<Number, Number> distributionRdma = new XYChart.Series<>();
     private final XYChart.Series<Number, Number> distributionBaseline = new XYChart.Series<>();
+
+    /** The results table under the charts. */
+    private ResultsTable table;
 
     /** True while the tab is narrower than {@link #COMPACT_WIDTH}. */
     private final BooleanProperty compact = new SimpleBooleanProperty();
@@ -408,75 +400,13 @@ public final class BenchView {
         results.distributionProperty().addListener((observable, before, kind) -> distributionAxes());
         distributionAxes();
 
-        benchTable.setItems(results.resultRows());
-        benchTable.setPlaceholder(new Label(UiText.text("bench.tablePlaceholder")));
-        benchTable.getSelectionModel().setSelectionMode(SelectionMode.MULTIPLE);
-        results.columns().addListener((InvalidationListener) observable -> tableColumns());
-        tableColumns();
-        benchTable.setOnKeyPressed(event -> {
-            if (new KeyCodeCombination(KeyCode.C, KeyCombination.SHORTCUT_DOWN).match(event)) {
-                copy(benchTable.getSelectionModel().getSelectedItems());
-                event.consume();
-            }
-        });
-        MenuItem copySelected = new MenuItem(UiText.text("bench.copySelectedRows"));
-        copySelected.setOnAction(event -> copy(benchTable.getSelectionModel().getSelectedItems()));
-        MenuItem copyAll = new MenuItem(UiText.text("bench.copyAllRows"));
-        copyAll.setOnAction(event -> copy(results.resultRows()));
-        benchTable.setContextMenu(new ContextMenu(copySelected, copyAll));
-        benchCopy.disableProperty().bind(javafx.beans.binding.Bindings.isEmpty(results.resultRows()));
-        benchRowCount.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(() -> {
-            int count = results.resultRows().size();
-            return count == 0 ? UiText.text("bench.results")
-                    : UiText.format(count == 1 ? "bench.resultsRow" : "bench.resultsRows", count);
-        }, results.resultRows()));
-        benchVerbose.textProperty().bind(javafx.beans.binding.Bindings.when(
-                results.verboseTextProperty().isEmpty()).then(UiText.text("bench.verbosePlaceholder"))
-                .otherwise(results.verboseTextProperty()));
-        benchVerbose.visibleProperty().bind(benchDetails.selectedProperty());
-        benchVerbose.managedProperty().bind(benchVerbose.visibleProperty());
-        benchDetails.setTooltip(new Tooltip(UiText.text("bench.tip.details")));
-    }
-
-    /** The table's columns: the path, perftest's for the shown run's mode, then the ratio and the --verbose figures. */
-    private void tableColumns() {
-        List<TableColumn<BenchResults.ResultRow, String>> built = new ArrayList<>();
-        built.add(column("path", BenchResults.ResultRow::path, 70));
-        List<String> names = results.columns();
-        for (int i = 0; i < names.size(); i++) {
-            int index = i;
-            built.add(column(names.get(i), row -> index < row.cells().size() ? row.cells().get(index) : "",
-                    Math.max(70, 7 * names.get(i).length() + 28)));
-        }
-        List<String> extra = BenchResults.TABLE_EXTRA_COLUMNS;
-        built.add(column(extra.get(0), BenchResults.ResultRow::lost, 50));
-        built.add(column(extra.get(1), BenchResults.ResultRow::ratio, 55));
-        built.add(column(extra.get(2), BenchResults.ResultRow::allocation, 120));
-        built.add(column(extra.get(3), BenchResults.ResultRow::gc, 80));
-        built.add(column(extra.get(4), BenchResults.ResultRow::counters, 420));
-        benchTable.getColumns().setAll(built);
-    }
-
-    private static TableColumn<BenchResults.ResultRow, String> column(String name,
-            java.util.function.Function<BenchResults.ResultRow, String> value, double width) {
-        TableColumn<BenchResults.ResultRow, String> column = new TableColumn<>(name);
-        Columns.show(column, value);
-        column.setPrefWidth(width);
-        column.setSortable(false);
-        return column;
-    }
-
-    /** Puts {@code rows} on the clipboard as tab-separated text under a head line; nothing selected copies all. */
-    private void copy(List<BenchResults.ResultRow> rows) {
-        List<BenchResults.ResultRow> chosen = rows.isEmpty() ? results.resultRows() : rows;
-        ClipboardContent content = new ClipboardContent();
-        content.putString(BenchResults.tableText(results.columns(), List.copyOf(chosen)));
-        Clipboard.getSystemClipboard().setContent(content);
+        table = new ResultsTable(results, benchTable);
+        table.install(benchCopy, benchRowCount, benchVerbose, benchDetails);
     }
 
     @FXML
     private void onCopy() {
-        copy(List.of());
+        table.copy(List.of());
     }
 
     private void showMode() {

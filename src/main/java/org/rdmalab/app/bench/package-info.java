@@ -7,7 +7,8 @@
  * {@link org.rdmalab.app.bench.BenchResults} is what the charts and the table show, with the
  * latency distribution's maths in {@code LatencyDistribution}.
  * {@link org.rdmalab.app.bench.BenchView} (its FXML in {@code fxml/bench/}) binds them and draws
- * the charts, the distribution in a {@link org.rdmalab.app.bench.DistributionChart}.
+ * the charts, the distribution in a {@link org.rdmalab.app.bench.DistributionChart}, and the
+ * results table with its copy and {@code --verbose} lines ({@code ResultsTable}).
  *
  * <p>Threads: everything here on the JavaFX thread, except that the devices are listed and files
  * are written on the background executor. The run measures on the engine's own threads; what its
