@@ -157,9 +157,8 @@ public final class LabViewModel implements AutoCloseable {
             } else if (event instanceof LabEvent.ControlMessage message) {
                 newControl.add(TIME.format(at) + "  " + side + "  " + (message.sent() ? "→ " : "← ")
                         + message.description() + (message.length() > 0 ? "  (" + message.length() + " bytes)" : ""));
-            } else if (event instanceof LabEvent.StepFinished finished && !finished.result().ok()) {
-                status.set(UiText.format("status.stepFailed", UiText.side(side), UiText.stepTitle(finished.step()),
-                        UiText.say(finished.result().said())));
+            } else if (event instanceof LabEvent.StepFinished finished) {
+                sayFinished(sideEvent.side(), finished);
             }
         }
         completions.addAll(newCompletions);
@@ -170,6 +169,26 @@ public final class LabViewModel implements AutoCloseable {
             eventListeners.forEach(listener -> listener.accept(sideEvent));
         }
         afterEvents.forEach(Runnable::run);
+    }
+
+    /** The sides whose last step ran, since their steps last started over. */
+    private final java.util.Set<SideViewModel> ranToTheEnd = new java.util.HashSet<>();
+
+    /**
+     * The status line says the latest thing that happened: a step that failed, else the step that
+     * just ran, and once every side ran its last step, that the flow ended.
+     */
+    private void sayFinished(SideViewModel side, LabEvent.StepFinished finished) {
+        String said = UiText.format(finished.result().ok() ? "status.stepDone" : "status.stepFailed",
+                UiText.side(side.name()), UiText.stepTitle(finished.step()), UiText.say(finished.result().said()));
+        boolean last = !side.steps().isEmpty() && side.steps().get(side.steps().size() - 1).step() == finished.step();
+        if (last && finished.result().ok()) {
+            ranToTheEnd.add(side);
+        } else {
+            ranToTheEnd.remove(side);
+        }
+        ranToTheEnd.retainAll(sides);
+        status.set(ranToTheEnd.containsAll(sides) ? UiText.format("status.flowDone", said) : said);
     }
 
     /** Hands every event to {@code listener} on the UI thread, after the tables took it. */

@@ -177,6 +177,9 @@ class LabWindowTest {
         java.nio.file.Path file = exportDir.resolve("client.c");
         // The save dialog's answer (a headless window shows none).
         ((SetupView) export.getProperties().get(SetupView.class)).exportTarget = owner -> file.toFile();
+        // The status line says the latest thing that happened: the flow's end, not the GID change before it.
+        Label statusLine = robot.lookup("#statusLabel").queryAs(Label.class);
+        waitFor("the flow's end in the status line", () -> statusLine.getText().startsWith("the flow ran to its end ("));
         robot.clickOn(export);
         waitFor("the program", () -> java.nio.file.Files.exists(file));
         String program = java.nio.file.Files.readString(file);
