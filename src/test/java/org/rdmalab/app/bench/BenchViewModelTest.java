@@ -462,7 +462,7 @@ class BenchViewModelTest {
 
         // --timeout: bench's default, and what a server or client waits.
         String cliDefault = org.rdmalab.cli.Main.commandLine().getSubcommands().get("bench").getCommandSpec()
-                .findOption("--timeout").defaultValue();
+                .findOption("--timeout").initialValue().toString();
         assertEquals(cliDefault, String.valueOf(onUi(() -> bench.form().timeoutProperty().get())));
         Topology server = onUi(() -> {
             bench.form().gidIndexProperty().set("");
