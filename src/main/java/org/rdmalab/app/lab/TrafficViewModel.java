@@ -56,6 +56,9 @@ public final class TrafficViewModel {
     private final StringProperty receiveOffset = new SimpleStringProperty("0");
     private final StringProperty receiveLength = new SimpleStringProperty("11");
     private final ReadOnlyStringWrapper outcome = new ReadOnlyStringWrapper("");
+    /** True while the length is the data's: it follows the data until the user sets it. */
+    private boolean lengthFollowsData = true;
+    private boolean settingLength;
 
     public TrafficViewModel(LabViewModel lab, java.util.concurrent.Executor ui) {
         this.lab = lab;
@@ -64,6 +67,28 @@ public final class TrafficViewModel {
                 side.set(lab.sides().isEmpty() ? null : lab.sides().get(lab.sides().size() - 1)));
         if (!lab.sides().isEmpty()) {
             side.set(lab.sides().get(lab.sides().size() - 1));
+        }
+        data.addListener((observable, before, now) -> followData());
+        hexData.addListener((observable, before, now) -> followData());
+        length.addListener((observable, before, now) -> lengthFollowsData &= settingLength);
+    }
+
+    /** Sets the length to the data's byte count while the user has not set a length of their own. */
+    private void followData() {
+        if (!lengthFollowsData || data.get() == null || data.get().isEmpty()) {
+            return;
+        }
+        int bytes;
+        try {
+            bytes = (hexData.get() ? TrafficRequest.parseHex(data.get()) : TrafficRequest.parseText(data.get())).length;
+        } catch (IllegalArgumentException e) {
+            return; // Half-typed data: the length waits for data it can count.
+        }
+        settingLength = true;
+        try {
+            length.set(String.valueOf(bytes));
+        } finally {
+            settingLength = false;
         }
     }
 

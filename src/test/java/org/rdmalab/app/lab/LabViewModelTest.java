@@ -135,6 +135,33 @@ class LabViewModelTest {
     }
 
     @Test
+    void theTrafficLengthFollowsTheDataUntilTheUserSetsIt() {
+        TrafficViewModel traffic = onUi(() -> new TrafficViewModel(lab, uiThread));
+        java.util.List<String> lengths = onUi(() -> {
+            java.util.List<String> seen = new java.util.ArrayList<>();
+            seen.add(traffic.lengthProperty().get());
+            traffic.dataProperty().set("0123456789");
+            seen.add(traffic.lengthProperty().get());
+            traffic.dataProperty().set("ab\\0");
+            seen.add(traffic.lengthProperty().get());
+            traffic.hexDataProperty().set(true);
+            traffic.dataProperty().set("01 02 0");
+            seen.add(traffic.lengthProperty().get());
+            traffic.dataProperty().set("01 02 03 04");
+            seen.add(traffic.lengthProperty().get());
+            traffic.hexDataProperty().set(false);
+            traffic.lengthProperty().set("4");
+            traffic.dataProperty().set("HelloWorld");
+            seen.add(traffic.lengthProperty().get());
+            return seen;
+        });
+        // The seed's 11 bytes; a 10-byte text; "ab\0" is 3; half-typed hex keeps the last count; 4 bytes of hex;
+        // then the user's own length stays.
+        assertEquals(java.util.List.of("11", "10", "3", "3", "4", "4"), lengths);
+        assertEquals(4, onUi(() -> traffic.request().length()), "the request posts the user's length");
+    }
+
+    @Test
     void trafficAfterTheSeedReachesThePeerAndExportAsCCarriesItAndCompiles(@org.junit.jupiter.api.io.TempDir
                                                                               java.nio.file.Path dir) throws Exception {
         onUi(() -> {
