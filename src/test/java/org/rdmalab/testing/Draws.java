@@ -76,7 +76,9 @@ public final class Draws {
 
     /** An int in {@code min..max} (both included), edges drawn often. */
     public int ints(String name, int min, int max) {
-        return (int) record(name, draw(min, max));
+        int value = (int) draw(min, max);
+        record(name, value, Integer.toHexString(value));
+        return value;
     }
 
     /** Any int, edges drawn often. */
@@ -86,7 +88,9 @@ public final class Draws {
 
     /** A long in {@code min..max} (both included), edges drawn often. */
     public long longs(String name, long min, long max) {
-        return record(name, draw(min, max));
+        long value = draw(min, max);
+        record(name, value, Long.toHexString(value));
+        return value;
     }
 
     /** Any long, edges drawn often. */
@@ -124,9 +128,8 @@ public final class Draws {
         return value;
     }
 
-    private long record(String name, long value) {
-        drawn.add(name + "=" + value + (value < -9 || value > 9 ? " (0x" + Long.toHexString(value) + ")" : ""));
-        return value;
+    private void record(String name, long value, String hex) {
+        drawn.add(name + "=" + value + (value < -9 || value > 9 ? " (0x" + hex + ")" : ""));
     }
 
     private long draw(long min, long max) {
