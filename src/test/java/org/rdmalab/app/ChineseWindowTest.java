@@ -137,7 +137,7 @@ class ChineseWindowTest {
 
     @Test
     void everyTextTheChineseWindowShowsIsDrawnInAFontThatHasItsGlyphs(FxRobot robot) {
-        boolean cjk = onFx(() -> Glyphs.missing(javafx.scene.text.Font.font("System", 13), "步骤").isEmpty());
+        boolean cjk = FxWait.onFx(() -> Glyphs.missing(javafx.scene.text.Font.font("System", 13), "步骤").isEmpty());
         if (!cjk) {
             org.rdmalab.testing.Tools.unavailable("no font JavaFX can draw Chinese with is installed (apt-get install "
                     + "fonts-wqy-microhei; JavaFX on Linux passes over CFF fonts such as Noto Sans CJK)");
@@ -148,7 +148,7 @@ class ChineseWindowTest {
         int han = 0;
         for (javafx.scene.control.Tab tab : inspector.getTabs()) {
             robot.interact(() -> inspector.getSelectionModel().select(tab));
-            han += onFx(() -> {
+            han += FxWait.onFx(() -> {
                 int seen = 0;
                 for (javafx.scene.text.Text text : Glyphs.shown(window.scene().getRoot())) {
                     List<String> missing = Glyphs.missing(text.getFont(), text.getText());
@@ -164,17 +164,6 @@ class ChineseWindowTest {
         }
         assertTrue(wrong.isEmpty(), () -> "drawn as empty boxes: " + String.join("; ", wrong.stream().distinct().toList()));
         assertTrue(han > 200, "the check saw the window's Chinese: " + han + " characters");
-    }
-
-    /** {@code work}'s answer, computed on the JavaFX thread. */
-    private static <T> T onFx(java.util.concurrent.Callable<T> work) {
-        try {
-            return org.testfx.util.WaitForAsyncUtils.asyncFx(work).get(10, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new AssertionError(e.getCause());
-        } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
-            throw new AssertionError("the JavaFX thread did not answer", e);
-        }
     }
 
     private static List<String> texts(FxRobot robot, String query) {

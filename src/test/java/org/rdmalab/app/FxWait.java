@@ -20,4 +20,21 @@ public final class FxWait {
         }
         WaitForAsyncUtils.waitForFxEvents();
     }
+
+    /**
+     * {@code work}'s answer, computed on the JavaFX thread, where the layout lives; an assertion
+     * that fails there fails the test as it is.
+     */
+    public static <T> T onFx(java.util.concurrent.Callable<T> work) {
+        try {
+            return WaitForAsyncUtils.asyncFx(work).get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof AssertionError failure) {
+                throw failure;
+            }
+            throw new AssertionError(e.getCause());
+        } catch (InterruptedException | TimeoutException e) {
+            throw new AssertionError("the JavaFX thread did not answer", e);
+        }
+    }
 }

@@ -237,8 +237,8 @@ class LabWindowTest {
      */
     private static void assertInTheSheetsView(FxRobot robot, Label message) {
         javafx.scene.Node viewport = robot.lookup("#parameterSheet").query().lookup(".scroll-pane > .viewport");
-        waitFor(message.getId() + " in the sheet's view", () -> onFx(() -> inside(viewport, message)));
-        onFx(() -> {
+        waitFor(message.getId() + " in the sheet's view", () -> FxWait.onFx(() -> inside(viewport, message)));
+        FxWait.onFx(() -> {
             assertTrue(message.isVisible() && inside(viewport, message), () -> message.getId() + " at "
                     + sceneBounds(message) + " lies in the sheet's view " + sceneBounds(viewport));
             String drawn = ((Text) message.lookup(".text")).getText();
@@ -264,11 +264,11 @@ class LabWindowTest {
         javafx.scene.Node tab = robot.lookup(".step-view").query();
         java.util.List<javafx.scene.Node> inTab = java.util.List.of("#codeArea", "#stepResult", "#causeLabel",
                 "#fixButton").stream().map(id -> (javafx.scene.Node) robot.lookup(id).query()).toList();
-        double lineHeight = onFx(() -> StepView.lineHeight(((Text) code.lookup(".text")).getFont()));
-        waitFor("the Step tab laid out", () -> onFx(() -> inside(viewport, field)
+        double lineHeight = FxWait.onFx(() -> StepView.lineHeight(((Text) code.lookup(".text")).getFont()));
+        waitFor("the Step tab laid out", () -> FxWait.onFx(() -> inside(viewport, field)
                 && codeViewport.getLayoutBounds().getHeight() >= CODE_LINES * lineHeight
                 && inTab.stream().allMatch(node -> node.isVisible() && inside(tab, node))));
-        onFx(() -> {
+        FxWait.onFx(() -> {
             assertTrue(inside(viewport, field), () -> field.getId() + " at " + sceneBounds(field)
                     + " lies in the sheet's view " + sceneBounds(viewport));
             assertTrue(codeViewport.getLayoutBounds().getHeight() >= CODE_LINES * lineHeight, () -> "the C code shows "
@@ -287,20 +287,6 @@ class LabWindowTest {
 
     private static boolean inside(javafx.scene.Node outer, javafx.scene.Node inner) {
         return sceneBounds(outer).contains(sceneBounds(inner));
-    }
-
-    /** {@code work}'s answer, computed on the JavaFX thread, where the layout lives. */
-    private static <T> T onFx(java.util.concurrent.Callable<T> work) {
-        try {
-            return org.testfx.util.WaitForAsyncUtils.asyncFx(work).get(10, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof AssertionError failure) {
-                throw failure;
-            }
-            throw new AssertionError(e.getCause());
-        } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
-            throw new AssertionError("the JavaFX thread did not answer", e);
-        }
     }
 
     @Test
