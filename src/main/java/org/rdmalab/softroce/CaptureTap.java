@@ -6,7 +6,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import org.rdmalab.softroce.capture.PcapWriter;
+import org.rdmalab.capture.PcapWriter;
 import org.rdmalab.softroce.net.Fabric;
 import org.rdmalab.verbs.Errno;
 import org.rdmalab.verbs.VerbsException;

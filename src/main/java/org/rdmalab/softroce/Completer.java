@@ -1,10 +1,10 @@
 package org.rdmalab.softroce;
 
 import org.rdmalab.softroce.net.EventLoop;
-import org.rdmalab.softroce.wire.Aeth;
-import org.rdmalab.softroce.wire.Opcode;
-import org.rdmalab.softroce.wire.Psn;
-import org.rdmalab.softroce.wire.RocePacket;
+import org.rdmalab.wire.Aeth;
+import org.rdmalab.wire.Opcode;
+import org.rdmalab.wire.Psn;
+import org.rdmalab.wire.RocePacket;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.RnrTimer;
 import org.rdmalab.verbs.WcOpcode;

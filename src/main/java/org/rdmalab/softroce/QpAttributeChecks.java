@@ -2,7 +2,7 @@ package org.rdmalab.softroce;
 
 import java.util.List;
 import org.rdmalab.softroce.net.Fabric;
-import org.rdmalab.softroce.wire.Psn;
+import org.rdmalab.wire.Psn;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Errno;

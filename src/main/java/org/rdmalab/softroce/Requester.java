@@ -1,10 +1,10 @@
 package org.rdmalab.softroce;
 
 import java.nio.ByteBuffer;
-import org.rdmalab.softroce.wire.AtomicEth;
-import org.rdmalab.softroce.wire.Opcode;
-import org.rdmalab.softroce.wire.Psn;
-import org.rdmalab.softroce.wire.RocePacketEncoder;
+import org.rdmalab.wire.AtomicEth;
+import org.rdmalab.wire.Opcode;
+import org.rdmalab.wire.Psn;
+import org.rdmalab.wire.RocePacketEncoder;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.QpType;
 import org.rdmalab.verbs.SendFlag;

@@ -1,13 +1,13 @@
 package org.rdmalab.softroce;
 
 import java.nio.ByteBuffer;
-import org.rdmalab.softroce.wire.Aeth;
-import org.rdmalab.softroce.wire.AtomicAckEth;
-import org.rdmalab.softroce.wire.AtomicEth;
-import org.rdmalab.softroce.wire.Opcode;
-import org.rdmalab.softroce.wire.Psn;
-import org.rdmalab.softroce.wire.RocePacket;
-import org.rdmalab.softroce.wire.RocePacketEncoder;
+import org.rdmalab.wire.Aeth;
+import org.rdmalab.wire.AtomicAckEth;
+import org.rdmalab.wire.AtomicEth;
+import org.rdmalab.wire.Opcode;
+import org.rdmalab.wire.Psn;
+import org.rdmalab.wire.RocePacket;
+import org.rdmalab.wire.RocePacketEncoder;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.WcFlag;

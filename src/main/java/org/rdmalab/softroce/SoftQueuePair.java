@@ -5,8 +5,8 @@ import static org.rdmalab.softroce.QpAttributeChecks.has;
 import java.time.Duration;
 import java.util.List;
 import org.rdmalab.softroce.net.LoopTask;
-import org.rdmalab.softroce.wire.Opcode;
-import org.rdmalab.softroce.wire.RocePacket;
+import org.rdmalab.wire.Opcode;
+import org.rdmalab.wire.RocePacket;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.Errno;
 import org.rdmalab.verbs.ProtectionDomain;
@@ -576,7 +576,7 @@ final class SoftQueuePair extends ResourceNode implements QueuePair {
         try {
             return RocePacket.decode(java.util.Arrays.copyOfRange(packet.buffer(), packet.offset(),
                     packet.offset() + packet.length()), 0, packet.length());
-        } catch (org.rdmalab.softroce.wire.MalformedPacketException e) {
+        } catch (org.rdmalab.wire.MalformedPacketException e) {
             throw new IllegalStateException("a packet that decoded once no longer does", e);
         }
     }

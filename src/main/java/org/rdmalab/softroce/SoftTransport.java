@@ -5,9 +5,9 @@ import java.util.HashMap;
 import java.util.Map;
 import org.rdmalab.softroce.net.EventLoop;
 import org.rdmalab.softroce.net.Fabric;
-import org.rdmalab.softroce.wire.Icrc;
-import org.rdmalab.softroce.wire.MalformedPacketException;
-import org.rdmalab.softroce.wire.RocePacket;
+import org.rdmalab.wire.Icrc;
+import org.rdmalab.wire.MalformedPacketException;
+import org.rdmalab.wire.RocePacket;
 import org.rdmalab.verbs.PacketEvent;
 import org.rdmalab.verbs.VerbsException;
 

@@ -1,7 +1,7 @@
 /**
  * The software RoCE v2 device {@code soft0}: a pure-Java RDMA device implementing the verbs API
  * with RC (and UC) transport over real UDP datagrams carrying real RoCEv2 headers
- * ({@link org.rdmalab.softroce.wire}), behaving like Linux rxe packet for packet and error for
+ * ({@link org.rdmalab.wire}), behaving like Linux rxe packet for packet and error for
  * error. See {@code docs/softroce.md} for the architecture and the differences from rxe.
  *
  * <p>What lives here: the provider and device ({@link org.rdmalab.softroce.SoftRoceProvider},
@@ -14,7 +14,7 @@
  * port {@link org.rdmalab.softroce.Counter}s. The fabrics packets travel on (real UDP, or a
  * simulated network with a virtual clock for tests), the event loop and the socket setup that lets
  * kernel rxe take soft0's packets live in {@link org.rdmalab.softroce.net}; the headers in
- * {@link org.rdmalab.softroce.wire}; captures in {@link org.rdmalab.softroce.capture}.
+ * {@link org.rdmalab.wire}; captures in {@link org.rdmalab.capture}.
  *
  * <p>Threads: each opened device context owns one event loop with a transport thread (named like
  * {@code soft0@127.0.0.1 transport}), started with its first QP. Every QP's protocol state,

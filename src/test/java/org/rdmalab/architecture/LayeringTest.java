@@ -40,7 +40,7 @@ class LayeringTest {
     void softRocesNetworkLayerKnowsNoRoce() {
         noClasses().that().resideInAPackage("org.rdmalab.softroce.net..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.rdmalab.softroce",
-                        "org.rdmalab.softroce.wire..", "org.rdmalab.softroce.capture..")
+                        "org.rdmalab.wire..", "org.rdmalab.capture..")
                 .check(classes);
     }
 
@@ -72,6 +72,17 @@ class LayeringTest {
     void translatedTextIsTheGroundFloorAndKnowsNothingOfTheProject() {
         classes().that().resideInAPackage("org.rdmalab.text..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("org.rdmalab.text..", "java..")
+                .check(classes);
+    }
+
+    @Test
+    void theWireFloorKnowsNoBackendAndNoUpperLayer() {
+        classes().that().resideInAnyPackage("org.rdmalab.wire..", "org.rdmalab.capture..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("org.rdmalab.wire..", "org.rdmalab.capture..",
+                        "java..")
+                .check(classes);
+        noClasses().that().resideInAPackage("org.rdmalab.wire..")
+                .should().dependOnClassesThat().resideInAPackage("org.rdmalab.capture..")
                 .check(classes);
     }
 

@@ -14,11 +14,11 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rdmalab.softroce.capture.PcapWriter;
-import org.rdmalab.softroce.wire.Aeth;
-import org.rdmalab.softroce.wire.Icrc;
-import org.rdmalab.softroce.wire.Opcode;
-import org.rdmalab.softroce.wire.RocePacketEncoder;
+import org.rdmalab.capture.PcapWriter;
+import org.rdmalab.wire.Aeth;
+import org.rdmalab.wire.Icrc;
+import org.rdmalab.wire.Opcode;
+import org.rdmalab.wire.RocePacketEncoder;
 
 /** {@code pcap inspect} through {@link Main#execute}: output lines and exit codes. */
 class PcapCommandTest {

@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.rdmalab.softroce.wire.Opcode;
-import org.rdmalab.softroce.wire.RocePacket;
+import org.rdmalab.wire.Opcode;
+import org.rdmalab.wire.RocePacket;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.MemoryRegion;
 import org.rdmalab.verbs.QpState;
@@ -75,7 +75,7 @@ class SoftRoceRemoteErrorTest {
         List<Integer> syndromes = new ArrayList<>();
         peers.net.intercept((src, dst, datagram) -> {
             RocePacket p = SoftRoceTransportTest.decode(datagram);
-            if (p.opcode() == Opcode.RC_ACKNOWLEDGE && !org.rdmalab.softroce.wire.Aeth.isAck(p.aethSyndrome())) {
+            if (p.opcode() == Opcode.RC_ACKNOWLEDGE && !org.rdmalab.wire.Aeth.isAck(p.aethSyndrome())) {
                 syndromes.add(p.aethSyndrome());
             }
             return 1;

@@ -15,7 +15,7 @@ import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rdmalab.softroce.capture.CaptureInspector;
+import org.rdmalab.capture.CaptureInspector;
 import org.rdmalab.softroce.net.SimulatedNetwork;
 import org.rdmalab.verbs.PacketEvent;
 import org.rdmalab.verbs.PacketObservable;

@@ -303,9 +303,9 @@ class SoftRoceVerbsTest {
     /** The datagram with an ICRC that is right for {@code source} → {@code destination} (port 4791 both ways). */
     static byte[] resign(byte[] datagram, int source, int destination) {
         byte[] copy = datagram.clone();
-        int icrc = org.rdmalab.softroce.wire.Icrc.forCanonicalIpv4(source, destination, 4791, 4791, copy, 0,
+        int icrc = org.rdmalab.wire.Icrc.forCanonicalIpv4(source, destination, 4791, 4791, copy, 0,
                 copy.length - 4);
-        org.rdmalab.softroce.wire.Icrc.write(copy, copy.length - 4, icrc);
+        org.rdmalab.wire.Icrc.write(copy, copy.length - 4, icrc);
         return copy;
     }
 
