@@ -107,7 +107,12 @@ public final class BenchEngine {
                 run.fail(e);
             }
         } catch (VerbsException e) {
-            run.fail(new BenchException(e.getMessage(), e));
+            // A verb interrupted or refused because stop() closed what it used ends as stopped, as BenchException does.
+            if (run.stopRequested()) {
+                run.complete(new BenchReport(info.get(), rows, true));
+            } else {
+                run.fail(new BenchException(e.getMessage(), e));
+            }
         } catch (IllegalArgumentException e) {
             run.fail(new BenchException(e.getMessage(), e));
         } catch (RuntimeException e) {

@@ -126,6 +126,50 @@ class BenchEngineTest {
         assertTrue(Ports.portReleased(topology.udpPort()), "both devices closed their sockets");
     }
 
+    /**
+     * A backend whose device list blocks, as a verb in the kernel may, until the run's thread is
+     * interrupted; then it fails with EINTR, so the engine meets a VerbsException (ENODEV from find).
+     */
+    private static final class BlockingBackend implements org.rdmalab.verbs.spi.VerbsProvider {
+        final CountDownLatch entered = new CountDownLatch(1);
+
+        @Override
+        public String name() {
+            return "blocking";
+        }
+
+        @Override
+        public List<org.rdmalab.verbs.Device> devices(org.rdmalab.verbs.spi.DeviceOptions options)
+                throws org.rdmalab.verbs.VerbsException {
+            entered.countDown();
+            try {
+                new CountDownLatch(1).await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                return List.of();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new org.rdmalab.verbs.VerbsException("ibv_get_device_list", org.rdmalab.verbs.Errno.EINTR,
+                        "interrupted");
+            }
+        }
+    }
+
+    @Test
+    void aVerbsErrorWhileTheRunIsBeingStoppedEndsAsStoppedAndWithoutAStopAsTheFailure() throws Exception {
+        BenchSettings settings = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW).withSizes(List.of(4096));
+        BlockingBackend blocking = new BlockingBackend();
+        BenchRun stopped = new BenchEngine(new Backends(List.of(blocking))).start(settings, loopback(),
+                new RecordingListener());
+        assertTrue(blocking.entered.await(30, TimeUnit.SECONDS), "the run asked for its devices");
+        stopped.stop();
+        BenchReport report = stopped.await(Duration.ofSeconds(30));
+        assertTrue(report.stopped(), "a stopped report, not 'no device named soft0'");
+        assertEquals(List.of(), report.rows());
+
+        BenchRun failed = new BenchEngine(new Backends(List.of())).start(settings, loopback(), new RecordingListener());
+        BenchException failure = assertThrows(BenchException.class, () -> failed.await(Duration.ofSeconds(30)));
+        assertTrue(failure.getMessage().contains("no device named 'soft0'"), failure.getMessage());
+    }
+
     @Test
     void aServerAndAClientMeasureOverTcpWithTheBaseline() throws Exception {
         int tcp = Ports.freeTcpPort();
