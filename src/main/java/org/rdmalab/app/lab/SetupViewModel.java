@@ -104,6 +104,8 @@ public final class SetupViewModel {
     private final StringBinding gidWarning;
     private final StringBinding recommendation;
     private DeviceOptions base;
+    /** Counts the queries asked for; only the latest one's answer is shown. */
+    private long queries;
 
     /**
      * Lists the devices on {@code background}; tests pass same-thread executors.
@@ -118,6 +120,13 @@ public final class SetupViewModel {
         gidWarning = Bindings.createStringBinding(this::warning, gidIndex, port, gids);
         recommendation = Bindings.createStringBinding(this::recommendationText, gids);
         device.addListener((observable, before, chosen) -> query(chosen));
+        // soft0's GID table follows its address: the local IP in two machines, the server's in the loopback lab.
+        mode.addListener((observable, before, now) -> requery());
+        localIp.addListener((observable, before, now) -> {
+            if (mode.get() == LabSetup.Mode.TWO_MACHINES) {
+                requery();
+            }
+        });
         background.execute(this::listDevices);
     }
 
@@ -144,11 +153,26 @@ public final class SetupViewModel {
     }
 
     private DeviceOptions probeOptions() {
+        return probeAddress().map(base::withAddress).orElse(base);
+    }
+
+    /** The address software devices are queried on, or empty while the local IP is not an address yet. */
+    private Optional<java.net.Inet4Address> probeAddress() {
         String address = mode.get() == LabSetup.Mode.LOOPBACK ? LabSetup.LOOPBACK_SERVER_IP : localIp.get();
         try {
-            return base.withAddress(DeviceOptions.parseAddress(address));
+            return Optional.of(DeviceOptions.parseAddress(address));
         } catch (IllegalArgumentException e) {
-            return base;
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Queries the chosen device again when the address it is queried on changed (the mode, or the
+     * local IP once it is an address); while the local IP is half typed the last table stays.
+     */
+    private void requery() {
+        if (probeAddress().isPresent()) {
+            query(device.get());
         }
     }
 
@@ -159,6 +183,7 @@ public final class SetupViewModel {
         }
         querying.set(true);
         DeviceOptions options = probeOptions();
+        long asked = ++queries;
         background.execute(() -> {
             List<PortChoice> foundPorts = new ArrayList<>();
             List<GidChoice> table = new ArrayList<>();
@@ -181,6 +206,9 @@ public final class SetupViewModel {
             }
             String failure = problem;
             ui.execute(() -> {
+                if (asked != queries) {
+                    return; // A later query's answer replaces this one.
+                }
                 ports.setAll(foundPorts);
                 port.set(foundPorts.isEmpty() ? null : foundPorts.get(0));
                 gids.setAll(table);

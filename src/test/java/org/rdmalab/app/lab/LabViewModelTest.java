@@ -83,6 +83,48 @@ class LabViewModelTest {
         });
     }
 
+    /** The IPv4 addresses of the setup's GID table, as the picker lists them (on the UI thread). */
+    private List<String> tableAddresses() {
+        return lab.setup().gids().stream().map(choice -> choice.entry().ipAddress())
+                .filter(address -> address != null && !address.isEmpty()).distinct().toList();
+    }
+
+    @Test
+    void theGidTableFollowsTheModeAndTheLocalIpAsAClientOfTwoMachines() {
+        await("the GID table", () -> !lab.setup().gids().isEmpty());
+        assertEquals(List.of("127.0.0.1"), onUi(this::tableAddresses), "the loopback lab queries the server's address");
+        onUi(() -> {
+            lab.setup().roleProperty().set(org.rdmalab.lab.Role.CLIENT);
+            lab.setup().localIpProperty().set("127.0.0.2");
+            return null;
+        });
+        // Still the loopback lab: its table stays the server's whatever the two-machines row says.
+        assertEquals(List.of("127.0.0.1"), onUi(this::tableAddresses));
+        onUi(() -> {
+            lab.setup().modeProperty().set(LabSetup.Mode.TWO_MACHINES);
+            return null;
+        });
+        await("127.0.0.2's table after the mode changed", () -> tableAddresses().equals(List.of("127.0.0.2")));
+        onUi(() -> {
+            assertTrue(lab.setup().recommendationProperty().get().contains("127.0.0.2"),
+                    lab.setup().recommendationProperty().get());
+            // Half typed: not an address yet, so the last table stays instead of falling back to another's.
+            lab.setup().localIpProperty().set("127.0.0.");
+            return null;
+        });
+        assertEquals(List.of("127.0.0.2"), onUi(this::tableAddresses));
+        onUi(() -> {
+            lab.setup().localIpProperty().set("127.0.0.3");
+            return null;
+        });
+        await("127.0.0.3's table after the local IP changed", () -> tableAddresses().equals(List.of("127.0.0.3")));
+        onUi(() -> {
+            lab.setup().modeProperty().set(LabSetup.Mode.LOOPBACK);
+            return null;
+        });
+        await("the server's table back in the loopback lab", () -> tableAddresses().equals(List.of("127.0.0.1")));
+    }
+
     @Test
     void aFailingBackendIsReportedInTheStatusLine() {
         VerbsProvider broken = new VerbsProvider() {
