@@ -50,12 +50,13 @@ final class NativeMemory implements AutoCloseable {
     }
 
     /**
-     * Copies {@code count} bytes at {@code offset} out, or throws once the memory is freed: a window
-     * reads a registered buffer from its own thread while a reset may free it on another.
+     * Copies {@code count} bytes at {@code offset} into {@code data} from {@code dataOffset}, or throws
+     * once the memory is freed: a window reads a registered buffer from its own thread while a reset
+     * may free it on another.
      */
-    synchronized void get(long offset, byte[] data, int count) {
+    synchronized void get(long offset, byte[] data, int dataOffset, int count) {
         checkLive();
-        pointer.get(offset, data, 0, count);
+        pointer.get(offset, data, dataOffset, count);
     }
 
     /** The byte at {@code offset}, or throws once the memory is freed. */

@@ -2,6 +2,7 @@ package org.rdmalab.ibverbs;
 
 import static org.rdmalab.ibverbs.StructField.*;
 
+import java.util.Objects;
 import jnr.ffi.Pointer;
 import org.rdmalab.verbs.MemoryRegion;
 import org.rdmalab.verbs.ProtectionDomain;
@@ -68,8 +69,15 @@ final class NativeMemoryRegion extends ResourceNode implements MemoryRegion {
     public byte[] read(int offset, int count) {
         check(offset, count);
         byte[] data = new byte[count];
-        buffer.get(offset, data, count);
+        buffer.get(offset, data, 0, count);
         return data;
+    }
+
+    @Override
+    public void read(int offset, byte[] into, int intoOffset, int count) {
+        check(offset, count);
+        Objects.checkFromIndexSize(intoOffset, count, into.length);
+        buffer.get(offset, into, intoOffset, count);
     }
 
     @Override

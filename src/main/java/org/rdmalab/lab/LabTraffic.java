@@ -13,6 +13,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.control.ControlException;
 import org.rdmalab.text.Phrase;
+import org.rdmalab.verbs.CompletionBuffer;
 import org.rdmalab.verbs.CompletionQueue;
 import org.rdmalab.verbs.MemoryRegion;
 import org.rdmalab.verbs.QpState;
@@ -178,24 +179,26 @@ public final class LabTraffic {
             throw new IllegalArgumentException("max: at least one completion, not " + max);
         }
         List<WorkCompletion> polled = new ArrayList<>();
+        // One completion a poll, into a buffer kept for this wait: an empty poll, most of a
+        // wait's, allocates nothing.
+        CompletionBuffer one = new CompletionBuffer(1);
         long deadline = System.nanoTime() + timeout.toNanos();
         long pause = 1_000;
         while (true) {
-            List<WorkCompletion> batch = cq.poll(max - polled.size());
-            for (WorkCompletion completion : batch) {
+            if (cq.poll(one) == 1) {
+                WorkCompletion completion = one.get(0);
                 completed(completion);
+                polled.add(completion);
+                if (polled.size() >= max) {
+                    return polled;
+                }
+                continue;
             }
-            polled.addAll(batch);
-            if (polled.size() >= max || (!polled.isEmpty() && batch.isEmpty())) {
+            if (!polled.isEmpty() || System.nanoTime() - deadline >= 0) {
                 return polled;
             }
-            if (polled.isEmpty() && System.nanoTime() - deadline >= 0) {
-                return polled;
-            }
-            if (batch.isEmpty()) {
-                LockSupport.parkNanos(pause);
-                pause = Math.min(pause * 2, 100_000);
-            }
+            LockSupport.parkNanos(pause);
+            pause = Math.min(pause * 2, 100_000);
         }
     }
 

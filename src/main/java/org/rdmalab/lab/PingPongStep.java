@@ -2,6 +2,7 @@ package org.rdmalab.lab;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
@@ -128,12 +129,10 @@ final class PingPongStep extends Step {
                     receivePending = false;
                     posted--;
                     if (posted <= 1) {
-                        List<ReceiveWorkRequest> more = new ArrayList<>();
-                        for (int j = posted; j < RECEIVE_DEPTH; j++) {
-                            more.add(receive);
-                        }
-                        resources.qp().postRecv(more);
-                        posted += more.size();
+                        // The same request again and again, as pp_post_recv posts its one wr: a list
+                        // view of it, not a list of copies.
+                        resources.qp().postRecv(Collections.nCopies(RECEIVE_DEPTH - posted, receive));
+                        posted = RECEIVE_DEPTH;
                     }
                 }
                 if (sent < iterations && !sendPending && !receivePending) {

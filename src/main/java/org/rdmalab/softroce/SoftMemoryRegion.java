@@ -3,6 +3,7 @@ package org.rdmalab.softroce;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.Objects;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.MemoryRegion;
 import org.rdmalab.verbs.ProtectionDomain;
@@ -107,6 +108,14 @@ final class SoftMemoryRegion extends ResourceNode implements MemoryRegion {
         byte[] copy = new byte[length];
         System.arraycopy(memory, offset, copy, 0, length);
         return copy;
+    }
+
+    @Override
+    public void read(int offset, byte[] into, int intoOffset, int length) {
+        ensureOpen();
+        checkRange(offset, length);
+        Objects.checkFromIndexSize(intoOffset, length, into.length);
+        System.arraycopy(memory, offset, into, intoOffset, length);
     }
 
     /** The byte as the device last wrote it (an acquire read, so a polling loop sees each write). */

@@ -1,5 +1,7 @@
 package org.rdmalab.verbs;
 
+import java.util.Objects;
+
 /**
  * {@code struct ibv_mr} together with the memory it registers. The memory stays referenced by the
  * region until {@link #close()} ({@code ibv_dereg_mr}).
@@ -29,6 +31,19 @@ public interface MemoryRegion extends AutoCloseable {
 
     /** Copies {@code length} bytes at {@code offset} out of the buffer. */
     byte[] read(int offset, int length);
+
+    /**
+     * Copies {@code length} bytes at {@code offset} into {@code into} from {@code intoOffset}, without
+     * allocating: what a loop that looks at what arrived in its buffer again and again calls, with an
+     * array it keeps, as C reads its buffer in place. Both backends copy straight from the memory.
+     *
+     * @throws IllegalArgumentException when {@code [offset, offset + length)} is outside the region
+     * @throws IndexOutOfBoundsException when {@code [intoOffset, intoOffset + length)} is outside {@code into}
+     */
+    default void read(int offset, byte[] into, int intoOffset, int length) {
+        Objects.checkFromIndexSize(intoOffset, length, into.length);
+        System.arraycopy(read(offset, length), 0, into, intoOffset, length);
+    }
 
     /**
      * The byte at {@code offset}, without allocating: what a loop that polls the last byte of a

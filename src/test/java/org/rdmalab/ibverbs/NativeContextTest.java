@@ -144,6 +144,14 @@ class NativeContextTest {
         mr.write(10, "HelloWorld".getBytes(StandardCharsets.US_ASCII));
         assertEquals("HelloWorld", new String(mr.read(10, 10), StandardCharsets.US_ASCII));
         assertThrows(IllegalArgumentException.class, () -> mr.read(60, 8));
+        byte[] into = {-1, -1, -1, -1, -1, -1};
+        mr.read(16, into, 1, 4);
+        assertArrayEquals(new byte[] {-1, 'o', 'r', 'l', 'd', -1}, into, "4 bytes at index 1, nothing else");
+        mr.read(58, into, 0, 6);
+        assertArrayEquals(new byte[6], into, "the region's last 6 bytes fill the array to its end");
+        assertThrows(IllegalArgumentException.class, () -> mr.read(59, into, 0, 6), "one byte past the region");
+        assertThrows(IndexOutOfBoundsException.class, () -> mr.read(10, into, 1, 6), "one byte past the array");
+        assertArrayEquals(new byte[6], into, "a refused read leaves the array as it was");
 
         VerbsException refused = assertThrows(VerbsException.class,
                 () -> pd.registerMemory(16, AccessFlag.REMOTE_WRITE.value()));
@@ -154,6 +162,7 @@ class NativeContextTest {
         mr.close();
         mr.close();
         assertThrows(IllegalStateException.class, () -> mr.read(0, 1));
+        assertThrows(IllegalStateException.class, () -> mr.read(0, into, 0, 1));
         pd.close();
     }
 

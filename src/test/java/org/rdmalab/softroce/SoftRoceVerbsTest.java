@@ -1,5 +1,6 @@
 package org.rdmalab.softroce;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -344,6 +345,29 @@ class SoftRoceVerbsTest {
                     && ev.detail().startsWith("ICRC mismatch")), events.toString());
             assertTrue(events.stream().anyMatch(ev -> ev.direction() == org.rdmalab.verbs.PacketEvent.Direction.RECEIVED
                     && ev.opcode().equals("RC_RDMA_WRITE_ONLY")), events.toString());
+        }
+    }
+
+    /** A read into the caller's array copies exactly the range asked for, and refuses a range outside either. */
+    @Test
+    void aRegionReadsIntoTheCallersArray() throws Exception {
+        try (Context context = simulatedDevice(new SimulatedNetwork()).open()) {
+            MemoryRegion mr = context.allocatePd().registerMemory(64, AccessFlag.LOCAL_WRITE.value());
+            mr.write(54, new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+            byte[] into = {-1, -1, -1, -1, -1, -1};
+            mr.read(60, into, 1, 4);
+            assertArrayEquals(new byte[] {-1, 7, 8, 9, 10, -1}, into, "the region's last 4 bytes, at index 1, nothing else");
+            mr.read(54, into, 0, 6);
+            assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6}, into, "a range that fills the array to its end");
+            mr.read(0, into, 6, 0);
+
+            assertThrows(IllegalArgumentException.class, () -> mr.read(61, into, 0, 4), "one byte past the region");
+            assertThrows(IllegalArgumentException.class, () -> mr.read(-1, into, 0, 1));
+            assertThrows(IndexOutOfBoundsException.class, () -> mr.read(0, into, 3, 4), "one byte past the array");
+            assertThrows(IndexOutOfBoundsException.class, () -> mr.read(0, into, -1, 1));
+            assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6}, into, "a refused read leaves the array as it was");
+            mr.close();
+            assertThrows(IllegalStateException.class, () -> mr.read(0, into, 0, 1));
         }
     }
 }
