@@ -87,6 +87,19 @@ class LayeringTest {
     }
 
     @Test
+    void theLadderIsUiFreeAndKnowsNoBackendNorTheLab() {
+        noClasses().that().resideInAPackage("org.rdmalab.ladder..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.rdmalab.softroce..", "org.rdmalab.ibverbs..",
+                        "org.rdmalab.lab..", "org.rdmalab.control..", "org.rdmalab.app..", "org.rdmalab.cli..",
+                        "javafx..", "jnr..", "com.kenai..", "org.controlsfx..", "picocli..")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("org.rdmalab.verbs..", "org.rdmalab.wire..", "org.rdmalab.capture..",
+                        "org.rdmalab.softroce..", "org.rdmalab.ibverbs..", "org.rdmalab.lab..", "org.rdmalab.control..")
+                .should().dependOnClassesThat().resideInAPackage("org.rdmalab.ladder..")
+                .check(classes);
+    }
+
+    @Test
     void doctorUsesOnlyTheCoreLayers() {
         noClasses().that().resideInAPackage("org.rdmalab.doctor..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.rdmalab.softroce..", "org.rdmalab.ibverbs..",
