@@ -19,13 +19,10 @@ import org.rdmalab.verbs.MemoryRegion;
 import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.PortAttributes;
 import org.rdmalab.verbs.ProtectionDomain;
-import org.rdmalab.verbs.QpAttrMask;
-import org.rdmalab.verbs.QpAttributes;
 import org.rdmalab.verbs.QpCapabilities;
-import org.rdmalab.verbs.QpInitAttributes;
-import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.QpType;
 import org.rdmalab.verbs.QueuePair;
+import org.rdmalab.verbs.RcPath;
 import org.rdmalab.verbs.VerbsException;
 
 /**
@@ -45,10 +42,7 @@ import org.rdmalab.verbs.VerbsException;
 final class VerbsSide implements AutoCloseable {
 
     /** perftest's RTR / RTS values: min_rnr_timer 12, timeout 14 (-u), retry_cnt 7, rnr_retry 7. */
-    static final int MIN_RNR_TIMER = 12;
-    static final int ACK_TIMEOUT = 14;
-    static final int RETRY_COUNT = 7;
-    static final int RNR_RETRY = 7;
+    static final RcPath.Timers TIMERS = RcPath.Timers.PERFTEST;
     /** READ / atomic requests in flight at most (perftest caps its outstanding reads at the device's limit). */
     static final int MAX_OUTSTANDING_READS = 16;
     /** Receives kept posted for SEND bandwidth (perftest's rx depth 512) and latency. */
@@ -122,8 +116,7 @@ final class VerbsSide implements AutoCloseable {
             int cqe = (int) Math.min(attributes.maxCqe(), (long) settings.qps() * (sendDepth + rxDepth) + 16);
             cq = context.createCq(cqe, null, 0);
             for (int i = 0; i < settings.qps(); i++) {
-                qps.add(pd.createQp(new QpInitAttributes(QpType.RC, cq, cq,
-                        new QpCapabilities(sendDepth, rxDepth, 1, 1, 0), false)));
+                qps.add(RcPath.createQp(pd, cq, new QpCapabilities(sendDepth, rxDepth, 1, 1, 0), false));
             }
         } catch (VerbsException | RuntimeException e) {
             close();
@@ -187,20 +180,12 @@ final class VerbsSide implements AutoCloseable {
         if (remote.pathMtu().bytes() < mtu.bytes()) {
             mtu = remote.pathMtu();
         }
-        qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).portNum(settings.ibPort())
-                        .accessFlags(AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-                                AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)),
-                QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
+        RcPath.toInit(qp, settings.ibPort(), AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
+                AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC));
         AddressVector av = new AddressVector(GlobalRoute.of(remote.gid(), gid.index()), remote.lid(), 0, 0, 0,
                 settings.ibPort());
-        qp.modify(new QpAttributes().state(QpState.RTR).pathMtu(mtu).destQpNum(remote.qpn()).rqPsn(remote.psn())
-                        .maxDestRdAtomic(outstandingReads).minRnrTimer(MIN_RNR_TIMER).addressVector(av),
-                QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
-                        QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
-        qp.modify(new QpAttributes().state(QpState.RTS).timeout(ACK_TIMEOUT).retryCount(RETRY_COUNT)
-                        .rnrRetry(RNR_RETRY).sqPsn(psn).maxRdAtomic(outstandingReads),
-                QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
-                        QpAttrMask.SQ_PSN, QpAttrMask.MAX_QP_RD_ATOMIC));
+        RcPath.toRtr(qp, mtu, remote.qpn(), remote.psn(), outstandingReads, TIMERS, av);
+        RcPath.toRts(qp, TIMERS, psn, outstandingReads);
     }
 
     Context context() {

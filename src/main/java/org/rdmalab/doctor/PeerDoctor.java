@@ -23,12 +23,10 @@ import org.rdmalab.verbs.GlobalRoute;
 import org.rdmalab.verbs.MemoryRegion;
 import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.ProtectionDomain;
-import org.rdmalab.verbs.QpAttrMask;
-import org.rdmalab.verbs.QpAttributes;
 import org.rdmalab.verbs.QpCapabilities;
-import org.rdmalab.verbs.QpInitAttributes;
 import org.rdmalab.verbs.QpType;
 import org.rdmalab.verbs.QueuePair;
+import org.rdmalab.verbs.RcPath;
 import org.rdmalab.verbs.SendFlag;
 import org.rdmalab.verbs.SendWorkRequest;
 import org.rdmalab.verbs.VerbsException;
@@ -73,6 +71,9 @@ public final class PeerDoctor {
 
     /** Transport retries before IBV_WC_RETRY_EXC_ERR. */
     public static final int RETRY_COUNT = 3;
+
+    /** The probe's timers: the seed's min_rnr_timer 0x12, timeout {@link #QP_TIMEOUT}, {@link #RETRY_COUNT} retries of both kinds. */
+    static final RcPath.Timers TIMERS = new RcPath.Timers(0x12, QP_TIMEOUT, RETRY_COUNT, RETRY_COUNT);
 
     /**
      * One side's settings.
@@ -283,10 +284,8 @@ public final class PeerDoctor {
                     mr = pd.registerMemory(LocalChecks.PROBE_BUFFER_BYTES,
                             AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE));
                     cq = context.createCq(16, null, 0);
-                    qp = pd.createQp(new QpInitAttributes(QpType.RC, cq, cq, new QpCapabilities(4, 4, 1, 1, 0), true));
-                    qp.modify(new QpAttributes().state(org.rdmalab.verbs.QpState.INIT).portNum(settings.port())
-                            .pkeyIndex(0).accessFlags(AccessFlag.of(AccessFlag.REMOTE_WRITE)), QpAttrMask.of(
-                            QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
+                    qp = RcPath.createQp(pd, cq, new QpCapabilities(4, 4, 1, 1, 0), true);
+                    RcPath.toInit(qp, settings.port(), AccessFlag.of(AccessFlag.REMOTE_WRITE));
                 } catch (VerbsException e) {
                     failure = "setup: " + e.getMessage();
                 }
@@ -349,16 +348,9 @@ public final class PeerDoctor {
                 if (rtr) {
                     AddressVector av = AddressVector.global(new GlobalRoute(remote.gid(), 0, local.gidIndex(), 64, 0),
                             settings.port());
-                    qp.modify(new QpAttributes().state(org.rdmalab.verbs.QpState.RTR).pathMtu(pathMtu)
-                            .destQpNum(remote.qpn()).rqPsn(remote.psn()).maxDestRdAtomic(1).minRnrTimer(0x12)
-                            .addressVector(av), QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU,
-                            QpAttrMask.DEST_QPN, QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC,
-                            QpAttrMask.MIN_RNR_TIMER));
+                    RcPath.toRtr(qp, pathMtu, remote.qpn(), remote.psn(), 1, TIMERS, av);
                 } else {
-                    qp.modify(new QpAttributes().state(org.rdmalab.verbs.QpState.RTS).timeout(QP_TIMEOUT)
-                            .retryCount(RETRY_COUNT).rnrRetry(RETRY_COUNT).sqPsn(0).maxRdAtomic(1), QpAttrMask.of(
-                            QpAttrMask.STATE, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
-                            QpAttrMask.SQ_PSN, QpAttrMask.MAX_QP_RD_ATOMIC));
+                    RcPath.toRts(qp, TIMERS, 0, 1);
                 }
                 return "";
             } catch (VerbsException e) {

@@ -8,6 +8,8 @@ import org.rdmalab.verbs.GidEntry;
 import org.rdmalab.verbs.MemoryRegion;
 import org.rdmalab.verbs.PortAttributes;
 import org.rdmalab.verbs.ProtectionDomain;
+import org.rdmalab.verbs.QpAttributes;
+import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.QueuePair;
 
 /**
@@ -34,6 +36,7 @@ public final class LabResources {
     private ConnectionData remote;
     private int sendPsn;
     private int receivesPosted;
+    private final java.util.Map<QpState, QpAttributes> applied = new java.util.EnumMap<>(QpState.class);
 
     LabResources(PeerLink link) {
         this.link = link;
@@ -140,6 +143,15 @@ public final class LabResources {
         receivesPosted = count;
     }
 
+    /** The attributes the last modify to {@code state} gave the QP (through {@link org.rdmalab.verbs.RcPath}), if one did. */
+    public Optional<QpAttributes> applied(QpState state) {
+        return Optional.ofNullable(applied.get(state));
+    }
+
+    void applied(QpState state, QpAttributes attributes) {
+        applied.put(state, attributes);
+    }
+
     /** What this peer sent in the exchange. */
     public Optional<ConnectionData> localData() {
         return Optional.ofNullable(local);
@@ -208,5 +220,6 @@ public final class LabResources {
         local = null;
         remote = null;
         receivesPosted = 0;
+        applied.clear();
     }
 }

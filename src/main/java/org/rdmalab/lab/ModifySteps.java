@@ -6,11 +6,11 @@ import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.AddressVector;
 import org.rdmalab.verbs.BitFlag;
-import org.rdmalab.verbs.GlobalRoute;
 import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.QpAttrMask;
 import org.rdmalab.verbs.QpAttributes;
 import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.RcPath;
 
 /** The three {@code ibv_modify_qp} calls of the seed: RESET → INIT → RTR → RTS. */
 final class ModifySteps {
@@ -60,8 +60,9 @@ final class ModifySteps {
         protected StepResult execute(LabSession session) throws Exception {
             LabResources resources = session.resources();
             QpState before = resources.qp().state();
+            QpAttributes applied;
             try {
-                resources.qp().modify(attributes(session).state(target), mask());
+                applied = RcPath.modify(resources.qp(), attributes(session).state(target), mask());
             } catch (org.rdmalab.verbs.VerbsException e) {
                 session.emit(LabEvent.VerbCall.failed("ibv_modify_qp", VerbArgs.modifyQp(resources.qp(),
                         attributes(session).state(target), mask()), e));
@@ -69,8 +70,9 @@ final class ModifySteps {
                 throw e;
             }
             QpState after = resources.qp().state();
-            session.emit(LabEvent.VerbCall.ok("ibv_modify_qp", VerbArgs.modifyQp(resources.qp(), attributes(session)
-                    .state(target), mask()), before.name() + " → " + after.name()));
+            resources.applied(target, applied);
+            session.emit(LabEvent.VerbCall.ok("ibv_modify_qp", VerbArgs.modifyQp(resources.qp(), applied, mask()),
+                    before.name() + " → " + after.name()));
             session.stateChanged(before, after);
             return StepResult.ok("QP 0x" + Integer.toHexString(resources.qp().qpNum()) + ": " + before.name() + " → "
                     + after.name());
@@ -82,7 +84,7 @@ final class ModifySteps {
 
         ToInit(int ibPort, int access) {
             super("modify-init", "Modify QP to INIT", QpState.INIT,
-                    QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS),
+                    RcPath.INIT_MASK,
                     Parameter.integer("port_num", "device port", ibPort, 1, 255),
                     Parameter.integer("pkey_index", "P_Key table index", 0, 0, 65535),
                     Parameter.text("qp_access_flags", "what the peer may do to this side's memory",
@@ -96,8 +98,7 @@ final class ModifySteps {
 
         @Override
         QpAttributes attributes(LabSession session) {
-            return new QpAttributes().portNum(parameter("port_num").asInt()).pkeyIndex(parameter("pkey_index").asInt())
-                    .accessFlags(access());
+            return RcPath.init(parameter("port_num").asInt(), parameter("pkey_index").asInt(), access());
         }
 
         @Override
@@ -118,8 +119,7 @@ final class ModifySteps {
 
         ToRtr(int ibPort, Mtu mtu, String rqPsn, int minRnrTimer) {
             super("modify-rtr", "Modify QP to RTR", QpState.RTR,
-                    QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
-                            QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER),
+                    RcPath.RTR_MASK,
                     Parameter.choice("path_mtu", "path MTU in bytes", Integer.toString(mtu.bytes()),
                             java.util.List.of("256", "512", "1024", "2048", "4096")),
                     Parameter.text("rq_psn", "first PSN expected from the peer (a number, or 'peer')", rqPsn),
@@ -154,13 +154,11 @@ final class ModifySteps {
             ConnectionData remote = resources.remoteData().orElseThrow();
             int port = parameter("port_num").asInt();
             AddressVector av = resources.gidEntry()
-                    .map(gid -> new AddressVector(new GlobalRoute(remote.gid(), 0, gid.index(),
-                            parameter("hop_limit").asInt(), 0), remote.lid(), parameter("sl").asInt(), 0, 0, port))
+                    .map(gid -> RcPath.route(remote.gid(), gid.index(), parameter("hop_limit").asInt(), remote.lid(),
+                            parameter("sl").asInt(), port))
                     .orElseGet(() -> new AddressVector(null, remote.lid(), parameter("sl").asInt(), 0, 0, port));
-            return new QpAttributes().pathMtu(Mtu.ofBytes(Integer.parseInt(parameter("path_mtu").value())))
-                    .destQpNum(remote.qpn()).rqPsn(rqPsn(session))
-                    .maxDestRdAtomic(parameter("max_dest_rd_atomic").asInt())
-                    .minRnrTimer(parameter("min_rnr_timer").asInt()).addressVector(av);
+            return RcPath.rtr(Mtu.ofBytes(Integer.parseInt(parameter("path_mtu").value())), remote.qpn(),
+                    rqPsn(session), parameter("max_dest_rd_atomic").asInt(), parameter("min_rnr_timer").asInt(), av);
         }
 
         /** {@code rq_psn} as C: the number, or for 'peer' the PSN the peer sent (0 before the exchange). */
@@ -206,8 +204,7 @@ final class ModifySteps {
 
         ToRts(int timeout, int retryCount, int rnrRetry, String sqPsn) {
             super("modify-rts", "Modify QP to RTS", QpState.RTS,
-                    QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
-                            QpAttrMask.SQ_PSN, QpAttrMask.MAX_QP_RD_ATOMIC),
+                    RcPath.RTS_MASK,
                     Parameter.hex("timeout", "local ACK timeout: 4.096 us * 2^timeout", timeout, 0, 31),
                     Parameter.integer("retry_cnt", "transport retries", retryCount, 0, 7),
                     Parameter.integer("rnr_retry", "RNR retries (7 = infinite)", rnrRetry, 0, 7),
@@ -229,9 +226,8 @@ final class ModifySteps {
 
         @Override
         QpAttributes attributes(LabSession session) {
-            return new QpAttributes().timeout(parameter("timeout").asInt()).retryCount(parameter("retry_cnt").asInt())
-                    .rnrRetry(parameter("rnr_retry").asInt()).sqPsn(sqPsn(session))
-                    .maxRdAtomic(parameter("max_rd_atomic").asInt());
+            return RcPath.rts(parameter("timeout").asInt(), parameter("retry_cnt").asInt(),
+                    parameter("rnr_retry").asInt(), sqPsn(session), parameter("max_rd_atomic").asInt());
         }
 
         @Override

@@ -13,6 +13,7 @@ import org.rdmalab.verbs.QpCapabilities;
 import org.rdmalab.verbs.QpInitAttributes;
 import org.rdmalab.verbs.QpType;
 import org.rdmalab.verbs.QueuePair;
+import org.rdmalab.verbs.RcPath;
 import org.rdmalab.verbs.VerbsException;
 
 /** PD, CQ, MR and QP creation. */
@@ -211,7 +212,8 @@ final class ResourceSteps {
             String arguments = VerbArgs.createQp(resources.pd().handle(), init);
             QueuePair qp;
             try {
-                qp = resources.pd().createQp(init);
+                qp = init.type() == QpType.RC ? RcPath.createQp(resources.pd(), resources.cq(), caps, init.sqSigAll())
+                        : resources.pd().createQp(init);
             } catch (VerbsException e) {
                 session.emit(LabEvent.VerbCall.failed("ibv_create_qp", arguments, e));
                 throw e;

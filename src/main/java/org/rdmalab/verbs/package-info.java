@@ -2,7 +2,9 @@
  * The one vocabulary of RDMA Lab: the verbs object model (Device, Context, ProtectionDomain,
  * MemoryRegion, CompletionQueue, CompletionChannel, QueuePair), work requests and completions,
  * enums and flags whose numeric values equal verbs.h, {@link org.rdmalab.verbs.VerbsException}
- * with the C verb and errno, and the QP state table as data ({@link org.rdmalab.verbs.QpTransitions}).
+ * with the C verb and errno, the QP state table as data ({@link org.rdmalab.verbs.QpTransitions}),
+ * and the one RC connect path every caller brings its QPs up through ({@link org.rdmalab.verbs.RcPath}:
+ * create, RESET → INIT → RTR → RTS with each transition's attributes and mask).
  *
  * <p>Hot loops have a path without a list or a record per call: {@code QueuePair.postSend} of one
  * reused {@link org.rdmalab.verbs.SendWorkRequest} (no list), and

@@ -20,10 +20,9 @@ import org.rdmalab.verbs.PortAttributes;
 import org.rdmalab.verbs.ProtectionDomain;
 import org.rdmalab.verbs.QpAttrMask;
 import org.rdmalab.verbs.QpAttributes;
-import org.rdmalab.verbs.QpInitAttributes;
 import org.rdmalab.verbs.QpState;
-import org.rdmalab.verbs.QpType;
 import org.rdmalab.verbs.QueuePair;
+import org.rdmalab.verbs.RcPath;
 import org.rdmalab.verbs.ReceiveWorkRequest;
 import org.rdmalab.verbs.RnrTimer;
 import org.rdmalab.verbs.ScatterGatherElement;
@@ -184,7 +183,7 @@ public final class Peer implements AutoCloseable {
                     mr.length(), mr.address(), mr.lkey(), mr.rkey(), AccessFlag.names(mr.accessFlags())));
             cq = context().createCq(peerSetup.cqEntries(), null, 0);
             step("ibv_create_cq", "cqe " + cq.capacity());
-            qp = pd.createQp(new QpInitAttributes(QpType.RC, cq, cq, peerSetup.capabilities(), true));
+            qp = RcPath.createQp(pd, cq, peerSetup.capabilities(), true);
             step("ibv_create_qp", String.format("RC qp_num 0x%x, max_send_wr %d, max_recv_wr %d, sq_sig_all 1, %s",
                     qp.qpNum(), qp.capabilities().maxSendWr(), qp.capabilities().maxRecvWr(),
                     qp.state().cName()));
@@ -240,7 +239,7 @@ public final class Peer implements AutoCloseable {
      */
     public void modify(QpAttributes attributes, int mask, String transition, String detail) throws VerbsException {
         try {
-            qp().modify(attributes, mask);
+            RcPath.modify(qp(), attributes, mask);
         } catch (VerbsException e) {
             failed(e);
             throw e;
