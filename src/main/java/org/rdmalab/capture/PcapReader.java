@@ -53,6 +53,8 @@ public final class PcapReader implements AutoCloseable {
     private final boolean nanoseconds;
     private final int linkType;
     private final ByteBuffer recordHeader = ByteBuffer.allocate(16);
+    /** The UDP destination port whose datagrams are RoCE v2: 4791 unless a capture used another. */
+    private int udpPort = UdpPorts.ROCE_V2;
     /** pcapng: the current section's interfaces, each {linkType, snapLength, tsresol byte}. */
     private final List<int[]> interfaces = new ArrayList<>();
     private long frameNumber;
@@ -175,7 +177,19 @@ public final class PcapReader implements AutoCloseable {
         }
     }
 
-    /** The next datagram to UDP port 4791, or null at the end of the file. */
+    /**
+     * Reads the datagrams to UDP port {@code port} as RoCE v2 instead of 4791's (a software device
+     * set to another port, as Wireshark's "decode as"); returns this reader.
+     */
+    public PcapReader udpPort(int port) {
+        if (port < 1 || port > 0xFFFF) {
+            throw new IllegalArgumentException("UDP port " + port + " is outside 1..65535");
+        }
+        this.udpPort = port;
+        return this;
+    }
+
+    /** The next datagram to UDP port 4791 (or the {@link #udpPort} set), or null at the end of the file. */
     public Datagram next() throws IOException {
         if (pcapng) {
             return nextPcapng();
@@ -421,7 +435,7 @@ public final class PcapReader implements AutoCloseable {
         return null;
     }
 
-    private static Datagram ipv4(long number, long nanos, byte[] frame, int ip) {
+    private Datagram ipv4(long number, long nanos, byte[] frame, int ip) {
         if (frame.length < ip + 20 || (frame[ip] & 0xF0) != 0x40) {
             return null;
         }
@@ -433,16 +447,16 @@ public final class PcapReader implements AutoCloseable {
         return udp(number, nanos, frame, ip, headerLength);
     }
 
-    private static Datagram ipv6(long number, long nanos, byte[] frame, int ip) {
+    private Datagram ipv6(long number, long nanos, byte[] frame, int ip) {
         if (frame.length < ip + 40 || (frame[ip] & 0xF0) != 0x60 || (frame[ip + 6] & 0xFF) != 17) {
             return null;
         }
         return udp(number, nanos, frame, ip, 40);
     }
 
-    private static Datagram udp(long number, long nanos, byte[] frame, int ip, int ipHeaderLength) {
+    private Datagram udp(long number, long nanos, byte[] frame, int ip, int ipHeaderLength) {
         int udp = ip + ipHeaderLength;
-        if (frame.length < udp + 8 || u16(frame, udp + 2) != UdpPorts.ROCE_V2) {
+        if (frame.length < udp + 8 || u16(frame, udp + 2) != udpPort) {
             return null;
         }
         int payloadLength = u16(frame, udp + 4) - 8;

@@ -112,6 +112,10 @@ final class LoopbackCommand implements Callable<Integer> {
     @Option(names = "--packets", description = "Also print every packet the devices send, receive or drop.")
     boolean packets;
 
+    @Option(names = "--ladder", description = "After each scenario, print its packets as a ladder (as pcap ladder does:"
+            + " one line per packet, then messages, retransmissions and NAKs); soft0 only.")
+    boolean ladder;
+
     @Override
     public Integer call() throws VerbsException {
         PrintWriter out = spec.commandLine().getOut();
@@ -127,6 +131,30 @@ final class LoopbackCommand implements Callable<Integer> {
                 "unknown scenario '" + scenarioName + "'; valid scenarios: all, " + String.join(", ",
                         Scenarios.names()))));
         LoopbackSettings settings = settings();
+        Path ladderCapture = null;
+        if (ladder && pcap == null) {
+            try {
+                ladderCapture = Files.createTempFile("rdma-lab-ladder", ".pcap");
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("--ladder needs a temporary capture file: " + e.getMessage(), e);
+            }
+            settings = settings.withCapture(ladderCapture);
+        }
+        try {
+            return run(out, scenarios, settings, pcap != null ? pcap : ladderCapture);
+        } finally {
+            if (ladderCapture != null) {
+                try {
+                    Files.deleteIfExists(ladderCapture);
+                } catch (java.io.IOException e) {
+                    // a temporary file: the system's cleaner takes it
+                }
+            }
+        }
+    }
+
+    private int run(PrintWriter out, List<Scenario> scenarios, LoopbackSettings settings, Path capture)
+            throws VerbsException {
         Backends backends = Backends.installed();
         new LoopbackLab(backends, settings, new ScenarioPrinter(out)).findDevices();
         Map<String, ScenarioResult> results = new LinkedHashMap<>();
@@ -140,6 +168,9 @@ final class LoopbackCommand implements Callable<Integer> {
             ScenarioResult result = lab.run(scenario);
             printer.result(result);
             results.put(scenario.name(), result);
+            if (ladder) {
+                printLadder(out, capture, udpPort.port());
+            }
         }
         if (pcap != null) {
             out.println(captureLine(pcap, udpPort.port()));
@@ -173,6 +204,9 @@ final class LoopbackCommand implements Callable<Integer> {
             }
             if (pcap != null) {
                 softOnly.add("--pcap");
+            }
+            if (ladder) {
+                softOnly.add("--ladder");
             }
             if (linkMtu != null) {
                 softOnly.add("--link-mtu");
@@ -244,6 +278,17 @@ final class LoopbackCommand implements Callable<Integer> {
                     + LoopbackSettings.MAX_SIZE + " bytes (64M)");
         }
         return (int) bytes;
+    }
+
+    /** The scenario's packets, read back from the capture both devices wrote, as {@code pcap ladder} prints them. */
+    private static void printLadder(PrintWriter out, Path capture, int port) {
+        out.println("ladder:");
+        try {
+            org.rdmalab.ladder.CaptureLadder.Result read = org.rdmalab.ladder.CaptureLadder.read(capture, port);
+            org.rdmalab.ladder.LadderText.lines(read.ladder()).forEach(out::println);
+        } catch (java.io.IOException e) {
+            out.println("  the capture could not be read back: " + e.getMessage());
+        }
     }
 
     private static String captureLine(Path file, int port) {

@@ -34,11 +34,20 @@ public final class CaptureLadder {
      * @throws IOException when it cannot be opened or is not a pcap or pcapng file
      */
     public static Result read(Path path) throws IOException {
+        return read(path, org.rdmalab.wire.UdpPorts.ROCE_V2);
+    }
+
+    /**
+     * Reads {@code path}, taking the datagrams to UDP port {@code udpPort} as RoCE v2.
+     *
+     * @throws IOException when it cannot be opened or is not a pcap or pcapng file
+     */
+    public static Result read(Path path, int udpPort) throws IOException {
         Ladder ladder = Ladder.unbounded();
         long truncated = 0;
         String error = null;
         RocePacket decoder = RocePacket.reusable();
-        try (PcapReader reader = PcapReader.open(path)) {
+        try (PcapReader reader = PcapReader.open(path).udpPort(udpPort)) {
             while (true) {
                 PcapReader.Datagram datagram;
                 try {
