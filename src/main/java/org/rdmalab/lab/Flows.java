@@ -1,5 +1,6 @@
 package org.rdmalab.lab;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
@@ -149,7 +150,8 @@ public final class Flows {
         List<Step> steps = new ArrayList<>(common(settings, initial, PingPongStep.FILL, AccessFlag.LOCAL_WRITE.value(),
                 new QpCapabilities(1, receiveDepth, 1, 1, 0), receiveDepth + 1));
         steps.add(new ModifySteps.ToInit(settings.ibPort(), 0));
-        steps.add(new PingPongStep.PostReceives());
+        steps.add(new PingPongStep.PostReceives(settings.mtu(), Duration.ofMillis(settings.pollTimeoutMillis()),
+                iterations));
         steps.add(new ConnectSteps.Connect());
         ModifySteps.ToRtr rtr = new ModifySteps.ToRtr(settings.ibPort(), settings.mtu(), "peer", 12);
         ModifySteps.ToRts rts = new ModifySteps.ToRts(14, 7, 7, "own");

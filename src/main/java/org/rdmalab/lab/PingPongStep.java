@@ -4,15 +4,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import org.rdmalab.baseline.RoundTrips;
 import org.rdmalab.text.Phrase;
 import org.rdmalab.verbs.CompletionBuffer;
+import org.rdmalab.verbs.CompletionQueue;
+import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.QueuePair;
 import org.rdmalab.verbs.ReceiveWorkRequest;
 import org.rdmalab.verbs.SendFlag;
 import org.rdmalab.verbs.SendWorkRequest;
+import org.rdmalab.verbs.VerbsException;
 import org.rdmalab.verbs.WcOpcode;
 import org.rdmalab.verbs.WorkCompletion;
 
@@ -88,68 +93,28 @@ final class PingPongStep extends Step {
     protected StepResult execute(LabSession session) throws Exception {
         LabResources resources = session.resources();
         microsPerIteration = Double.NaN;
-        RoundTrips trips = new RoundTrips();
-        roundTrips = trips;
         int iterations = parameter("iters").asInt();
         Duration timeout = Duration.ofMillis(parameter("timeout_ms").asLong());
         int size = resources.mr().length();
+        boolean software = isSoftware(session);
+        RoundTrips trips = new RoundTrips();
+        roundTrips = trips;
         SendWorkRequest send = SendWorkRequest.send(SEND_WR_ID, resources.mr().sge(), SendFlag.SIGNALED.value());
         ReceiveWorkRequest receive = ReceiveWorkRequest.of(RECV_WR_ID, resources.mr().sge());
-        int sent = 0;
-        int received = 0;
-        int posted = resources.receivesPosted();
-        boolean sendPending = false;
-        boolean receivePending = true;
-        long start = System.nanoTime();
-        long lastSend = start;
-        if (session.role() == Role.CLIENT) {
-            resources.qp().postSend(send);
-            sendPending = true;
-        }
         CompletionBuffer completions = new CompletionBuffer(2); // ibv_rc_pingpong's wc[2]
-        while (received < iterations || sent < iterations) {
-            // Busy, as ibv_rc_pingpong polls without -e; into one buffer kept for the run, so that
-            // polling allocates nothing.
-            int polled = resources.cq().busyPoll(completions, timeout);
-            if (polled == 0) {
-                return StepResult.failed("no completion within " + timeout.toMillis() + " ms after " + sent
-                        + " sends and " + received + " receives");
+        long start = System.nanoTime();
+        Race race = new Race(resources.qp(), resources.cq(), send, receive, completions, trips,
+                resources.receivesPosted());
+        String failed = race.run(session.role() == Role.CLIENT, iterations, timeout, start);
+        if (failed != null) {
+            if (race.failure != null) {
+                session.emit(new LabEvent.Completion(race.failure));
             }
-            for (int i = 0; i < polled; i++) {
-                if (!completions.isSuccess(i)) {
-                    WorkCompletion failed = completions.get(i);
-                    session.emit(new LabEvent.Completion(failed));
-                    return StepResult.failed(failed.status().cName() + " (" + failed.status().text() + ")");
-                }
-                if (completions.opcode(i) == WcOpcode.SEND) {
-                    sent++;
-                    sendPending = false;
-                } else {
-                    received++;
-                    receivePending = false;
-                    posted--;
-                    if (posted <= 1) {
-                        // The same request again and again, as pp_post_recv posts its one wr: a list
-                        // view of it, not a list of copies.
-                        resources.qp().postRecv(Collections.nCopies(RECEIVE_DEPTH - posted, receive));
-                        posted = RECEIVE_DEPTH;
-                    }
-                }
-                if (sent < iterations && !sendPending && !receivePending) {
-                    long now = System.nanoTime();
-                    if (sent > 0) {
-                        trips.record(now - lastSend);
-                    }
-                    lastSend = now;
-                    resources.qp().postSend(send);
-                    sendPending = true;
-                    receivePending = true;
-                }
-            }
+            return StepResult.failed(failed);
         }
         long end = System.nanoTime();
         if (session.role() == Role.CLIENT) {
-            trips.record(end - lastSend); // its last SEND's answer; the server's last turn waits only for an ACK
+            trips.record(end - race.lastSend); // its last SEND's answer; the server's last turn waits only for an ACK
         }
         double seconds = (end - start) / 1e9;
         microsPerIteration = seconds * 1e6 / iterations;
@@ -157,8 +122,6 @@ final class PingPongStep extends Step {
         session.print(String.format("%d bytes in %.2f seconds = %.2f Mbit/sec", bytes, seconds, bytes * 8 / seconds / 1e6));
         session.print(String.format("%d iters in %.2f seconds = %.2f usec/iter", iterations, seconds,
                 microsPerIteration));
-        boolean software = resources.context().map(context -> "software".equals(context.device().backend()))
-                .orElse(false);
         if (software && iterations < SHORT_RUN) {
             session.print("note: soft0 is Java, and its first ~10 000 round trips run before the JIT compiler has "
                     + "compiled their path: a run this short mostly measures that (README: for short runs start both "
@@ -169,12 +132,124 @@ final class PingPongStep extends Step {
                 + (trips.count() > 0 ? "; round trip " + trips.summary() : ""));
     }
 
+    /**
+     * ibv_rc_pingpong's loop on one QP and its CQ: the client sends first; each side sends its next
+     * message once its previous SEND and a RECV have completed, until both counted the iterations.
+     * The lab's run and {@link PathWarmUp}'s private pair run this same code.
+     */
+    static final class Race {
+        private final QueuePair qp;
+        private final CompletionQueue cq;
+        private final SendWorkRequest send;
+        private final ReceiveWorkRequest receive;
+        private final CompletionBuffer completions;
+        private final RoundTrips trips;
+        /** Receives posted and not yet completed. */
+        private int posted;
+        /** When this side last posted its SEND. */
+        long lastSend;
+        /** The failed completion that ended the run, if one did. */
+        WorkCompletion failure;
+
+        Race(QueuePair qp, CompletionQueue cq, SendWorkRequest send, ReceiveWorkRequest receive,
+             CompletionBuffer completions, RoundTrips trips, int posted) {
+            this.qp = qp;
+            this.posted = posted;
+            this.cq = cq;
+            this.send = send;
+            this.receive = receive;
+            this.completions = completions;
+            this.trips = trips;
+        }
+
+        /**
+         * Runs {@code iterations} round trips; a race may run again on the same QPs (each run
+         * leaves no SEND or receive completion behind, and the receives posted are counted on).
+         *
+         * @return null when every round trip completed, else what stopped the run
+         */
+        String run(boolean client, int iterations, Duration timeout, long start) throws VerbsException {
+            int sent = 0;
+            int received = 0;
+            boolean sendPending = false;
+            boolean receivePending = true;
+            lastSend = start;
+            if (client) {
+                qp.postSend(send);
+                sendPending = true;
+            }
+            while (received < iterations || sent < iterations) {
+                // Busy, as ibv_rc_pingpong polls without -e; into one buffer kept for the run, so that
+                // polling allocates nothing.
+                int polled = cq.busyPoll(completions, timeout);
+                if (polled == 0) {
+                    return "no completion within " + timeout.toMillis() + " ms after " + sent + " sends and "
+                            + received + " receives";
+                }
+                for (int i = 0; i < polled; i++) {
+                    if (!completions.isSuccess(i)) {
+                        failure = completions.get(i);
+                        return failure.status().cName() + " (" + failure.status().text() + ")";
+                    }
+                    if (completions.opcode(i) == WcOpcode.SEND) {
+                        sent++;
+                        sendPending = false;
+                    } else {
+                        received++;
+                        receivePending = false;
+                        posted--;
+                        if (posted <= 1) {
+                            // The same request again and again, as pp_post_recv posts its one wr: a list
+                            // view of it, not a list of copies.
+                            qp.postRecv(Collections.nCopies(RECEIVE_DEPTH - posted, receive));
+                            posted = RECEIVE_DEPTH;
+                        }
+                    }
+                    if (sent < iterations && !sendPending && !receivePending) {
+                        long now = System.nanoTime();
+                        if (sent > 0) {
+                            trips.record(now - lastSend);
+                        }
+                        lastSend = now;
+                        qp.postSend(send);
+                        sendPending = true;
+                        receivePending = true;
+                    }
+                }
+            }
+            return null;
+        }
+    }
+
+    private static boolean isSoftware(LabSession session) {
+        return session.resources().context().map(context -> "software".equals(context.device().backend()))
+                .orElse(false);
+    }
+
     /** ibv_rc_pingpong's {@code pp_post_recv(ctx, rx_depth)}. */
     static final class PostReceives extends Step {
 
-        PostReceives() {
+        private final Mtu mtu;
+        private final Duration timeout;
+        private final int warmUpRounds;
+
+        /**
+         * @param mtu the path MTU the run will use, {@code timeout} its longest wait for a
+         *     completion and {@code iterations} its round trips: on a software device the step then
+         *     warms the run's path up ({@link PathWarmUp}) with three times as many round trips, at
+         *     most {@link PathWarmUp#ROUNDS} (a short test run stays short)
+         */
+        PostReceives(Mtu mtu, Duration timeout, int iterations) {
             super("post-receives", "Post receives",
                     Parameter.integer("rx_depth", "receives posted up front", RECEIVE_DEPTH, 1, 16384));
+            this.mtu = mtu;
+            this.timeout = timeout;
+            this.warmUpRounds = (int) Math.min(3L * iterations, PathWarmUp.ROUNDS);
+        }
+
+        /** The round trips the warm-up runs on a software device. */
+        int warmUpRounds() {
+            return warmUpRounds;
         }
 
         @Override
@@ -197,7 +272,22 @@ final class PingPongStep extends Step {
             }
             session.traffic().postRecv(requests, depth + " receives of " + resources.mr().length() + " bytes");
             resources.receivesPosted(depth);
-            return StepResult.ok(LabPhrase.of("result.receivesPosted", depth));
+            int rounds = Integer.getInteger(PathWarmUp.ROUNDS_PROPERTY, warmUpRounds);
+            if (!isSoftware(session) || rounds <= 0) {
+                return StepResult.ok(LabPhrase.of("result.receivesPosted", depth));
+            }
+            // Before the peers meet, so that each side's warm-up ends before the run begins.
+            long begin = System.nanoTime();
+            int done;
+            try {
+                done = PathWarmUp.run(session, rounds, mtu, timeout);
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                return StepResult.ok(LabPhrase.of("result.receivesPostedWarmUpFailed", depth, e.getMessage()));
+            }
+            return StepResult.ok(LabPhrase.of("result.receivesPostedWarmedUp", depth, done,
+                    String.format(Locale.ROOT, "%.2f", (System.nanoTime() - begin) / 1e9)));
         }
     }
 }

@@ -19,11 +19,14 @@
  * {@code phrases.properties} and its arguments): English on the command line, the window's
  * language in the window. {@link org.rdmalab.lab.LabSession#requestState}
  * moves the QP by hand (the state diagram). {@link org.rdmalab.lab.CExport} writes a session as one
- * C program for libibverbs.
+ * C program for libibverbs. On a software device the pingpong's receives step first warms the
+ * ping-pong's path up on a private twin device ({@code PathWarmUp}), so that a short run does not
+ * mostly measure the JIT compiler.
  *
  * <p>Uses only the verbs API and the control package: no JavaFX, no backend. Thread rules: a
  * session is driven by one thread at a time, never the JavaFX thread (steps and traffic block up
  * to their timeouts); listeners run on the driving thread, packet events on the device's transport
- * thread, the peer's QP states and control messages (lab protocol) on the link's reader thread.
+ * thread, the peer's QP states and control messages (lab protocol) on the link's reader thread; a
+ * warm-up's second QP is driven by a thread of its own that ends with the warm-up.
  */
 package org.rdmalab.lab;
