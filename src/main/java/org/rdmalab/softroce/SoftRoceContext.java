@@ -15,7 +15,10 @@ import org.rdmalab.verbs.Context;
 import org.rdmalab.verbs.Device;
 import org.rdmalab.verbs.DeviceAttributes;
 import org.rdmalab.verbs.Errno;
+import org.rdmalab.verbs.FaultControl;
+import org.rdmalab.verbs.FaultSettings;
 import org.rdmalab.verbs.GidEntry;
+import org.rdmalab.verbs.OneShotFault;
 import org.rdmalab.verbs.PacketEvent;
 import org.rdmalab.verbs.PacketObservable;
 import org.rdmalab.verbs.PortAttributes;
@@ -27,7 +30,7 @@ import org.rdmalab.verbs.spi.ResourceNode;
  * An opened software device. Opening binds nothing: the transport (UDP socket and its thread) is
  * started when the first QP is created and stopped when the context closes.
  */
-final class SoftRoceContext extends ResourceNode implements Context, PacketObservable {
+final class SoftRoceContext extends ResourceNode implements Context, PacketObservable, FaultControl {
 
     /** Where registered memory appears to live: a user-space address like a Linux heap mapping. */
     private static final long VIRTUAL_BASE = 0x0000_7f3a_5c40_0000L;
@@ -43,10 +46,66 @@ final class SoftRoceContext extends ResourceNode implements Context, PacketObser
     private final AtomicInteger nextCqHandle = new AtomicInteger(1);
     private final AtomicInteger nextQpNumber = new AtomicInteger(0x11);
     private SoftTransport transport;
+    /**
+     * The random faults in force, and how many changes made them, so the transport starts its draws
+     * over on each; written under this context's lock, read by the transport loop without it.
+     */
+    private volatile Faults faults;
+    /** One-shot faults armed and not yet handed to the transport. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<OneShotFault> armed =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     SoftRoceContext(SoftRoceDevice device) {
         super(null, Kind.CONTEXT);
         this.device = device;
+        this.faults = new Faults(FaultSettings.parse(device.options().faults()), 0);
+    }
+
+    /** Settings with the number of the change that made them. */
+    private record Faults(FaultSettings settings, long version) {
+    }
+
+    @Override
+    public FaultSettings faults() {
+        return faults.settings();
+    }
+
+    @Override
+    public synchronized void setFaults(FaultSettings settings) {
+        java.util.Objects.requireNonNull(settings, "settings");
+        Faults now = faults;
+        if (isClosed() || settings.equals(now.settings())) {
+            return;
+        }
+        faults = new Faults(settings, now.version() + 1);
+        faultsChanged();
+    }
+
+    @Override
+    public synchronized void arm(OneShotFault fault) {
+        java.util.Objects.requireNonNull(fault, "fault");
+        if (isClosed() || !fault.waiting()) {
+            return;
+        }
+        armed.add(fault);
+        faultsChanged();
+    }
+
+    /** Tells a started transport, on its loop (under the lock, as {@link #transport} starts it). */
+    private void faultsChanged() {
+        SoftTransport started = transport;
+        if (started != null) {
+            started.loop().execute(started::faultsChanged);
+        }
+    }
+
+    /** Hands the faults in force and the one-shot faults armed since the last call to {@code link} (transport loop). */
+    void faultsTo(FaultyLink link) {
+        Faults now = faults;
+        link.settings(now.settings(), now.version());
+        for (OneShotFault shot = armed.poll(); shot != null; shot = armed.poll()) {
+            link.arm(shot);
+        }
     }
 
     @Override

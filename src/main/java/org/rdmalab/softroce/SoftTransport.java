@@ -38,13 +38,14 @@ final class SoftTransport implements Fabric.Receiver {
     private final SoftRoceContext context;
     private final int localIp;
     private final int peerPort;
+    /** The faults in front of {@link #send}, while {@link #faulty}. */
+    private final FaultyLink faultyLink;
     /**
-     * Where a datagram goes off the fast path: {@link #send} (the blocked queue, the capture, the
-     * socket), or the {@link FaultyLink} in front of it when the device injects faults.
+     * True while the device injects faults ({@link FaultyLink#active()}): then every datagram takes
+     * {@link #faultyLink}, otherwise {@link #send} or the fast path. Changed on the loop only
+     * ({@link #faultsChanged}), and read there only.
      */
-    private final Link link;
-    /** True when {@link #link} injects faults: then every datagram takes it. */
-    private final boolean faulty;
+    private boolean faulty;
     private final Map<Integer, SoftQueuePair> queuePairs = new HashMap<>();
     /** Packets are encoded here, in native memory the socket sends from without another copy. */
     private final ByteBuffer txBuffer = ByteBuffer.allocateDirect(16384);
@@ -64,7 +65,7 @@ final class SoftTransport implements Fabric.Receiver {
     /** Plain ACKs a busy poller's turn made, held back and coalesced (see {@link AckCoalescer}). */
     private final AckCoalescer acks = new AckCoalescer((ip, ttl, datagram, length) -> {
         count(Counter.SENT_PKTS);
-        send(ip, 0, ttl, datagram, 0, length);
+        send(ip, 0, ttl, datagram, 0, length, null);
     });
     /** Datagrams the socket has not taken yet, oldest first. */
     private final java.util.ArrayDeque<Waiting> blockedDatagrams = new java.util.ArrayDeque<>();
@@ -74,14 +75,18 @@ final class SoftTransport implements Fabric.Receiver {
     private long unblockedAt;
     private boolean everBlocked;
 
-    /** Sends one datagram on ({@link #send}), or draws faults first ({@link FaultyLink}); on the loop. */
+    /**
+     * Sends one datagram on ({@link #send}), or draws faults first ({@link FaultyLink}); on the loop.
+     * {@code faults} are those that hit it already (null for none), for its packet event.
+     */
     @FunctionalInterface
     interface Link {
-        void send(int destinationIp, int tos, int ttl, byte[] buffer, int offset, int length);
+        void send(int destinationIp, int tos, int ttl, byte[] buffer, int offset, int length,
+                  java.util.List<PacketEvent.Fault> faults);
     }
 
-    /** A datagram waiting for room in the socket. */
-    private record Waiting(int destinationIp, int tos, int ttl, byte[] datagram) {
+    /** A datagram waiting for room in the socket, with the faults that hit it (null for none). */
+    private record Waiting(int destinationIp, int tos, int ttl, byte[] datagram, java.util.List<PacketEvent.Fault> faults) {
     }
 
     private SoftTransport(SoftRoceContext context) {
@@ -89,9 +94,22 @@ final class SoftTransport implements Fabric.Receiver {
         SoftRoceDevice device = context.softDevice();
         this.localIp = Fabric.toInt(device.profile().address());
         this.peerPort = device.profile().udpPort();
-        FaultInjector faults = FaultInjector.parse(device.options().faults());
-        this.faulty = faults != null;
-        this.link = faulty ? new FaultyLink(faults, this::send, this) : this::send;
+        this.faultyLink = new FaultyLink(this::send, this);
+        faultsChanged(); // no loop yet: nothing else touches the transport
+    }
+
+    /**
+     * The context's faults changed (or the transport starts): the link takes the settings and the
+     * armed one-shot faults, and datagrams take it from now on if it has something to do. On the
+     * loop, or before the transport starts.
+     */
+    void faultsChanged() {
+        context.faultsTo(faultyLink);
+        boolean now = faultyLink.active();
+        if (now && !faulty) {
+            acks.releaseAll(); // with faults no ACK is held
+        }
+        faulty = now;
     }
 
     /** Binds the device's address and starts its loop; {@code verb} names the call that needed it. */
@@ -189,7 +207,14 @@ final class SoftTransport implements Fabric.Receiver {
             // BLOCKED: the datagram waits, as below.
         }
         txBuffer.get(0, tx, 0, length);
-        link.send(destinationIp, tos, ttl, tx, 0, length);
+        if (faulty) {
+            faultyLink.send(destinationIp, tos, ttl, tx, 0, length, null);
+            if (!faultyLink.active()) {
+                faulty = false; // the last one-shot fault fired
+            }
+        } else {
+            send(destinationIp, tos, ttl, tx, 0, length, null);
+        }
         acks.afterTransmit(loop.nanoTime()); // with faults no ACK is ever held, and this does nothing
     }
 
@@ -232,18 +257,19 @@ final class SoftTransport implements Fabric.Receiver {
         }
     }
 
-    private void send(int destinationIp, int tos, int ttl, byte[] buffer, int offset, int length) {
+    private void send(int destinationIp, int tos, int ttl, byte[] buffer, int offset, int length,
+                      java.util.List<PacketEvent.Fault> faults) {
         if (endpoint == null) {
             return;
         }
-        if (blockedDatagrams.isEmpty() && offer(destinationIp, tos, ttl, buffer, offset, length)) {
+        if (blockedDatagrams.isEmpty() && offer(destinationIp, tos, ttl, buffer, offset, length, faults)) {
             return;
         }
         // The socket is full, or older datagrams wait for it: keep this one behind them.
         if (blockedDatagrams.size() >= BLOCKED_LIMIT) {
             count(Counter.SEND_ERR);
             event(PacketEvent.Direction.DROPPED, localIp, destinationIp, buffer, offset, length,
-                    BLOCKED_LIMIT + " datagrams already wait for room in the socket's send buffer");
+                    BLOCKED_LIMIT + " datagrams already wait for room in the socket's send buffer", faults);
             return;
         }
         if (blockedDatagrams.isEmpty()) {
@@ -252,11 +278,12 @@ final class SoftTransport implements Fabric.Receiver {
             endpoint.awaitWritable();
         }
         blockedDatagrams.add(new Waiting(destinationIp, tos, ttl,
-                java.util.Arrays.copyOfRange(buffer, offset, offset + length)));
+                java.util.Arrays.copyOfRange(buffer, offset, offset + length), faults));
     }
 
     /** Hands one datagram to the fabric; false when the socket had no room and nothing was sent. */
-    private boolean offer(int destinationIp, int tos, int ttl, byte[] buffer, int offset, int length) {
+    private boolean offer(int destinationIp, int tos, int ttl, byte[] buffer, int offset, int length,
+                          java.util.List<PacketEvent.Fault> faults) {
         Fabric.SendResult result;
         if (capture != null) {
             // Written while the capture is held, and only when sent: once the datagram is out, the
@@ -274,9 +301,9 @@ final class SoftTransport implements Fabric.Receiver {
             case FAILED -> {
                 count(Counter.SEND_ERR);
                 event(PacketEvent.Direction.DROPPED, localIp, destinationIp, buffer, offset, length,
-                        "the network refused the datagram");
+                        "the network refused the datagram", faults);
             }
-            default -> event(PacketEvent.Direction.SENT, localIp, destinationIp, buffer, offset, length, null);
+            default -> event(PacketEvent.Direction.SENT, localIp, destinationIp, buffer, offset, length, null, faults);
         }
         return true;
     }
@@ -315,7 +342,8 @@ final class SoftTransport implements Fabric.Receiver {
         }
         while (!blockedDatagrams.isEmpty()) {
             Waiting next = blockedDatagrams.peek();
-            if (!offer(next.destinationIp(), next.tos(), next.ttl(), next.datagram(), 0, next.datagram().length)) {
+            if (!offer(next.destinationIp(), next.tos(), next.ttl(), next.datagram(), 0, next.datagram().length,
+                    next.faults())) {
                 endpoint.awaitWritable();
                 return;
             }
@@ -355,24 +383,26 @@ final class SoftTransport implements Fabric.Receiver {
             count(Counter.RCVD_MALFORMED);
             if (context.hasListeners()) {
                 context.publish(new PacketEvent(loop.nanoTime(), PacketEvent.Direction.DROPPED, address(sourceIp, sourcePort),
-                        address(localIp, localPort), "?", 0, 0, false, length, "malformed: " + e.getMessage()));
+                        address(localIp, localPort), "?", 0, 0, false, length, "malformed: " + e.getMessage(),
+                        java.util.List.of(), java.util.Arrays.copyOfRange(buffer, offset, offset + length)));
             }
             return;
         }
         if (ipId < 0) {
             count(Counter.RCVD_ICRC_ERR);
-            drop(packet, sourceIp, sourcePort, "ICRC mismatch");
+            drop(packet, sourceIp, sourcePort, "ICRC mismatch", buffer, offset, length);
             return;
         }
         SoftQueuePair qp = queuePairs.get(packet.destQp());
         if (qp == null) {
             count(Counter.RCVD_UNKNOWN_QP);
-            drop(packet, sourceIp, sourcePort, String.format("no QP 0x%x on this device", packet.destQp()));
+            drop(packet, sourceIp, sourcePort, String.format("no QP 0x%x on this device", packet.destQp()), buffer, offset,
+                    length);
             return;
         }
         String refusal = qp.accepts(packet, sourceIp);
         if (refusal != null) {
-            drop(packet, sourceIp, sourcePort, refusal);
+            drop(packet, sourceIp, sourcePort, refusal, buffer, offset, length);
             return;
         }
         count(Counter.RCVD_PKTS);
@@ -380,39 +410,47 @@ final class SoftTransport implements Fabric.Receiver {
         if (context.hasListeners()) {
             context.publish(new PacketEvent(loop.nanoTime(), PacketEvent.Direction.RECEIVED, address(sourceIp, sourcePort),
                     address(localIp, localPort), packet.opcode().name(), packet.destQp(), packet.psn(),
-                    packet.ackRequest(), length, packet.detail()));
+                    packet.ackRequest(), length, packet.detail(), java.util.List.of(),
+                    java.util.Arrays.copyOfRange(buffer, offset, offset + length)));
         }
         qp.receive(packet);
     }
 
-    private void drop(RocePacket packet, int sourceIp, int sourcePort, String reason) {
+    private void drop(RocePacket packet, int sourceIp, int sourcePort, String reason, byte[] buffer, int offset,
+                      int length) {
         if (context.hasListeners()) {
             context.publish(new PacketEvent(loop.nanoTime(), PacketEvent.Direction.DROPPED, address(sourceIp, sourcePort),
                     address(localIp, localPort), packet.opcode().name(), packet.destQp(), packet.psn(),
-                    packet.ackRequest(), packet.length(), reason + "; " + packet.detail()));
+                    packet.ackRequest(), packet.length(), reason + "; " + packet.detail(), java.util.List.of(),
+                    java.util.Arrays.copyOfRange(buffer, offset, offset + length)));
         }
     }
 
-    /** A datagram for {@code destination} was lost on its way out, for {@code reason}: the listeners hear of it. */
-    void dropped(int destination, byte[] buffer, int offset, int length, String reason) {
-        event(PacketEvent.Direction.DROPPED, localIp, destination, buffer, offset, length, reason);
+    /**
+     * A datagram for {@code destination} was lost on its way out, for {@code reason} (a fault in
+     * {@code faults}): the listeners hear of it.
+     */
+    void dropped(int destination, byte[] buffer, int offset, int length, String reason,
+                 java.util.List<PacketEvent.Fault> faults) {
+        event(PacketEvent.Direction.DROPPED, localIp, destination, buffer, offset, length, reason, faults);
     }
 
     private void event(PacketEvent.Direction direction, int source, int destination, byte[] buffer, int offset,
-                       int length, String reason) {
+                       int length, String reason, java.util.List<PacketEvent.Fault> faults) {
         if (!context.hasListeners()) {
             return;
         }
         String sourceText = address(source, localPort);
         String destinationText = address(destination, peerPort);
+        byte[] bytes = java.util.Arrays.copyOfRange(buffer, offset, offset + length);
         try {
             RocePacket packet = RocePacket.decode(buffer, offset, length);
             String detail = reason == null ? packet.detail() : reason + "; " + packet.detail();
             context.publish(new PacketEvent(loop.nanoTime(), direction, sourceText, destinationText, packet.opcode().name(),
-                    packet.destQp(), packet.psn(), packet.ackRequest(), length, detail));
+                    packet.destQp(), packet.psn(), packet.ackRequest(), length, detail, faults, bytes));
         } catch (MalformedPacketException e) {
             context.publish(new PacketEvent(loop.nanoTime(), direction, sourceText, destinationText, "?", 0, 0, false,
-                    length, reason == null ? "corrupted" : reason));
+                    length, reason == null ? "corrupted" : reason, faults, bytes));
         }
     }
 

@@ -10,8 +10,11 @@
  * {@code rxe_verbs.c} / {@code rxe_qp.c}, with its checks apart in {@code QpAttributeChecks};
  * {@code Requester}, {@code Completer} and {@code Responder} as {@code rxe_req.c},
  * {@code rxe_comp.c} and {@code rxe_resp.c}; packet I/O in
- * {@code SoftTransport}), the {@link org.rdmalab.softroce.FaultInjector}, the capture tap and the
- * port {@link org.rdmalab.softroce.Counter}s. The fabrics packets travel on (real UDP, or a
+ * {@code SoftTransport}), the {@link org.rdmalab.softroce.FaultInjector} and {@code FaultyLink}
+ * (random and one-shot faults, changed while the device runs through the context's
+ * {@link org.rdmalab.verbs.FaultControl}; each fault that fires is on its packet's
+ * {@link org.rdmalab.verbs.PacketEvent}), the capture tap and the port
+ * {@link org.rdmalab.softroce.Counter}s. The fabrics packets travel on (real UDP, or a
  * simulated network with a virtual clock for tests), the event loop and the socket setup that lets
  * kernel rxe take soft0's packets live in {@link org.rdmalab.softroce.net}; the headers in
  * {@link org.rdmalab.wire}; captures in {@link org.rdmalab.capture}.

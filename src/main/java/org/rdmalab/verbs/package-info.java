@@ -13,6 +13,12 @@
  * allocates nothing at all. The list-shaped calls stay for chains and for code that keeps its
  * completions.
  *
+ * <p>What a device may offer beyond the verbs, found with {@code instanceof} on its context:
+ * {@link org.rdmalab.verbs.PacketObservable} (its packets as {@link org.rdmalab.verbs.PacketEvent}s,
+ * with their bytes and the injected faults that hit them) and {@link org.rdmalab.verbs.FaultControl}
+ * (its faults, changed while it runs: {@link org.rdmalab.verbs.FaultSettings} and
+ * {@link org.rdmalab.verbs.OneShotFault}); soft0 offers both.
+ *
  * <p>No JavaFX, no native code, no backend. Thread rules: value types are immutable except
  * {@link org.rdmalab.verbs.QpAttributes} (a mutable bag like C's struct, confined to its caller)
  * and {@link org.rdmalab.verbs.CompletionBuffer} (refilled by each poll, confined to the thread
