@@ -68,6 +68,14 @@ public final class AppLauncher {
      * @throws IllegalArgumentException for an unknown scenario or a folder that does not exist
      */
     public static int screenshot(Path file, String scenario) throws Exception {
+        return screenshot(file, scenario, null);
+    }
+
+    /**
+     * As {@link #screenshot(Path, String)}, with the software devices injecting {@code faultSpec}
+     * ({@code gui --fault}; null for none).
+     */
+    public static int screenshot(Path file, String scenario, String faultSpec) throws Exception {
         WindowScenario chosen = scenario == null ? null : WindowScenario.named(scenario);
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null && !Files.isDirectory(parent)) {
@@ -87,7 +95,7 @@ public final class AppLauncher {
             fxThread[0] = Thread.currentThread();
             try {
                 Stage stage = new Stage();
-                window[0] = MainWindow.create();
+                window[0] = MainWindow.create(faultSpec);
                 Scene scene = window[0].scene();
                 stage.setScene(scene);
                 stage.setTitle(MainWindow.TITLE);

@@ -16,6 +16,8 @@ import org.rdmalab.app.common.FrameExecutor;
 import org.rdmalab.app.common.Views;
 import org.rdmalab.app.doctor.DoctorView;
 import org.rdmalab.app.doctor.DoctorViewModel;
+import org.rdmalab.app.faults.FaultsView;
+import org.rdmalab.app.faults.FaultsViewModel;
 import org.rdmalab.app.lab.BuffersView;
 import org.rdmalab.app.lab.BuffersViewModel;
 import org.rdmalab.app.lab.CompletionsView;
@@ -63,6 +65,8 @@ public final class MainWindow {
 
     private final BenchViewModel bench;
 
+    private FaultsViewModel faults;
+
     private MainWindow(LabViewModel lab, BenchViewModel bench, Scene scene, ExecutorService background) {
         this.lab = lab;
         this.bench = bench;
@@ -73,6 +77,11 @@ public final class MainWindow {
     /** The lab's view model (scenarios and tests drive it). */
     public LabViewModel lab() {
         return lab;
+    }
+
+    /** The Faults tab's view model (tests drive it). */
+    public FaultsViewModel faults() {
+        return faults;
     }
 
     /** The Bench tab's view model (the bench scenario and tests drive it). */
@@ -94,6 +103,16 @@ public final class MainWindow {
     /** The window on the installed backends with the default device options. */
     public static MainWindow create() throws IOException {
         return create(Backends.installed(), DeviceOptions.defaults());
+    }
+
+    /**
+     * The window on the installed backends whose software devices inject {@code faultSpec}
+     * ({@code gui --fault}; null or empty for none), as the Faults tab then shows.
+     *
+     * @throws IllegalArgumentException in one line when the spec is malformed
+     */
+    public static MainWindow create(String faultSpec) throws IOException {
+        return create(Backends.installed(), DeviceOptions.defaults().withFaults(faultSpec));
     }
 
     /**
@@ -129,6 +148,8 @@ public final class MainWindow {
         controllers.put(ConnectionDataView.class, new ConnectionDataView(new ConnectionDataViewModel(lab)));
         controllers.put(BuffersView.class, new BuffersView(new BuffersViewModel(lab, ui)));
         controllers.put(TrafficView.class, new TrafficView(new TrafficViewModel(lab, ui), lab));
+        FaultsViewModel faults = new FaultsViewModel(lab, org.rdmalab.verbs.FaultSettings.parse(base.faults()));
+        controllers.put(FaultsView.class, new FaultsView(faults));
         controllers.put(DoctorView.class, new DoctorView(new DoctorViewModel(lab, backends, base, backgroundWork, ui)));
         BenchViewModel bench = new BenchViewModel(new BenchEngine(backends), backends, () -> benchTopology(base),
                 backgroundWork, ui);
@@ -139,7 +160,9 @@ public final class MainWindow {
         Scene scene = new Scene(root, WIDTH, HEIGHT);
         scene.getStylesheets().add(Views.resource(STYLESHEET).toExternalForm());
         lab.apply(lab.defaultSetup());
-        return new MainWindow(lab, bench, scene, background);
+        MainWindow window = new MainWindow(lab, bench, scene, background);
+        window.faults = faults;
+        return window;
     }
 
     /**

@@ -7,7 +7,8 @@ import org.rdmalab.app.common.UiText;
 /**
  * The JavaFX application: one main window. Started by {@code gui} (which chose the language) or
  * directly ({@code mvn javafx:run}): then {@code --lang=zh_CN} among its parameters, or else the
- * desktop's language, chooses the window's.
+ * desktop's language, chooses the window's. {@code --fault=SPEC} gives the software devices the
+ * faults {@code gui --fault SPEC} names.
  */
 public final class RdmaLabApplication extends Application {
 
@@ -25,7 +26,7 @@ public final class RdmaLabApplication extends Application {
 
     @Override
     public void start(Stage stage) throws Exception {
-        window = MainWindow.create();
+        window = MainWindow.create(getParameters().getNamed().get("fault"));
         stage.setScene(window.scene());
         stage.setTitle(MainWindow.TITLE);
         stage.setMinWidth(MainWindow.MIN_WIDTH);

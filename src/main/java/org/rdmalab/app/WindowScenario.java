@@ -115,7 +115,16 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                                 || bench.statusProperty().get().contains("waiting for a client")).orElse(false)),
                 new WindowScenario("bench-narrow", "the bench scenario with Wide released: the tab between the lab's"
                         + " columns at the window's default size, its buttons, latency over time and the two rows",
-                        lab -> benchLatency(false), WindowScenario::benchDone));
+                        lab -> benchLatency(false), WindowScenario::benchDone),
+                new WindowScenario("drop-ack", "the seed's flow with Drop the next ACK armed in the Faults tab: the"
+                        + " server's ACK is lost, the client's WRITE goes out again with the same PSN and still completes"
+                        + " with IBV_WC_SUCCESS; the tab shows the one-shot fault fired and the ACK it dropped", lab -> {
+                            selectInspectorTab("faultsTab");
+                            faults().ifPresent(faults -> faults.arm(org.rdmalab.verbs.OneShotFault.Kind.DROP_NEXT_ACK));
+                            lab.setup().useRecommendedGid();
+                            lab.apply(lab.defaultSetup().withGidIndex(lab.setup().gidIndexProperty().get()));
+                            lab.runAllToEnd();
+                        }, WindowScenario::idleAndRan));
     }
 
     /** The bench scenarios' run: ib_write_lat, 8 B, with the baseline, for a time per path; {@code wide} the Wide button. */
@@ -147,6 +156,14 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
     private static java.util.Optional<BenchViewModel> bench() {
         return inspector().map(pane -> pane.lookup(".bench-view")).map(node -> node.getProperties()
                 .get(BenchViewModel.class)).filter(BenchViewModel.class::isInstance).map(BenchViewModel.class::cast);
+    }
+
+    /** The shown window's Faults view model. */
+    private static java.util.Optional<org.rdmalab.app.faults.FaultsViewModel> faults() {
+        return inspector().map(pane -> pane.lookup(".faults-view")).map(node -> node.getProperties()
+                .get(org.rdmalab.app.faults.FaultsViewModel.class))
+                .filter(org.rdmalab.app.faults.FaultsViewModel.class::isInstance)
+                .map(org.rdmalab.app.faults.FaultsViewModel.class::cast);
     }
 
     /** The shown window's inspector tabs (the Doctor scenario clicks one, as a user would). */

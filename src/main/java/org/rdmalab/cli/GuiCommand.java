@@ -16,7 +16,7 @@ final class GuiCommand implements Callable<Integer> {
     @Option(names = "--screenshot", paramLabel = "FILE", description = "Save a PNG of the window and exit.")
     Path screenshot;
 
-    @Option(names = "--scenario", paramLabel = "NAME", description = "Run a scenario in the window until it ends before the picture: seed, rtr-no-grh, two-machines, doctor, bench, bench-server, bench-narrow.")
+    @Option(names = "--scenario", paramLabel = "NAME", description = "Run a scenario in the window until it ends before the picture: seed, rtr-no-grh, two-machines, doctor, bench, bench-server, bench-narrow, drop-ack.")
     String scenario;
 
     @Option(names = "--lang", paramLabel = "LANG", description = "The window's language: en or zh_CN (default: zh_CN "
@@ -24,20 +24,25 @@ final class GuiCommand implements Callable<Integer> {
             + "as the command line prints them.")
     String lang;
 
+    /** Faults of the window's software devices, as the Faults tab then shows them. */
+    @picocli.CommandLine.Mixin
+    FaultOption fault;
+
     @Override
     public Integer call() throws Exception {
         UiText.use(lang == null ? UiText.systemDefault() : UiText.parse(lang));
+        String faults = fault.checked();
         if (scenario != null) {
             WindowScenario.named(scenario);
         }
         if (screenshot != null) {
-            return AppLauncher.screenshot(screenshot.toAbsolutePath(), scenario);
+            return AppLauncher.screenshot(screenshot.toAbsolutePath(), scenario, faults);
         }
         if (scenario != null) {
             throw new IllegalArgumentException("--scenario runs in the loopback lab for a picture; give --screenshot FILE"
                     + " too, or open the window without it");
         }
-        AppLauncher.launch(new String[0]);
+        AppLauncher.launch(faults == null ? new String[0] : new String[] {"--fault=" + faults});
         return 0;
     }
 

@@ -45,6 +45,7 @@ public final class LabSession implements AutoCloseable {
     private final LabResources resources;
     private final LabTraffic traffic;
     private AutoCloseable packetSubscription;
+    private final List<Consumer<Context>> openedListeners = new CopyOnWriteArrayList<>();
 
     /**
      * A session of {@code role} with the given steps.
@@ -271,8 +272,20 @@ public final class LabSession implements AutoCloseable {
         return link;
     }
 
+    /**
+     * Runs {@code action} with every context the steps open from now on (after a reset too), on the
+     * thread that opened it, before the step goes on: a window sets the device up there (its faults)
+     * before it sends a packet. It must not block.
+     */
+    public void whenOpened(Consumer<Context> action) {
+        openedListeners.add(Objects.requireNonNull(action));
+    }
+
     void opened(Context opened) {
         resources.context(opened);
+        for (Consumer<Context> listener : openedListeners) {
+            listener.accept(opened);
+        }
         if (packetEvents && opened instanceof PacketObservable observable) {
             packetSubscription = observable.subscribe(packet -> emit(new LabEvent.Packet(packet)));
         }

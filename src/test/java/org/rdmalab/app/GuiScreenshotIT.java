@@ -82,7 +82,7 @@ class GuiScreenshotIT {
     void anUnknownScenarioExits2AndListsTheValidOnes(@TempDir Path dir) throws Exception {
         Run run = gui("--scenario", "nope", "--screenshot", dir.resolve("x.png").toString());
         assertEquals(2, run.exit(), run.output());
-        assertTrue(run.output().contains("unknown scenario 'nope'; valid scenarios: seed, rtr-no-grh, two-machines, doctor, bench, bench-server, bench-narrow"),
+        assertTrue(run.output().contains("unknown scenario 'nope'; valid scenarios: seed, rtr-no-grh, two-machines, doctor, bench, bench-server, bench-narrow, drop-ack"),
                 run.output());
         assertFalse(Files.exists(dir.resolve("x.png")));
     }

@@ -49,7 +49,7 @@ class ViewsLoadTest {
         lab = new LabViewModel(Backends.installed(), DeviceOptions.defaults().withUdpPort(org.rdmalab.testing.Ports
                 .freeUdpPort()), Runnable::run, Runnable::run, LabViewModel.daemonWorkers());
         lab.apply(lab.defaultSetup());
-        views = new Views(Map.of(
+        Map<Class<?>, Object> controllers = new java.util.HashMap<>(Map.of(
                 SetupView.class, new SetupView(lab),
                 StepView.class, new StepView(new StepViewModel(lab)),
                 CompletionsView.class, new CompletionsView(lab),
@@ -64,6 +64,9 @@ class ViewsLoadTest {
                         Backends.installed(), () -> {
                             throw new IllegalStateException("this test runs no benchmark");
                         }, Runnable::run, Runnable::run))));
+        controllers.put(org.rdmalab.app.faults.FaultsView.class, new org.rdmalab.app.faults.FaultsView(
+                new org.rdmalab.app.faults.FaultsViewModel(lab, org.rdmalab.verbs.FaultSettings.NONE)));
+        views = new Views(controllers);
     }
 
     @AfterEach
@@ -75,7 +78,7 @@ class ViewsLoadTest {
     @ValueSource(strings = {"lab/SetupView:setup-view", "lab/StepView:step-view", "lab/CompletionsView:completions-view",
         "lab/BuffersView:buffers-view", "lab/TrafficView:traffic-view", "lab/ConnectionDataView:connection-data-view",
         "lab/ResourcesView:resources-view", "lab/VerbsLogView:verbs-log-view", "packets/PacketsView:packets-view",
-        "bench/BenchView:bench-view"})
+        "bench/BenchView:bench-view", "faults/FaultsView:faults-view"})
     void loads(String viewAndStyle, FxRobot robot) {
         String[] parts = viewAndStyle.split(":");
         Parent[] root = new Parent[1];
