@@ -175,8 +175,22 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
     }
 
     private static void selectInspectorTab(String id) {
-        inspector().ifPresent(pane -> pane.getTabs().stream().filter(tab -> id.equals(tab.getId())).findFirst()
-                .ifPresent(pane.getSelectionModel()::select));
+        inspector().ifPresent(pane -> select(pane, id));
+    }
+
+    /**
+     * Selects the tab {@code id} of {@code pane} or of a tab pane inside one of its tabs (the Wire
+     * tab's Packets and Faults), and the tab that holds it; false when there is none.
+     */
+    private static boolean select(javafx.scene.control.TabPane pane, String id) {
+        for (javafx.scene.control.Tab tab : pane.getTabs()) {
+            if (id.equals(tab.getId()) || tab.getContent() instanceof javafx.scene.control.TabPane inner
+                    && select(inner, id)) {
+                pane.getSelectionModel().select(tab);
+                return true;
+            }
+        }
+        return false;
     }
 
     /** True when the label {@code selector} in the inspector shows text matching {@code pattern}. */

@@ -31,7 +31,7 @@ class UiTextTest {
 
     private static final Pattern SPECIFIER = Pattern.compile("%[sd]");
     /** Names and patterns with no words to translate. */
-    private static final Set<String> SAME_IN_BOTH = Set.of("main.verbs", "main.tcp", "doctor.where",
+    private static final Set<String> SAME_IN_BOTH = Set.of("main.verbs", "doctor.where",
             "bench.distribution.cdf");
 
     @AfterEach

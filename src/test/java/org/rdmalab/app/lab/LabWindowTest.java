@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import javafx.geometry.Bounds;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
+import javafx.scene.control.TabPane;
 import javafx.scene.control.ListView;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextArea;
@@ -31,6 +33,9 @@ import org.testfx.framework.junit5.Start;
 /** The lab window clicked through as a student would, headless (TestFX + Monocle). */
 @ExtendWith(ApplicationExtension.class)
 class LabWindowTest {
+
+    /** The labels of the step pane's own tabs, not of the tabs inside them. */
+    private static final String TOP_TABS = ".inspector > .tab-header-area > .headers-region > .tab .tab-label";
 
     private MainWindow window;
 
@@ -87,6 +92,22 @@ class LabWindowTest {
         robot.clickOn("#clientRunNext");
         waitFor("both sides", () -> !server.busyProperty().get() && !client.busyProperty().get()
                 && server.nextIndexProperty().get() > serverBefore && client.nextIndexProperty().get() > clientBefore);
+    }
+
+    @Test
+    void everyTabOfTheStepPaneShowsItsNameAtTheDefaultSizeWithNoneBehindTheOverflowMenu(FxRobot robot) {
+        waitFor("the steps", () -> !window.lab().sides().isEmpty());
+        TabPane inspector = robot.lookup(".inspector").queryAs(TabPane.class);
+        javafx.geometry.Bounds pane = inspector.localToScreen(inspector.getLayoutBounds());
+        List<javafx.scene.Node> labels = List.copyOf(robot.lookup(TOP_TABS).queryAll());
+        assertEquals(inspector.getTabs().size(), labels.size());
+        for (javafx.scene.Node label : labels) {
+            javafx.geometry.Bounds bounds = label.localToScreen(label.getLayoutBounds());
+            assertTrue(bounds.getMinX() >= pane.getMinX() && bounds.getMaxX() <= pane.getMaxX(),
+                    () -> ((Label) label).getText() + " at " + bounds + " lies outside the step pane " + pane);
+        }
+        assertFalse(robot.lookup(".inspector .control-buttons-tab").query().isVisible(),
+                "the tab list's overflow menu is shown");
     }
 
     @Test
@@ -202,7 +223,7 @@ class LabWindowTest {
     void thePacketsTabsCountersShowWhatAWriteCostSinceTheMark(FxRobot robot) {
         runTheSeedWithTheRecommendedGid(robot);
         robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
-                && "Packets".equals(label.getText())).queryAs(javafx.scene.Node.class));
+                && "Wire".equals(label.getText())).queryAs(javafx.scene.Node.class));
         // The seed's WRITE: the client sent it and got its ACK, the server took it in and acknowledged it.
         waitFor("the seed's packets", () -> counter(robot, "client", "sent_pkts").map(row -> row.value() >= 1)
                 .orElse(false) && counter(robot, "server", "rcvd_pkts").map(row -> row.value() >= 1).orElse(false));
@@ -218,7 +239,7 @@ class LabWindowTest {
         TableView<?> completions = robot.lookup("#completionTable").queryTableView();
         waitFor("the second WRITE's completion", () -> completions.getItems().size() >= 2);
         robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
-                && "Packets".equals(label.getText())).queryAs(javafx.scene.Node.class));
+                && "Wire".equals(label.getText())).queryAs(javafx.scene.Node.class));
         waitFor("the WRITE counted", () -> counter(robot, "client", "sent_pkts").map(CountersViewModel.Row::moved)
                 .orElse(false) && counter(robot, "server", "sent_pkts").map(CountersViewModel.Row::moved).orElse(false));
         CountersViewModel.Row sent = counter(robot, "client", "sent_pkts").orElseThrow();
