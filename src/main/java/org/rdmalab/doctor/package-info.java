@@ -2,7 +2,7 @@
  * {@code doctor}: checks an RDMA setup and says what is wrong and how to fix it.
  * {@link org.rdmalab.doctor.LocalChecks} makes the checks one machine can make alone (libibverbs
  * and the provider of each device, kernel modules, device nodes, memlock, port, netdev and MTU,
- * GID table, firewall); it reads files under a {@link org.rdmalab.doctor.Host}'s root and runs
+ * GID table, firewall; the machine around the devices is its {@code HostChecks}); it reads files under a {@link org.rdmalab.doctor.Host}'s root and runs
  * tools through its {@link org.rdmalab.doctor.CommandRunner}, so tests give it fake sysfs trees.
  * {@link org.rdmalab.doctor.PeerDoctor} swaps {@link org.rdmalab.doctor.SideFacts} with a peer over
  * RDMA Lab's protocol, compares them and runs the active probe (RC QP to RTS, RDMA WRITEs each way),
