@@ -120,6 +120,7 @@ final class DeviceSteps {
                 Optional<GidSelection.Choice> chosen = GidSelection.forAddress(table, session.deviceOptions().address());
                 entry = chosen.map(GidSelection.Choice::entry).orElse(null);
                 why = chosen.map(c -> " (gid_idx auto: " + c.reason() + ")").orElse("");
+                resources.gidChoice(chosen.map(GidSelection.Choice::reason).orElse(""), table.size());
             } else {
                 int index;
                 try {
@@ -128,6 +129,7 @@ final class DeviceSteps {
                     throw new IllegalArgumentException("gid_idx: '" + choice + "' is not auto, -1 or an index");
                 }
                 entry = index < 0 ? null : context.queryGidEntry(port, index);
+                resources.gidChoice("", 0);
             }
             resources.gidEntry(entry);
             Phrase gidLine = entry == null

@@ -180,6 +180,71 @@ public final class Flows {
         return steps;
     }
 
+    /**
+     * How one side of a loopback lesson builds its resources and connects its RC QP: the seed's
+     * steps with other values, one thing changed at a time to show what it does.
+     *
+     * @param bufferLength bytes of the registered buffer
+     * @param mrAccess {@code ibv_reg_mr} access flags
+     * @param qpAccess {@code qp_access_flags} given at RESET → INIT
+     * @param capabilities QP queue sizes
+     * @param cqEntries {@code ibv_create_cq} entries
+     * @param timers RTR's min_rnr_timer and RTS's timeout, retry_cnt and rnr_retry
+     */
+    public record RcSide(int bufferLength, int mrAccess, int qpAccess, QpCapabilities capabilities, int cqEntries,
+                         org.rdmalab.verbs.RcPath.Timers timers) {
+
+        /** Checks the sizes. */
+        public RcSide {
+            if (bufferLength <= 0) {
+                throw new IllegalArgumentException("buffer length " + bufferLength + " must be positive");
+            }
+            if (cqEntries <= 0) {
+                throw new IllegalArgumentException("CQ entries " + cqEntries + " must be positive");
+            }
+            java.util.Objects.requireNonNull(capabilities, "capabilities");
+            java.util.Objects.requireNonNull(timers, "timers");
+        }
+    }
+
+    /**
+     * One side's steps up to RTS for a loopback lesson: open the device, query the port and pick
+     * the GID ({@code settings.gidIndex()}), PD, MR, CQ, RC QP (every send signaled), connect, the
+     * exchange, then INIT, RTR and RTS with PSN 0 both ways. The server sends its data first and
+     * then receives the client's (two steps, so one thread can drive both sides in turn: server
+     * send, client exchange, server receive); the client exchanges in one step. Two threads
+     * driving the two sides meet at the exchange as the seed's do.
+     */
+    public static List<Step> rcSide(Role role, Settings settings, RcSide side) {
+        List<Step> steps = new ArrayList<>();
+        steps.add(new DeviceSteps.OpenDevice(settings.device()));
+        steps.add(new DeviceSteps.QueryPort(settings.ibPort(), settings.gidIndex()));
+        steps.add(new ResourceSteps.AllocatePd());
+        steps.add(new ResourceSteps.RegisterMr(side.bufferLength(), "", 0, side.mrAccess()));
+        steps.add(new ResourceSteps.CreateCq(side.cqEntries()));
+        steps.add(new ResourceSteps.CreateQp(side.capabilities(), true));
+        steps.add(new ConnectSteps.Connect());
+        if (role == Role.SERVER) {
+            steps.add(ConnectSteps.Exchange.send());
+            steps.add(ConnectSteps.Exchange.receive());
+        } else {
+            steps.add(ConnectSteps.Exchange.both());
+        }
+        steps.add(new ModifySteps.ToInit(settings.ibPort(), side.qpAccess()));
+        steps.add(new ModifySteps.ToRtr(settings.ibPort(), settings.mtu(), "0", side.timers().minRnrTimer()));
+        steps.add(new ModifySteps.ToRts(side.timers().timeout(), side.timers().retryCount(), side.timers().rnrRetry(),
+                "0"));
+        return steps;
+    }
+
+    /**
+     * One side's steps up to its QP in RESET, and no further (a lesson that then moves the QP by
+     * hand): open, query port and GID, PD, MR, CQ, QP.
+     */
+    public static List<Step> resources(Settings settings, RcSide side) {
+        return new ArrayList<>(rcSide(Role.SERVER, settings, side).subList(0, 6));
+    }
+
     private static List<Step> common(Settings settings, String initial, int fill, int access, QpCapabilities caps,
                                      int cqSize) {
         return List.of(

@@ -27,6 +27,8 @@ public final class LabResources {
     private Context context;
     private PortAttributes portAttributes;
     private GidEntry gidEntry;
+    private String gidReason = "";
+    private int gidTableSize;
     private ProtectionDomain pd;
     private CompletionQueue cq;
     private MemoryRegion mr;
@@ -66,6 +68,24 @@ public final class LabResources {
 
     void gidEntry(GidEntry entry) {
         gidEntry = entry;
+    }
+
+    /**
+     * Why gid_idx auto chose its entry ("the GID of 127.0.0.1"), empty when an index was given,
+     * and how many entries the port's table had then.
+     */
+    public String gidReason() {
+        return gidReason;
+    }
+
+    /** The number of entries of the GID table gid_idx auto chose from (0 when an index was given). */
+    public int gidTableSize() {
+        return gidTableSize;
+    }
+
+    void gidChoice(String reason, int tableSize) {
+        gidReason = reason;
+        gidTableSize = tableSize;
     }
 
     ProtectionDomain pd() {
@@ -216,6 +236,8 @@ public final class LabResources {
         qp = null;
         portAttributes = null;
         gidEntry = null;
+        gidReason = "";
+        gidTableSize = 0;
         connected = false;
         local = null;
         remote = null;

@@ -46,6 +46,10 @@ public final class LabSession implements AutoCloseable {
     private final LabTraffic traffic;
     private AutoCloseable packetSubscription;
     private final List<Consumer<Context>> openedListeners = new CopyOnWriteArrayList<>();
+    /** The device's counters when a step opened it: a kernel device counts from its creation. */
+    private java.util.Map<String, Long> countersAtOpen = java.util.Map.of();
+    /** The QP state last emitted as a {@link LabEvent.QpStateChange}, for {@link #queryQpState}. */
+    private QpState lastToldState;
 
     /**
      * A session of {@code role} with the given steps.
@@ -229,6 +233,106 @@ public final class LabSession implements AutoCloseable {
         return true;
     }
 
+    /**
+     * {@code ibv_modify_qp} with the caller's attributes and mask, through {@link org.rdmalab.verbs.RcPath}
+     * as the modify steps do: a lesson's transition that no step of the flow makes (RESET → RTR
+     * at once, to see it refused). Success emits {@link LabEvent.QpStateChange} and tells the peer;
+     * a refusal emits the failed {@link LabEvent.VerbCall} and {@link LabEvent.TransitionRefused}
+     * with the QP state table's reason, and is thrown.
+     *
+     * @return the attributes the QP was given
+     * @throws VerbsException as the device returned it
+     * @throws IllegalStateException when there is no QP yet
+     */
+    public org.rdmalab.verbs.QpAttributes modifyQp(org.rdmalab.verbs.QpAttributes attributes, int mask)
+            throws VerbsException {
+        QueuePair qp = requireQp();
+        QpState from = qp.state();
+        org.rdmalab.verbs.QpAttributes applied;
+        try {
+            applied = org.rdmalab.verbs.RcPath.modify(qp, attributes, mask);
+        } catch (VerbsException e) {
+            emit(LabEvent.VerbCall.failed("ibv_modify_qp", VerbArgs.modifyQp(qp, attributes, mask), e));
+            emit(new LabEvent.TransitionRefused(LabEvent.Side.LOCAL, qp.qpNum(), from,
+                    attributes.state() == null ? from : attributes.state(), e.errno(),
+                    Diagnoses.refusal(qp, from, attributes.state() == null ? from : attributes.state(), e)));
+            throw e;
+        }
+        QpState to = qp.state();
+        if (attributes.state() != null) {
+            resources.applied(attributes.state(), applied);
+        }
+        emit(LabEvent.VerbCall.ok("ibv_modify_qp", VerbArgs.modifyQp(qp, applied, mask), from.name() + " → "
+                + to.name()));
+        if (from != to) {
+            stateChanged(from, to);
+        }
+        return applied;
+    }
+
+    /**
+     * {@code ibv_query_qp} of the QP's state: where the device has it now (an error completion
+     * moves a QP to ERR without any modify). Emits the call and, when the state differs from the
+     * last one the session told, a {@link LabEvent.QpStateChange}.
+     *
+     * @throws IllegalStateException when there is no QP yet
+     */
+    public QpState queryQpState() throws VerbsException {
+        QueuePair qp = requireQp();
+        String arguments = String.format("qp 0x%x, attr_mask IBV_QP_STATE", qp.qpNum());
+        QpState state;
+        try {
+            state = qp.query(org.rdmalab.verbs.QpAttrMask.STATE.value()).state();
+        } catch (VerbsException e) {
+            emit(LabEvent.VerbCall.failed("ibv_query_qp", arguments, e));
+            throw e;
+        }
+        emit(LabEvent.VerbCall.ok("ibv_query_qp", arguments, "qp_state " + state.cName()));
+        if (lastToldState != null && lastToldState != state) {
+            emit(new LabEvent.QpStateChange(LabEvent.Side.LOCAL, qp.qpNum(), lastToldState, state));
+            lastToldState = state;
+        }
+        return state;
+    }
+
+    /**
+     * {@code ibv_destroy_qp} before the end: the peer goes silent, and packets for its QP number
+     * are dropped from now on. The session keeps no QP afterwards.
+     *
+     * @throws IllegalStateException when there is no QP
+     */
+    public void destroyQp() {
+        QueuePair qp = requireQp();
+        int number = qp.qpNum();
+        qp.close();
+        resources.qp(null);
+        emit(LabEvent.VerbCall.ok("ibv_destroy_qp", String.format("qp 0x%x", number), "0"));
+    }
+
+    private QueuePair requireQp() {
+        QueuePair qp = resources.qp();
+        if (qp == null) {
+            throw new IllegalStateException("there is no QP yet: run the steps up to 'Create QP' first");
+        }
+        return qp;
+    }
+
+    /**
+     * What the device's counters counted since the session opened it (rxe's count from the
+     * device's creation, soft0's from its opening): name → value in the device's order. Empty when
+     * the device has none.
+     *
+     * @throws VerbsException when the device cannot be read
+     * @throws IllegalStateException when no device is open
+     */
+    public java.util.Map<String, Long> countersSinceOpen() throws VerbsException {
+        Context context = resources.context().orElseThrow(() -> new IllegalStateException("no device is open"));
+        java.util.Map<String, Long> now = context.queryCounters();
+        java.util.Map<String, Long> since = new java.util.LinkedHashMap<>();
+        now.forEach((name, value) -> since.put(name, value - countersAtOpen.getOrDefault(name, 0L)));
+        return since;
+    }
+
     /** Tears everything down and puts every step back to PENDING with its parameters kept. */
     public void reset() {
         releaseResources();
@@ -250,6 +354,8 @@ public final class LabSession implements AutoCloseable {
         }
         resources.release();
         traffic.clear();
+        lastToldState = null;
+        countersAtOpen = java.util.Map.of();
     }
 
     /** Releases the link and every verbs object; idempotent. */
@@ -283,6 +389,11 @@ public final class LabSession implements AutoCloseable {
 
     void opened(Context opened) {
         resources.context(opened);
+        try {
+            countersAtOpen = opened.queryCounters();
+        } catch (VerbsException | RuntimeException e) {
+            countersAtOpen = java.util.Map.of(); // countersSinceOpen reports the device's own error
+        }
         for (Consumer<Context> listener : openedListeners) {
             listener.accept(opened);
         }
@@ -292,6 +403,7 @@ public final class LabSession implements AutoCloseable {
     }
 
     void stateChanged(QpState from, QpState to) {
+        lastToldState = to;
         emit(new LabEvent.QpStateChange(LabEvent.Side.LOCAL, resources.qp().qpNum(), from, to));
         try {
             link.publishQpState(resources.qp().qpNum(), to);

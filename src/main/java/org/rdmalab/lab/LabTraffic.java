@@ -243,7 +243,7 @@ public final class LabTraffic {
     }
 
     /** {@code ibv_post_recv} of the WRs on the session's QP, remembered for their completions, logged. */
-    void postRecv(List<ReceiveWorkRequest> requests, String what) throws VerbsException {
+    public void postRecv(List<ReceiveWorkRequest> requests, String what) throws VerbsException {
         QueuePair qp = resources.qp();
         MemoryRegion mr = resources.mr();
         String arguments = VerbArgs.postRecv(qp, requests);
@@ -276,9 +276,106 @@ public final class LabTraffic {
         }
     }
 
-    /** Polls one completion, as the seed's poll_completion does, and reports it. */
-    Optional<WorkCompletion> pollOne(Duration timeout) throws VerbsException {
+    /**
+     * {@code ibv_post_send} of a chain of send WRs in one call, as a C program links them with
+     * {@code wr.next}: each is remembered for its completion, and one {@link LabEvent.VerbCall}
+     * per WR says what was posted. The WRs are posted as given (remote addresses and rkeys
+     * included, so a lesson can name a wrong one).
+     *
+     * @throws VerbsException as the device returned it (also emitted)
+     * @throws IllegalStateException when there is no QP or MR yet
+     */
+    public void postSend(List<SendWorkRequest> chain) throws VerbsException {
+        QueuePair qp = resources.qp();
+        MemoryRegion mr = resources.mr();
+        if (qp == null || mr == null) {
+            throw new IllegalStateException("create the MR and the QP first");
+        }
+        if (chain.isEmpty()) {
+            throw new IllegalArgumentException("post at least one WR");
+        }
+        ConnectionData remote = resources.remoteData().orElse(null);
+        List<PostKey> keys = new ArrayList<>();
+        List<Posted> added = new ArrayList<>();
+        long now = System.nanoTime();
+        for (SendWorkRequest wr : chain) {
+            ScatterGatherElementRange range = ScatterGatherElementRange.of(mr, wr);
+            long remoteOffset = remote == null ? 0 : Math.max(0, wr.remoteAddress() - remote.addr());
+            Posted posted = new Posted(now, wr.opcode(), range.offset(), range.length(), remoteOffset);
+            PostKey key = new PostKey(false, wr.wrId());
+            posts.computeIfAbsent(key, k -> new ArrayDeque<>()).add(posted);
+            keys.add(key);
+            added.add(posted);
+        }
+        try {
+            qp.postSend(chain);
+        } catch (VerbsException e) {
+            for (int i = 0; i < keys.size(); i++) {
+                forget(keys.get(i), added.get(i));
+            }
+            session.emit(LabEvent.VerbCall.failed("ibv_post_send", VerbArgs.postSend(qp, chain.get(0))
+                    + (chain.size() > 1 ? " and " + (chain.size() - 1) + " more WRs" : ""), e));
+            throw e;
+        }
+        for (int i = 0; i < chain.size(); i++) {
+            SendWorkRequest wr = chain.get(i);
+            session.emit(LabEvent.VerbCall.ok("ibv_post_send", VerbArgs.postSend(qp, wr), "0 (" + posting(
+                    wr.opcode(), (int) Math.min(Integer.MAX_VALUE, wr.totalLength()), wr.remoteAddress(), wr.rkey())
+                    .english() + (chain.size() > 1 ? ", WR " + (i + 1) + " of " + chain.size() + " in one call" : "")
+                    + ")"));
+        }
+    }
+
+    /**
+     * The CPU writes this side's buffer ({@code memcpy}): {@code data} at {@code offset}. Emits a
+     * {@link LabEvent.BufferChanged} saying {@code how}.
+     *
+     * @throws IllegalStateException when there is no MR yet
+     * @throws IllegalArgumentException when the range is outside the buffer
+     */
+    public void write(int offset, byte[] data, String how) {
+        MemoryRegion mr = resources.mr();
+        if (mr == null) {
+            throw new IllegalStateException("register the MR first");
+        }
+        if (offset < 0 || (long) offset + data.length > mr.length()) {
+            throw new IllegalArgumentException(data.length + " bytes at offset " + offset + " do not fit the "
+                    + mr.length() + "-byte buffer");
+        }
+        mr.write(offset, data);
+        session.emit(new LabEvent.BufferChanged(LabEvent.Side.LOCAL, offset, data.length, how));
+    }
+
+    /**
+     * A copy of {@code length} bytes of this side's buffer at {@code offset}, as its CPU sees them.
+     *
+     * @throws IllegalStateException when there is no MR yet
+     * @throws IllegalArgumentException when the range is outside the buffer
+     */
+    public byte[] read(int offset, int length) {
+        MemoryRegion mr = resources.mr();
+        if (mr == null) {
+            throw new IllegalStateException("register the MR first");
+        }
+        if (offset < 0 || length < 0 || (long) offset + length > mr.length()) {
+            throw new IllegalArgumentException(length + " bytes at offset " + offset + " are outside the "
+                    + mr.length() + "-byte buffer");
+        }
+        return mr.read(offset, length);
+    }
+
+    /**
+     * Polls one completion for up to {@code timeout}, as the seed's poll_completion does, and
+     * emits it as a {@link LabEvent.Completion} with the time since its post.
+     *
+     * @return the completion, or empty when none came in time
+     * @throws IllegalStateException when there is no CQ yet
+     */
+    public Optional<WorkCompletion> pollOne(Duration timeout) throws VerbsException {
         CompletionQueue cq = resources.cq();
+        if (cq == null) {
+            throw new IllegalStateException("create the CQ first");
+        }
         Optional<WorkCompletion> polled = cq.pollOne(timeout);
         polled.ifPresent(this::completed);
         return polled;

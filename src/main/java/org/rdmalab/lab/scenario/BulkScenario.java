@@ -21,43 +21,43 @@ final class BulkScenario implements Scenario {
         return "bulk";
     }
 
+
     @Override
-    public String description() {
-        return "RDMA WRITE then READ of --size random bytes (default 64 KiB), split into path-MTU packets,"
-                + " verified byte for byte";
+    public Plan plan(LoopbackSettings settings) {
+        PeerSetup setup = PeerSetup.seed(settings.sizeOr(DEFAULT_SIZE));
+        return Plan.connected(setup, setup);
     }
 
     @Override
-    public ScenarioResult run(LoopbackLab lab) throws VerbsException {
-        Checks checks = lab.checks();
-        int size = lab.settings().sizeOr(DEFAULT_SIZE);
-        int mtu = lab.settings().pathMtu().bytes();
+    public ScenarioResult traffic(ScenarioRun run) throws VerbsException {
+        Checks checks = run.checks();
+        int size = run.settings().sizeOr(DEFAULT_SIZE);
+        int mtu = run.settings().pathMtu().bytes();
         long seed = System.nanoTime();
         byte[] data = new byte[size];
         new Random(seed).nextBytes(data);
         // A message is one WR however long; allow for packet loss and go-back-N retries.
-        Duration timeout = lab.pollTimeout().plusMillis(size / 100).plusSeconds(30);
+        Duration timeout = run.pollTimeout().plusMillis(size / 100).plusSeconds(30);
 
-        PeerSetup setup = PeerSetup.seed(size);
-        Duration readTimeout = timeout.plus(readRecovery(lab.settings().server().faults(), (size + mtu - 1) / mtu,
+        PeerSetup setup = run.client().setup();
+        Duration readTimeout = timeout.plus(readRecovery(run.settings().server().faults(), (size + mtu - 1) / mtu,
                 setup.timeout()));
-        LoopbackLab.Connection connection = lab.connect(setup, setup);
-        Peer server = connection.server();
-        Peer client = connection.client();
-        ConnectionData remote = server.connectionData();
+        ScenarioSide server = run.server();
+        ScenarioSide client = run.client();
+        org.rdmalab.control.ConnectionData remote = server.connectionData();
         int signaled = SendFlag.SIGNALED.value();
 
         client.fill(0, data, String.format("%d random bytes (java.util.Random seed %d)", size, seed));
-        lab.note(String.format("%d bytes at path_mtu %d: the WRITE goes out as %d packets (FIRST, MIDDLE..., LAST)",
+        run.note(String.format("%d bytes at path_mtu %d: the WRITE goes out as %d packets (FIRST, MIDDLE..., LAST)",
                 size, mtu, (size + mtu - 1) / mtu));
-        client.postSend(SendWorkRequest.write(1, client.mr().sge(), remote.address(), remote.rkey(), signaled));
+        client.postSend(SendWorkRequest.write(1, client.sge(), remote.addr(), remote.rkey(), signaled));
         Optional<WorkCompletion> write = client.poll(timeout);
         checks.completion(write, 1, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, -1);
         checks.bytes(server.show(0, size, "after the RDMA WRITE"), data, "the server's buffer");
 
         client.fill(0, new byte[size], "zeros");
-        lab.note("the READ's responses come back one per path MTU, starting at the request's PSN");
-        client.postSend(SendWorkRequest.read(2, client.mr().sge(), remote.address(), remote.rkey(), signaled));
+        run.note("the READ's responses come back one per path MTU, starting at the request's PSN");
+        client.postSend(SendWorkRequest.read(2, client.sge(), remote.addr(), remote.rkey(), signaled));
         Optional<WorkCompletion> read = client.poll(readTimeout);
         checks.completion(read, 2, WcStatus.SUCCESS, WcOpcode.RDMA_READ, size);
         checks.bytes(client.show(0, size, "after the RDMA READ"), data, "the client's buffer");

@@ -1,11 +1,14 @@
 package org.rdmalab.lab.scenario;
 
+import org.rdmalab.lab.Flows;
 import org.rdmalab.verbs.AccessFlag;
 import org.rdmalab.verbs.QpCapabilities;
+import org.rdmalab.verbs.RcPath;
 
 /**
- * How one peer builds its resources and connects its QP. {@link #seed(int)} gives the seed demo's
- * values; scenarios change one thing at a time to show what it does.
+ * How one side of a scenario builds its resources and connects its QP: the values its lab steps
+ * ({@link Flows#rcSide}) are given. {@link #seed(int)} gives the seed demo's values; scenarios
+ * change one thing at a time to show what it does.
  *
  * @param bufferLength bytes of the registered buffer
  * @param mrAccess {@code ibv_reg_mr} access flags
@@ -32,7 +35,9 @@ public record PeerSetup(int bufferLength, int mrAccess, int qpAccess, QpCapabili
 
     /** The seed's peer: {@code length}-byte buffer, one WR each way, a one-entry CQ, seed timers. */
     public static PeerSetup seed(int length) {
-        return new PeerSetup(length, SEED_ACCESS, SEED_ACCESS, QpCapabilities.seed(), 1, 0x12, 0x12, 6, 0);
+        RcPath.Timers seed = RcPath.Timers.SEED;
+        return new PeerSetup(length, SEED_ACCESS, SEED_ACCESS, QpCapabilities.seed(), 1, seed.minRnrTimer(),
+                seed.timeout(), seed.retryCount(), seed.rnrRetry());
     }
 
     /** The seed's peer with room for a few outstanding requests (16 WRs, 16 CQ entries). */
@@ -58,5 +63,11 @@ public record PeerSetup(int bufferLength, int mrAccess, int qpAccess, QpCapabili
     public PeerSetup withRetry(int newTimeout, int newRetryCount) {
         return new PeerSetup(bufferLength, mrAccess, qpAccess, capabilities, cqEntries, minRnrTimer, newTimeout,
                 newRetryCount, rnrRetry);
+    }
+
+    /** The values as the lab's steps take them. */
+    Flows.RcSide side() {
+        return new Flows.RcSide(bufferLength, mrAccess, qpAccess, capabilities, cqEntries,
+                new RcPath.Timers(minRnrTimer, timeout, retryCount, rnrRetry));
     }
 }

@@ -25,40 +25,38 @@ final class RetryExceededScenario implements Scenario {
         return "retry-exceeded";
     }
 
+
     @Override
-    public String description() {
-        return "the server's QP is destroyed, so nothing answers: after timeout x (retry_cnt + 1)"
-                + " the WRITE completes with IBV_WC_RETRY_EXC_ERR";
+    public Plan plan(LoopbackSettings settings) {
+        return Plan.connected(PeerSetup.roomy(16), PeerSetup.roomy(16).withRetry(TIMEOUT, RETRY_COUNT));
     }
 
     @Override
-    public ScenarioResult run(LoopbackLab lab) throws VerbsException {
-        Checks checks = lab.checks();
-        PeerSetup clientSetup = PeerSetup.roomy(16).withRetry(TIMEOUT, RETRY_COUNT);
-        LoopbackLab.Connection connection = lab.connect(PeerSetup.roomy(16), clientSetup);
-        Peer server = connection.server();
-        Peer client = connection.client();
-        ConnectionData remote = server.connectionData();
+    public ScenarioResult traffic(ScenarioRun run) throws VerbsException {
+        Checks checks = run.checks();
+        ScenarioSide server = run.server();
+        ScenarioSide client = run.client();
+        org.rdmalab.control.ConnectionData remote = server.connectionData();
 
         long timeoutNanos = RnrTimer.ackTimeoutNanos(TIMEOUT);
         long expectedNanos = timeoutNanos * (RETRY_COUNT + 1);
-        lab.note(String.format("expected: the first send plus %d resends, each waiting timeout %s:"
-                + " %s before IBV_WC_RETRY_EXC_ERR", RETRY_COUNT, Peer.millis(timeoutNanos), Peer.millis(expectedNanos)));
+        run.note(String.format("expected: the first send plus %d resends, each waiting timeout %s:"
+                + " %s before IBV_WC_RETRY_EXC_ERR", RETRY_COUNT, ScenarioPrinter.millis(timeoutNanos), ScenarioPrinter.millis(expectedNanos)));
         server.destroyQp();
         client.fill(0, SeedScenario.MESSAGE, "\"HelloWorld\"");
-        client.postSend(SendWorkRequest.write(1, client.mr().sge(0, SeedScenario.MESSAGE.length), remote.address(),
+        client.postSend(SendWorkRequest.write(1, client.sge(0, SeedScenario.MESSAGE.length), remote.addr(),
                 remote.rkey(), SendFlag.SIGNALED.value()));
-        Duration wait = lab.pollTimeout().plusNanos(expectedNanos * 3);
+        Duration wait = run.pollTimeout().plusNanos(expectedNanos * 3);
         Optional<WorkCompletion> completion = client.poll(wait);
         long measured = client.lastElapsedNanos();
         checks.completion(completion, 1, WcStatus.RETRY_EXC_ERR, null, -1);
         if (completion.isPresent()) {
             boolean plausible = measured >= expectedNanos / 2 && measured <= expectedNanos * 3 + 1_000_000_000L;
-            checks.that(plausible, String.format("measured %s, expected about %s", Peer.millis(measured),
-                    Peer.millis(expectedNanos)), String.format("measured %s, far from the expected %s (timeout x"
-                    + " (retry_cnt + 1))", Peer.millis(measured), Peer.millis(expectedNanos)));
+            checks.that(plausible, String.format("measured %s, expected about %s", ScenarioPrinter.millis(measured),
+                    ScenarioPrinter.millis(expectedNanos)), String.format("measured %s, far from the expected %s (timeout x"
+                    + " (retry_cnt + 1))", ScenarioPrinter.millis(measured), ScenarioPrinter.millis(expectedNanos)));
         }
         return checks.result(String.format("the unanswered WRITE completed with IBV_WC_RETRY_EXC_ERR after %s"
-                + " (expected about %s)", Peer.millis(measured), Peer.millis(expectedNanos)));
+                + " (expected about %s)", ScenarioPrinter.millis(measured), ScenarioPrinter.millis(expectedNanos)));
     }
 }

@@ -141,9 +141,20 @@ public final class ScenarioPrinter implements ScenarioListener {
         }
         text.append(String.format("  qp_num 0x%x", wc.qpNum()));
         if (elapsedNanos >= 0) {
-            text.append("  (").append(Peer.millis(elapsedNanos)).append(" after the post)");
+            text.append("  (").append(millis(elapsedNanos)).append(" after the post)");
         }
         return text.toString();
+    }
+
+    /** "1.07 s", "5.12 ms", "67.1 ms"; "no timer" for 0. */
+    static String millis(long nanos) {
+        if (nanos == 0) {
+            return "no timer";
+        }
+        if (nanos >= 1_000_000_000L) {
+            return String.format("%.2f s", nanos / 1e9);
+        }
+        return String.format("%.3g ms", nanos / 1e6);
     }
 
     /** A C string when the bytes are printable text with trailing NULs, else hex (first 16 bytes). */

@@ -20,33 +20,33 @@ final class SeedScenario implements Scenario {
         return "seed";
     }
 
+
     @Override
-    public String description() {
-        return "the seed demo: the client RDMA-writes \"HelloWorld\" into the server's buffer, then reads it back";
+    public Plan plan(LoopbackSettings settings) {
+        return Plan.connected(PeerSetup.seed(MESSAGE.length), PeerSetup.seed(MESSAGE.length));
     }
 
     @Override
-    public ScenarioResult run(LoopbackLab lab) throws VerbsException {
-        Checks checks = lab.checks();
+    public ScenarioResult traffic(ScenarioRun run) throws VerbsException {
+        Checks checks = run.checks();
         int size = MESSAGE.length;
-        LoopbackLab.Connection connection = lab.connect(PeerSetup.seed(size), PeerSetup.seed(size));
-        Peer server = connection.server();
-        Peer client = connection.client();
-        ConnectionData remote = server.connectionData();
+        ScenarioSide server = run.server();
+        ScenarioSide client = run.client();
+        org.rdmalab.control.ConnectionData remote = server.connectionData();
         int signaled = SendFlag.SIGNALED.value();
 
         client.fill(0, MESSAGE, "\"HelloWorld\"");
         server.show(0, size, "before the RDMA WRITE");
-        lab.note("RDMA WRITE: the client names the server's address and rkey; the server's CPU does nothing");
-        client.postSend(SendWorkRequest.write(1, client.mr().sge(), remote.address(), remote.rkey(), signaled));
-        Optional<WorkCompletion> write = client.poll(lab.pollTimeout());
+        run.note("RDMA WRITE: the client names the server's address and rkey; the server's CPU does nothing");
+        client.postSend(SendWorkRequest.write(1, client.sge(), remote.addr(), remote.rkey(), signaled));
+        Optional<WorkCompletion> write = client.poll(run.pollTimeout());
         checks.completion(write, 1, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, -1);
         checks.bytes(server.show(0, size, "after the client's RDMA WRITE"), MESSAGE, "the server's buffer");
 
         client.fill(0, new byte[size], "zeros");
-        lab.note("RDMA READ: the client fetches the server's buffer into its own, again without the server's CPU");
-        client.postSend(SendWorkRequest.read(2, client.mr().sge(), remote.address(), remote.rkey(), signaled));
-        Optional<WorkCompletion> read = client.poll(lab.pollTimeout());
+        run.note("RDMA READ: the client fetches the server's buffer into its own, again without the server's CPU");
+        client.postSend(SendWorkRequest.read(2, client.sge(), remote.addr(), remote.rkey(), signaled));
+        Optional<WorkCompletion> read = client.poll(run.pollTimeout());
         checks.completion(read, 2, WcStatus.SUCCESS, WcOpcode.RDMA_READ, size);
         checks.bytes(client.show(0, size, "after the RDMA READ"), MESSAGE, "the client's buffer");
 

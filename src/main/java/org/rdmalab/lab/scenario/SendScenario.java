@@ -24,36 +24,35 @@ final class SendScenario implements Scenario {
         return "send";
     }
 
+
     @Override
-    public String description() {
-        return "SEND into a receive the server posted, then RDMA WRITE WITH IMM whose immediate data consumes"
-                + " a receive";
+    public Plan plan(LoopbackSettings settings) {
+        return Plan.connected(PeerSetup.roomy(BUFFER), PeerSetup.roomy(BUFFER));
     }
 
     @Override
-    public ScenarioResult run(LoopbackLab lab) throws VerbsException {
-        Checks checks = lab.checks();
-        LoopbackLab.Connection connection = lab.connect(PeerSetup.roomy(BUFFER), PeerSetup.roomy(BUFFER));
-        Peer server = connection.server();
-        Peer client = connection.client();
-        ConnectionData remote = server.connectionData();
+    public ScenarioResult traffic(ScenarioRun run) throws VerbsException {
+        Checks checks = run.checks();
+        ScenarioSide server = run.server();
+        ScenarioSide client = run.client();
+        org.rdmalab.control.ConnectionData remote = server.connectionData();
         int signaled = SendFlag.SIGNALED.value();
 
-        lab.note("SEND is two-sided: the data lands where the server's posted receive says, not where the client says");
-        server.postRecv(ReceiveWorkRequest.of(10, server.mr().sge(0, WRITE_OFFSET)));
+        run.note("SEND is two-sided: the data lands where the server's posted receive says, not where the client says");
+        server.postRecv(ReceiveWorkRequest.of(10, server.sge(0, WRITE_OFFSET)));
         client.fill(0, MESSAGE, "\"HelloWorld\"");
-        client.postSend(SendWorkRequest.send(1, client.mr().sge(0, MESSAGE.length), signaled));
-        checks.completion(client.poll(lab.pollTimeout()), 1, WcStatus.SUCCESS, WcOpcode.SEND, -1);
-        checks.completion(server.poll(lab.pollTimeout()), 10, WcStatus.SUCCESS, WcOpcode.RECV, MESSAGE.length);
+        client.postSend(SendWorkRequest.send(1, client.sge(0, MESSAGE.length), signaled));
+        checks.completion(client.poll(run.pollTimeout()), 1, WcStatus.SUCCESS, WcOpcode.SEND, -1);
+        checks.completion(server.poll(run.pollTimeout()), 10, WcStatus.SUCCESS, WcOpcode.RECV, MESSAGE.length);
         checks.bytes(server.show(0, MESSAGE.length, "after the SEND"), MESSAGE, "the server's receive buffer");
 
-        lab.note("RDMA WRITE WITH IMM: the data goes to the RETH address, the immediate value consumes a receive");
-        server.postRecv(ReceiveWorkRequest.of(11, server.mr().sge(0, WRITE_OFFSET)));
+        run.note("RDMA WRITE WITH IMM: the data goes to the RETH address, the immediate value consumes a receive");
+        server.postRecv(ReceiveWorkRequest.of(11, server.sge(0, WRITE_OFFSET)));
         client.fill(16, WRITTEN, "\"WriteWithImm\"");
-        client.postSend(SendWorkRequest.writeWithImm(2, client.mr().sge(16, WRITTEN.length),
-                remote.address() + WRITE_OFFSET, remote.rkey(), IMMEDIATE, signaled));
-        checks.completion(client.poll(lab.pollTimeout()), 2, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, -1);
-        Optional<WorkCompletion> received = server.poll(lab.pollTimeout());
+        client.postSend(SendWorkRequest.writeWithImm(2, client.sge(16, WRITTEN.length),
+                remote.addr() + WRITE_OFFSET, remote.rkey(), IMMEDIATE, signaled));
+        checks.completion(client.poll(run.pollTimeout()), 2, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, -1);
+        Optional<WorkCompletion> received = server.poll(run.pollTimeout());
         checks.completion(received, 11, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, WRITTEN.length);
         checks.immediate(received, IMMEDIATE);
         checks.bytes(server.show(WRITE_OFFSET, WRITTEN.length, "at offset 32 after the WRITE WITH IMM"), WRITTEN,

@@ -1,18 +1,21 @@
 /**
- * Loopback scenarios: two RDMA devices in one process, a server peer and a client peer, driven
- * step by step through the seed demo's flow (open device, query port, pick a GID, PD, MR, CQ, RC
- * QP, exchange connection data, RESET → INIT → RTR → RTS, post, poll, tear down) and through a set
- * of error cases that show the completion statuses a C verbs program would see.
- *
- * <p>{@link org.rdmalab.lab.scenario.Scenario} is one case; {@link org.rdmalab.lab.scenario.Scenarios}
- * lists them; {@link org.rdmalab.lab.scenario.LoopbackLab} opens the devices, runs a scenario and
+ * Loopback scenarios: lessons on two lab sessions in one process, a server and a client, each on
+ * its own device. A {@link org.rdmalab.lab.scenario.Scenario} is the steps of the two sessions (the
+ * lab's own steps, the ones the window runs, built from each side's
+ * {@link org.rdmalab.lab.scenario.PeerSetup}), the traffic it posts once both QPs are up (through
+ * each session's {@link org.rdmalab.lab.LabTraffic} and QP requests), and the checks on its outcome.
+ * {@link org.rdmalab.lab.scenario.Scenarios} lists them; {@link org.rdmalab.lab.scenario.ScenarioTexts}
+ * says what each is and teaches (one resource for the command line, the docs and the window);
+ * {@link org.rdmalab.lab.scenario.ScenarioSessions} builds a scenario's sessions and runs their
+ * steps; {@link org.rdmalab.lab.scenario.LoopbackLab} runs a whole scenario for {@code loopback} and
  * releases every verbs object on every path. What happens is reported as
- * {@link org.rdmalab.lab.scenario.ScenarioEvent}s to a {@link org.rdmalab.lab.scenario.ScenarioListener};
+ * {@link org.rdmalab.lab.scenario.ScenarioEvent}s ({@link org.rdmalab.lab.scenario.ScenarioSide}
+ * turns each session's events into them) to a {@link org.rdmalab.lab.scenario.ScenarioListener};
  * {@link org.rdmalab.lab.scenario.ScenarioPrinter} turns them into the text the CLI prints.
  *
- * <p>Uses only the verbs API ({@code org.rdmalab.verbs} and its SPI); no UI, no backend internals.
- * Threads: a scenario runs entirely on the caller's thread (both peers, one after the other, as
- * the connection data is exchanged in memory); every wait for a completion has a timeout. Events
- * are delivered on the caller's thread.
+ * <p>Calls no verb itself: devices are reached through {@code lab} only ({@code ScenarioLayerTest}).
+ * Threads: {@code loopback} runs a scenario entirely on the caller's thread (both sessions in turn,
+ * the connection data handed over in memory); every wait for a completion has a timeout. Events
+ * are delivered on the thread that drives the session, packets on the device's thread.
  */
 package org.rdmalab.lab.scenario;

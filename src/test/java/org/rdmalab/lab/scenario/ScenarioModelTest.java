@@ -1,7 +1,6 @@
 package org.rdmalab.lab.scenario;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,9 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.rdmalab.verbs.Gid;
-import org.rdmalab.verbs.GidEntry;
-import org.rdmalab.verbs.GidType;
 import org.rdmalab.verbs.WcOpcode;
 import org.rdmalab.verbs.WcStatus;
 import org.rdmalab.verbs.WorkCompletion;
@@ -34,35 +30,6 @@ class ScenarioModelTest {
         }
         assertTrue(Scenarios.find(Scenarios.DEFAULT).isPresent());
         assertTrue(Scenarios.find("nope").isEmpty());
-    }
-
-    @Test
-    void theBestGidIsTheIpv4MappedRoceV2OneAsPerftestPicks() throws Exception {
-        byte[] mac = {2, 0, 127, 0, 0, 1};
-        Gid linkLocal = Gid.linkLocal(mac);
-        Gid mapped = Gid.parse("::ffff:127.0.0.1");
-        List<GidEntry> table = List.of(
-                new GidEntry(0, 1, linkLocal, GidType.ROCE_V1, "lo", ""),
-                new GidEntry(1, 1, linkLocal, GidType.ROCE_V2, "lo", ""),
-                new GidEntry(2, 1, mapped, GidType.ROCE_V1, "lo", "127.0.0.1"),
-                new GidEntry(3, 1, mapped, GidType.ROCE_V2, "lo", "127.0.0.1"));
-        java.net.Inet4Address local = org.rdmalab.verbs.spi.DeviceOptions.parseAddress("127.0.0.1");
-        assertEquals(3, Peer.chooseGid(table, local).entry().index());
-        assertEquals(2, Peer.chooseGid(table.subList(0, 3), local).entry().index());
-    }
-
-    @Test
-    void eachPeerTakesTheGidOfItsOwnAddressOnADeviceWithTwo() throws Exception {
-        List<GidEntry> table = List.of(
-                new GidEntry(0, 1, Gid.parse("fe80::5054:ff:fe12:3456"), GidType.ROCE_V2, "eth0", ""),
-                new GidEntry(1, 1, Gid.parse("::ffff:10.0.2.15"), GidType.ROCE_V2, "eth0", "10.0.2.15"),
-                new GidEntry(2, 1, Gid.parse("::ffff:10.0.2.16"), GidType.ROCE_V2, "eth0", "10.0.2.16"));
-        assertEquals(1, Peer.chooseGid(table, org.rdmalab.verbs.spi.DeviceOptions.parseAddress("10.0.2.15"))
-                .entry().index());
-        assertEquals(2, Peer.chooseGid(table, org.rdmalab.verbs.spi.DeviceOptions.parseAddress("10.0.2.16"))
-                .entry().index());
-        assertThrows(org.rdmalab.verbs.VerbsException.class,
-                () -> Peer.chooseGid(List.of(), org.rdmalab.verbs.spi.DeviceOptions.parseAddress("10.0.2.16")));
     }
 
     @Test
