@@ -30,9 +30,10 @@ class BandwidthStatsTest {
 
     @Test
     void theLastMessageCountsAsSignaledWhenTheCountIsNotAMultipleOfCqMod() {
-        // cq_mod 4, 3 messages: only the last (index 2) is signaled: best = (900 - 0) / 3 = 300 ns.
-        long[] posted = {0, 10, 20};
-        long[] completed = {900, 900, 900};
+        // cq_mod 4, 3 messages: only the last (index 2) is signaled: best = (903 - 3) / 3 = 300 ns,
+        // from the first post (from the second: 893 / 2; from the third: 883).
+        long[] posted = {3, 10, 20};
+        long[] completed = {903, 903, 903};
         BandwidthStats stats = BandwidthStats.of(600, posted, completed, 3, 4, true);
         assertEquals(600 / 300e-9, stats.peakBytesPerSecond(), 1e-3);
     }
@@ -51,5 +52,50 @@ class BandwidthStatsTest {
         BandwidthStats stats = BandwidthStats.of(10, new long[] {0}, new long[] {100}, 1, 1, false);
         assertEquals(0.0, stats.peakBytesPerSecond());
         assertThrows(IllegalArgumentException.class, () -> BandwidthStats.of(10, new long[0], new long[0], 0, 1, true));
+    }
+
+    @Test
+    void thePeakCanStartAtALaterPostAndEndAtItsFirstSignaledCompletion() {
+        // cq_mod 2 (messages 1, 3 and 5 signaled). The shortest time per message is post 3 to its
+        // own completion (index 3): 530 - 520 = 10 ns for one message; from post 2 to completion 3 it
+        // is 40 / 2 = 20, from post 0 to the end 650 / 6. The first post is not at 0, so the run's
+        // time is 700 - 50 = 650 ns.
+        long[] posted = {50, 100, 490, 520, 600, 610};
+        long[] completed = {300, 300, 530, 530, 700, 700};
+        BandwidthStats stats = BandwidthStats.of(1000, posted, completed, 6, 2, true);
+        assertEquals(1000 / 10e-9, stats.peakBytesPerSecond(), 1e-3);
+        assertEquals(650, stats.elapsedNanos());
+        assertEquals(6 * 1000 / 650e-9, stats.averageBytesPerSecond(), 1e-3);
+        assertEquals(6 / 650e-9, stats.messagesPerSecond(), 1e-3);
+        assertEquals(6, stats.iterations());
+    }
+
+    @Test
+    void totalsOverTwoSecondsHalveTheRates() {
+        BandwidthStats stats = BandwidthStats.ofTotals(4096, 3000, 2_000_000_000L);
+        assertEquals(4096 * 3000 / 2.0, stats.averageBytesPerSecond(), 1e-6);
+        assertEquals(1500.0, stats.messagesPerSecond(), 1e-9);
+        assertEquals(2_000_000_000L, stats.elapsedNanos());
+        assertEquals(3000, stats.iterations());
+    }
+
+    @Test
+    void bothDirectionsAddPeaksAveragesAndRatesAndKeepThisSidesCounts() {
+        BandwidthStats mine = new BandwidthStats(65536, 5000, 300, 200, 7, 1_000);
+        BandwidthStats peer = new BandwidthStats(65536, 4000, 30, 20, 2, 9_000);
+        BandwidthStats both = mine.plus(peer);
+        assertEquals(330.0, both.peakBytesPerSecond());
+        assertEquals(220.0, both.averageBytesPerSecond());
+        assertEquals(9.0, both.messagesPerSecond());
+        assertEquals(5000, both.iterations());
+        assertEquals(1_000, both.elapsedNanos());
+        assertEquals(65536, both.bytes());
+    }
+
+    @Test
+    void thePeakIsShownInMebibytesOrGigabits() {
+        BandwidthStats stats = new BandwidthStats(8, 1, 250_000_000, 0, 0, 1);
+        assertEquals(2.0, stats.peak(true), 1e-12);
+        assertEquals(250_000_000 / BandwidthStats.MEBIBYTE, stats.peak(false), 1e-12);
     }
 }

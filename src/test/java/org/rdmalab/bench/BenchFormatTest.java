@@ -194,4 +194,66 @@ class BenchFormatTest {
                 "percentile_99", "percentile_99.9"), List.copyOf(lat.keySet()));
         assertEquals(10.0, lat.get("t_typical"));
     }
+
+    @Test
+    void theHeaderSaysCqModerationForBandwidthInlineDataForOneWayAndTheDurationOfATimedRun() {
+        List<String> bw = BenchFormat.header(info(BW));
+        assertTrue(bw.contains(" CQ Moderation   : 100"), String.join("\n", bw));
+        assertTrue(bw.contains(" Max inline data : 0[B]"), String.join("\n", bw));
+        assertTrue(bw.stream().noneMatch(line -> line.startsWith(" Outstand reads")));
+        assertTrue(bw.stream().noneMatch(line -> line.startsWith(" Duration")));
+        List<String> lat = BenchFormat.header(info(LAT));
+        assertTrue(lat.stream().noneMatch(line -> line.startsWith(" CQ Moderation")), String.join("\n", lat));
+        List<String> timed = BenchFormat.header(info(BW.withDuration(5)));
+        assertTrue(timed.contains(" Duration        : 5[sec]"), String.join("\n", timed));
+    }
+
+    @Test
+    void theBaselineTitleNamesTheSamePatternAsTheTest() {
+        String lead = " baseline: plain UDP datagrams (java.nio DatagramChannel), 1024-byte payloads, the same ";
+        assertEquals(lead + "RDMA_Write window of 128 messages, one ack per message pattern, no RDMA logic",
+                BenchFormat.baselineTitle(BW, 1024));
+        assertEquals(lead + "RDMA_Read window of 256 requests, each answered with the data (2 QPs x 128), both ways"
+                + " at once pattern, no RDMA logic", BenchFormat.baselineTitle(BenchSettings.defaults(BenchTest.READ,
+                BenchMode.BW).withQps(2).withBidirectional(true), 1024));
+        assertEquals(lead + "RDMA_Write ping-pong pattern, no RDMA logic", BenchFormat.baselineTitle(LAT, 1024));
+        assertEquals(lead + "RDMA_Read request/response pattern, no RDMA logic", BenchFormat.baselineTitle(
+                BenchSettings.defaults(BenchTest.READ, BenchMode.LAT), 1024));
+    }
+
+    @Test
+    void aSweepWithASizeThatHasNoBaselineGivesTheOthersTheirSize() {
+        BenchReport sweep = new BenchReport(info(BW), List.of(bwRow(BenchRow.Path.RDMA, 2, 1),
+                bwRow(BenchRow.Path.BASELINE, 2, 2), bwRow(BenchRow.Path.RDMA, 4, 3), bwRow(BenchRow.Path.RDMA, 8, 3),
+                bwRow(BenchRow.Path.BASELINE, 8, 4)), false);
+        assertEquals(List.of("ratio: 0.50 (2 bytes)", "ratio: 0.75 (8 bytes)"), BenchFormat.ratioLines(sweep));
+    }
+
+    private static BenchRow withUsage(BenchRow.Path path, int bytes, ResourceMeter.Usage usage) {
+        return new BenchRow(path, bytes, new BandwidthStats(bytes, 100, 2, 1, 1, 1_000), null, usage, 0);
+    }
+
+    @Test
+    void verboseUsageSaysTheAllocationPerMessageAndTheGcs() {
+        assertEquals(" rdma 65536 bytes: allocated 12.5 bytes/message (1250 bytes over 100 messages), 2 GCs (5 ms)",
+                BenchFormat.usage(withUsage(BenchRow.Path.RDMA, 65536, new ResourceMeter.Usage(1250, 100, 2, 5))));
+        assertEquals(" baseline 8 bytes: allocated 0.0 bytes/message (0 bytes over 100 messages), 0 GCs (0 ms)",
+                BenchFormat.usage(withUsage(BenchRow.Path.BASELINE, 8, new ResourceMeter.Usage(0, 100, 0, 0))));
+        assertEquals(" rdma 8 bytes: allocation unknown, 1 GCs (3 ms)",
+                BenchFormat.usage(withUsage(BenchRow.Path.RDMA, 8, new ResourceMeter.Usage(-1, 100, 1, 3))));
+        assertEquals("", BenchFormat.usage(withUsage(BenchRow.Path.RDMA, 8, null)));
+    }
+
+    @Test
+    void verboseCountersListWhatMovedInOrderWithTheirSign() {
+        java.util.LinkedHashMap<String, Long> moved = new java.util.LinkedHashMap<>();
+        moved.put("sent_pkts", 160128L);
+        moved.put("rcvd_pkts", 10128L);
+        moved.put("completer_retry_err", 1L);
+        assertEquals(" rdma 65536 bytes: this side's device counters moved: sent_pkts +160128, rcvd_pkts +10128,"
+                + " completer_retry_err +1", BenchFormat.counters(withUsage(BenchRow.Path.RDMA, 65536,
+                new ResourceMeter.Usage(0, 1, 0, 0, moved))));
+        assertEquals("", BenchFormat.counters(withUsage(BenchRow.Path.RDMA, 8, new ResourceMeter.Usage(0, 1, 0, 0))));
+        assertEquals("", BenchFormat.counters(withUsage(BenchRow.Path.RDMA, 8, null)));
+    }
 }
