@@ -333,6 +333,27 @@ public final class LabSession implements AutoCloseable {
         return since;
     }
 
+    /**
+     * Puts step {@code index} and every step after it back to PENDING, keeping what the steps before
+     * it created and learnt (the QP, the connection data): {@link #runNext()} then runs step
+     * {@code index} again. This is how a QP moved to RESET by hand ({@link #requestState}) is
+     * brought back through INIT, RTR and RTS: the same QP, with the parameters as they are now. A
+     * rewound step that creates an object creates another; the one before stays with the context,
+     * which releases both at {@link #reset()} or {@link #close()}.
+     *
+     * @throws IllegalArgumentException when {@code index} is not a step that ran or the next one
+     */
+    public void rewindTo(int index) {
+        if (index < 0 || index > next || index >= steps.size()) {
+            throw new IllegalArgumentException("step " + index + " has not run yet; run again from a step up to "
+                    + "the next one (" + next + ")");
+        }
+        for (int i = index; i < steps.size(); i++) {
+            steps.get(i).clear();
+        }
+        next = index;
+    }
+
     /** Tears everything down and puts every step back to PENDING with its parameters kept. */
     public void reset() {
         releaseResources();

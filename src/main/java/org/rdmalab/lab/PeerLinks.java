@@ -383,9 +383,14 @@ public final class PeerLinks {
             }
         }
 
+        /**
+         * Nothing to release; what the peer sent this side before is forgotten, as a closed TCP
+         * connection loses it: a sync the peer sent while this side failed must not answer the
+         * next run's exchange.
+         */
         @Override
         public void close() {
-            // Nothing to release.
+            inbox.clear();
         }
     }
 }
