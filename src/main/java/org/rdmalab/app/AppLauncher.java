@@ -15,6 +15,10 @@ import javafx.scene.image.WritableImage;
 import javafx.stage.Stage;
 import javax.imageio.ImageIO;
 import org.rdmalab.app.lab.LabViewModel;
+import org.rdmalab.app.settings.LabSettings;
+import org.rdmalab.app.settings.Scale;
+import org.rdmalab.app.settings.SettingsStore;
+import org.rdmalab.app.settings.Theme;
 
 /**
  * Starts JavaFX from a class that does not extend {@link Application} (a runnable jar's main class
@@ -76,6 +80,17 @@ public final class AppLauncher {
      * ({@code gui --fault}; null for none).
      */
     public static int screenshot(Path file, String scenario, String faultSpec) throws Exception {
+        return screenshot(file, scenario, faultSpec, Scale.DESK, Theme.LIGHT);
+    }
+
+    /**
+     * As {@link #screenshot(Path, String, String)}, the window drawn {@code scale} times larger
+     * ({@code gui --scale}; the picture is that many times the default size) in {@code theme}. The
+     * user's remembered settings are neither read nor written, so the picture is the same on every
+     * machine.
+     */
+    public static int screenshot(Path file, String scenario, String faultSpec, double scale, Theme theme)
+            throws Exception {
         WindowScenario chosen = scenario == null ? null : WindowScenario.named(scenario);
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null && !Files.isDirectory(parent)) {
@@ -85,6 +100,9 @@ public final class AppLauncher {
         System.setProperty("glass.platform", "Monocle");
         System.setProperty("monocle.platform", "Headless");
         System.setProperty("prism.order", "sw");
+        // Monocle's headless screen holds the whole window, however large the scale makes it.
+        System.setProperty("headless.geometry", (int) Math.ceil(MainWindow.WIDTH * scale) + "x"
+                + (int) Math.ceil(MainWindow.HEIGHT * scale) + "-32");
         System.setProperty("java.awt.headless", "true");
         quietClasspathWarning();
         CompletableFuture<java.util.Optional<String>> done = new CompletableFuture<>();
@@ -95,7 +113,8 @@ public final class AppLauncher {
             fxThread[0] = Thread.currentThread();
             try {
                 Stage stage = new Stage();
-                window[0] = MainWindow.create(faultSpec);
+                window[0] = MainWindow.create(faultSpec, LabSettings.defaults().withScale(scale).withTheme(theme),
+                        SettingsStore.inMemory());
                 Scene scene = window[0].scene();
                 stage.setScene(scene);
                 stage.setTitle(MainWindow.TITLE);

@@ -35,6 +35,10 @@ import org.rdmalab.app.lab.VerbsLogView;
 import org.rdmalab.app.packets.CountersView;
 import org.rdmalab.app.packets.CountersViewModel;
 import org.rdmalab.app.packets.PacketsView;
+import org.rdmalab.app.lab.SetupViewModel;
+import org.rdmalab.app.settings.LabSettings;
+import org.rdmalab.app.settings.SettingsStore;
+import org.rdmalab.app.settings.Theme;
 import org.rdmalab.bench.BenchEngine;
 import org.rdmalab.bench.Topology;
 import org.rdmalab.lab.LabSetup;
@@ -62,16 +66,154 @@ public final class MainWindow {
     private final LabViewModel lab;
     private final Scene scene;
     private final ExecutorService background;
+    private final SettingsStore store;
+    private final Appearance appearance;
+    /** The language the user chose ({@code en}, {@code zh_CN}), or empty for the desktop's. */
+    private java.util.Optional<String> language = java.util.Optional.empty();
 
     private final BenchViewModel bench;
 
     private FaultsViewModel faults;
 
-    private MainWindow(LabViewModel lab, BenchViewModel bench, Scene scene, ExecutorService background) {
+    private MainWindow(LabViewModel lab, BenchViewModel bench, Scene scene, ExecutorService background,
+                       SettingsStore store, Appearance appearance) {
         this.lab = lab;
         this.bench = bench;
         this.scene = scene;
         this.background = background;
+        this.store = store;
+        this.appearance = appearance;
+        appearance.themeProperty().addListener((observable, before, now) -> showTheme(now));
+        showTheme(appearance.themeProperty().get());
+        ((ScaledRoot) scene.getRoot()).factorProperty().bind(appearance.scaleProperty());
+    }
+
+    /** The window's theme and scale, switched at run time. */
+    public Appearance appearance() {
+        return appearance;
+    }
+
+    /**
+     * Keeps {@code stage} at least the smallest window size times the scale (as far as the screen
+     * allows), so the layout never gets less room than at the smallest size, and grows it when the
+     * Projector switch needs more.
+     */
+    public void fit(javafx.stage.Stage stage) {
+        Runnable fit = () -> {
+            double factor = appearance.scaleProperty().get();
+            javafx.geometry.Rectangle2D screen = javafx.stage.Screen.getPrimary().getVisualBounds();
+            double width = Math.min(MIN_WIDTH * factor, screen.getWidth());
+            double height = Math.min(MIN_HEIGHT * factor, screen.getHeight());
+            stage.setMinWidth(width);
+            stage.setMinHeight(height);
+            if (stage.getWidth() < width) {
+                stage.setWidth(width);
+            }
+            if (stage.getHeight() < height) {
+                stage.setHeight(height);
+            }
+        };
+        fit.run();
+        appearance.scaleProperty().addListener((observable, before, now) -> fit.run());
+    }
+
+    private void showTheme(Theme now) {
+        Parent root = scene.getRoot();
+        for (Theme each : Theme.values()) {
+            if (each.styleClass() != null) {
+                root.getStyleClass().remove(each.styleClass());
+            }
+        }
+        if (now.styleClass() != null) {
+            root.getStyleClass().add(now.styleClass());
+        }
+    }
+
+    /** The language the user chose for the window ({@code en}, {@code zh_CN}), or empty for the desktop's. */
+    public java.util.Optional<String> language() {
+        return language;
+    }
+
+    /** Remembers {@code tag} ({@code en}, {@code zh_CN}) as the user's choice of language, or the desktop's when empty. */
+    public void language(java.util.Optional<String> tag) {
+        language = tag;
+    }
+
+    /**
+     * What the window would remember now: the setup bar's values, the language, the theme, the
+     * scale, and where {@code stage} is (empty place without one).
+     */
+    public LabSettings settings(javafx.stage.Stage stage) {
+        SetupViewModel setup = lab.setup();
+        java.util.Optional<LabSettings.Place> place = stage == null ? java.util.Optional.empty()
+                : java.util.Optional.of(stage.isMaximized() && placeBeforeMaximized != null ? new LabSettings.Place(
+                        placeBeforeMaximized.x(), placeBeforeMaximized.y(), placeBeforeMaximized.width(),
+                        placeBeforeMaximized.height(), true)
+                        : new LabSettings.Place(stage.getX(), stage.getY(), stage.getWidth(), stage.getHeight(),
+                                stage.isMaximized()));
+        return LabSettings.defaults().withPlace(place)
+                .withSetup(java.util.Optional.ofNullable(setup.deviceProperty().get()).map(SetupViewModel.DeviceChoice::name)
+                                .or(() -> java.util.Optional.ofNullable(lab.currentProperty().get()).map(LabSetup::device)),
+                        setup.gidIndexProperty().get().trim(), setup.modeProperty().get(), setup.roleProperty().get(),
+                        setup.localIpProperty().get().trim(), setup.peerIpProperty().get().trim(),
+                        setup.tcpPortProperty().get(), setup.protocolProperty().get())
+                .withLanguage(language).withTheme(appearance.themeProperty().get())
+                .withScale(appearance.scaleProperty().get());
+    }
+
+    /** Where the window was before it was maximized, kept so a maximized window comes back at its own size. */
+    private LabSettings.Place placeBeforeMaximized;
+
+    /** Follows {@code stage}'s place while it is not maximized (see {@link #settings}). */
+    public void follow(javafx.stage.Stage stage) {
+        javafx.beans.InvalidationListener moved = observable -> {
+            if (!stage.isMaximized()) {
+                placeBeforeMaximized = new LabSettings.Place(stage.getX(), stage.getY(), stage.getWidth(),
+                        stage.getHeight(), false);
+            }
+        };
+        stage.xProperty().addListener(moved);
+        stage.yProperty().addListener(moved);
+        stage.widthProperty().addListener(moved);
+        stage.heightProperty().addListener(moved);
+    }
+
+    /** Writes {@link #settings} of {@code stage} into the window's store. */
+    public void save(javafx.stage.Stage stage) {
+        settings(stage).write(store);
+    }
+
+    /**
+     * Forgets every remembered setting and shows the first start's: light, at a desk, the seed's
+     * setup in the loopback lab (applied, so the lab starts over) and the desktop's language from
+     * the next start.
+     */
+    public void resetSettings() {
+        store.clear();
+        LabSettings defaults = LabSettings.defaults();
+        appearance.themeProperty().set(defaults.theme());
+        appearance.scaleProperty().set(defaults.scale());
+        language = java.util.Optional.empty();
+        showSetup(defaults);
+        lab.apply(lab.defaultSetup());
+    }
+
+    /** The store the window remembers its settings in. */
+    public SettingsStore store() {
+        return store;
+    }
+
+    /** Puts {@code settings}' setup into the setup bar. */
+    private void showSetup(LabSettings settings) {
+        SetupViewModel setup = lab.setup();
+        settings.device().ifPresent(setup::preferDevice);
+        setup.gidIndexProperty().set(settings.gidIndex());
+        setup.roleProperty().set(settings.role());
+        setup.localIpProperty().set(settings.localIp());
+        setup.peerIpProperty().set(settings.peerIp());
+        setup.tcpPortProperty().set(settings.tcpPort());
+        setup.protocolProperty().set(settings.protocol());
+        setup.modeProperty().set(settings.mode());
     }
 
     /** The lab's view model (scenarios and tests drive it). */
@@ -106,6 +248,14 @@ public final class MainWindow {
     }
 
     /**
+     * The window on the installed backends, its software devices injecting {@code faultSpec} (null
+     * for none), showing {@code settings} and remembering into {@code store}.
+     */
+    public static MainWindow create(String faultSpec, LabSettings settings, SettingsStore store) throws IOException {
+        return create(Backends.installed(), DeviceOptions.defaults().withFaults(faultSpec), settings, store);
+    }
+
+    /**
      * The window on the installed backends whose software devices inject {@code faultSpec}
      * ({@code gui --fault}; null or empty for none), as the Faults tab then shows.
      *
@@ -120,6 +270,16 @@ public final class MainWindow {
      * port). Must be called on the JavaFX thread.
      */
     public static MainWindow create(Backends backends, DeviceOptions base) throws IOException {
+        return create(backends, base, LabSettings.defaults(), SettingsStore.inMemory());
+    }
+
+    /**
+     * The window over {@code backends} showing {@code settings} (the setup bar's values applied to
+     * the lab, the theme and the scale) and remembering into {@code store}. Must be called on the
+     * JavaFX thread.
+     */
+    public static MainWindow create(Backends backends, DeviceOptions base, LabSettings settings, SettingsStore store)
+            throws IOException {
         ExecutorService background = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "rdma-lab background");
             thread.setDaemon(true);
@@ -137,6 +297,10 @@ public final class MainWindow {
         LabViewModel lab = new LabViewModel(backends, base, backgroundWork, ui, LabViewModel.daemonWorkers());
         StepViewModel step = new StepViewModel(lab);
         ResourcesViewModel resources = new ResourcesViewModel(lab, backgroundWork, ui);
+        Appearance appearance = new Appearance();
+        appearance.themeProperty().set(settings.theme());
+        appearance.scale(settings.scale());
+        Runnable[] reset = new Runnable[1];
         Map<Class<?>, Object> controllers = new HashMap<>();
         controllers.put(SetupView.class, new SetupView(lab));
         controllers.put(StepView.class, new StepView(step));
@@ -155,13 +319,22 @@ public final class MainWindow {
                 backgroundWork, ui);
         controllers.put(BenchView.class, new BenchView(bench));
         Views views = new Views(controllers);
-        controllers.put(MainView.class, new MainView(lab, views, bench));
-        Parent root = views.load(MainView.FXML);
-        Scene scene = new Scene(root, WIDTH, HEIGHT);
+        controllers.put(MainView.class, new MainView(lab, views, bench, appearance, () -> reset[0].run()));
+        Parent content = views.load(MainView.FXML);
+        Scene scene = new Scene(new ScaledRoot(content), WIDTH * settings.scale(), HEIGHT * settings.scale());
         scene.getStylesheets().add(Views.resource(STYLESHEET).toExternalForm());
-        lab.apply(lab.defaultSetup());
-        MainWindow window = new MainWindow(lab, bench, scene, background);
+        MainWindow window = new MainWindow(lab, bench, scene, background, store, appearance);
+        reset[0] = window::resetSettings;
         window.faults = faults;
+        window.language = settings.language();
+        window.showSetup(settings);
+        LabSetup chosen;
+        try {
+            chosen = lab.setup().toSetup(lab.defaultSetup(), settings.device().orElse(lab.defaultSetup().device()));
+        } catch (IllegalArgumentException remembered) {
+            chosen = lab.defaultSetup();
+        }
+        lab.apply(chosen);
         return window;
     }
 

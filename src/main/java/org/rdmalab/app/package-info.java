@@ -6,8 +6,9 @@
  * {@code fxml/MainView.fxml}, {@link org.rdmalab.app.MainView} places one column per side and
  * the tabs, {@link org.rdmalab.app.AppLauncher} and {@link org.rdmalab.app.RdmaLabApplication}
  * start JavaFX from the jar's main class (with a window, or headless with Monocle for
- * {@code gui --screenshot}), and {@link org.rdmalab.app.WindowScenario} holds the scripted runs
- * of {@code gui --scenario}. The features live beside it:
+ * {@code gui --screenshot}), {@link org.rdmalab.app.WindowScenario} holds the scripted runs
+ * of {@code gui --scenario}, and {@link org.rdmalab.app.Appearance} the theme and the scale
+ * factor that the scene's root ({@code ScaledRoot}) draws the window at. The features live beside it:
  * <ul>
  *   <li>{@link org.rdmalab.app.lab}: the lab's panes (setup, peers, step, traffic, connection data,
  *       resources, verbs log, completions, buffers) under {@link org.rdmalab.app.lab.LabViewModel},
@@ -17,6 +18,7 @@
  *   <li>{@link org.rdmalab.app.bench}: the Bench tab;</li>
  *   <li>{@link org.rdmalab.app.common}: what every feature uses (the window's words, the
  *       once-a-frame executor and event queue, bounded tables, the FXML loader);</li>
+ *   <li>{@link org.rdmalab.app.settings}: what the window remembers between runs (no JavaFX);</li>
  *   <li>{@link org.rdmalab.app.diagram} and {@link org.rdmalab.app.buffer}: the custom controls.</li>
  * </ul>
  *

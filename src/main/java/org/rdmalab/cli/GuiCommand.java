@@ -5,10 +5,16 @@ import java.util.concurrent.Callable;
 import org.rdmalab.app.AppLauncher;
 import org.rdmalab.app.common.UiText;
 import org.rdmalab.app.WindowScenario;
+import org.rdmalab.app.settings.Scale;
+import org.rdmalab.app.settings.Theme;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code gui}: opens the window; with {@code --screenshot} renders it headless into a PNG and exits. */
+/**
+ * {@code gui}: opens the window as the user left it (its remembered settings, with {@code --lang},
+ * {@code --scale} and {@code --theme} winning); with {@code --screenshot} renders it headless into
+ * a PNG and exits, from the first start's settings and these options alone.
+ */
 @Command(name = "gui", mixinStandardHelpOptions = true,
         description = "Opens the RDMA Lab window. With --screenshot, renders it without a display and saves a PNG.")
 final class GuiCommand implements Callable<Integer> {
@@ -24,6 +30,14 @@ final class GuiCommand implements Callable<Integer> {
             + "as the command line prints them.")
     String lang;
 
+    @Option(names = "--scale", paramLabel = "F", description = "Draw the whole window F times larger, from 1.0 to 3.0"
+            + " (1.5 for a projector; the window's Projector switch). Remembered, as the settings menu's choice.")
+    String scale;
+
+    @Option(names = "--theme", paramLabel = "THEME", description = "light or dark. Remembered, as the settings menu's"
+            + " choice.")
+    String theme;
+
     /** Faults of the window's software devices, as the Faults tab then shows them. */
     @picocli.CommandLine.Mixin
     FaultOption fault;
@@ -32,17 +46,34 @@ final class GuiCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         UiText.use(lang == null ? UiText.systemDefault() : UiText.parse(lang));
         String faults = fault.checked();
+        Double factor = scale == null ? null : Scale.parse(scale);
+        Theme colours = theme == null ? null : Theme.parse(theme);
         if (scenario != null) {
             WindowScenario.named(scenario);
         }
         if (screenshot != null) {
-            return AppLauncher.screenshot(screenshot.toAbsolutePath(), scenario, faults);
+            // A picture is the same on every machine: the user's remembered settings are neither read nor written.
+            return AppLauncher.screenshot(screenshot.toAbsolutePath(), scenario, faults,
+                    factor == null ? Scale.DESK : factor, colours == null ? Theme.LIGHT : colours);
         }
         if (scenario != null) {
             throw new IllegalArgumentException("--scenario runs in the loopback lab for a picture; give --screenshot FILE"
                     + " too, or open the window without it");
         }
-        AppLauncher.launch(faults == null ? new String[0] : new String[] {"--fault=" + faults});
+        java.util.List<String> parameters = new java.util.ArrayList<>();
+        if (faults != null) {
+            parameters.add("--fault=" + faults);
+        }
+        if (lang != null) {
+            parameters.add("--lang=" + lang);
+        }
+        if (factor != null) {
+            parameters.add("--scale=" + Scale.format(factor));
+        }
+        if (colours != null) {
+            parameters.add("--theme=" + colours.tag());
+        }
+        AppLauncher.launch(parameters.toArray(String[]::new));
         return 0;
     }
 

@@ -10,7 +10,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** {@code gui --fault SPEC} checks the spec as {@code loopback --fault} does, before a window opens. */
+/**
+ * {@code gui --fault SPEC}, {@code --scale F} and {@code --theme} are checked before a window
+ * opens (the accepted scales' boundaries, 1.0 and 3.0, are LabSettingsTest's).
+ */
 class GuiCommandTest {
 
     @ParameterizedTest
@@ -26,5 +29,26 @@ class GuiCommandTest {
         CliRunner.Result loopback = CliRunner.run("loopback", "--fault", spec);
         assertEquals(result.err().replace("gui", ""), loopback.err().replace("loopback", ""),
                 "the same line as loopback --fault");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0.99", "3.01", "0", "-1.5", "big", "NaN"})
+    void aScaleOutsideOneToThreeIsOneLineAndExitTwoBeforeAnyWindow(String scale, @TempDir Path dir) {
+        Path picture = dir.resolve("x.png");
+        CliRunner.Result result = CliRunner.run("gui", "--scale", scale, "--screenshot", picture.toString());
+        assertEquals(2, result.exitCode(), result.out() + result.err());
+        assertEquals(1, result.err().lines().count(), result.err());
+        assertTrue(result.err().startsWith("rdma-lab: --scale"), result.err());
+        assertTrue(result.err().contains("1.0 to 3.0"), result.err());
+        assertFalse(Files.exists(picture), "no window was rendered");
+    }
+
+    @org.junit.jupiter.api.Test
+    void anUnknownThemeIsOneLineAndExitTwo(@TempDir Path dir) {
+        Path picture = dir.resolve("x.png");
+        CliRunner.Result result = CliRunner.run("gui", "--theme", "solarized", "--screenshot", picture.toString());
+        assertEquals(2, result.exitCode(), result.out() + result.err());
+        assertEquals("rdma-lab: unknown theme 'solarized' for --theme; use light or dark", result.err().strip());
+        assertFalse(Files.exists(picture), "no window was rendered");
     }
 }

@@ -104,6 +104,8 @@ public final class SetupViewModel {
     private final StringBinding gidWarning;
     private final StringBinding recommendation;
     private DeviceOptions base;
+    /** The device to choose once the devices are listed (the remembered one), if it is among them. */
+    private String preferred = "soft0";
     /** Counts the queries asked for; only the latest one's answer is shown. */
     private long queries;
 
@@ -146,7 +148,8 @@ public final class SetupViewModel {
             devices.setAll(found);
             status.set(line);
             if (device.get() == null && !found.isEmpty()) {
-                device.set(found.stream().filter(choice -> choice.name().equals("soft0")).findFirst()
+                device.set(found.stream().filter(choice -> choice.name().equals(preferred)).findFirst()
+                        .or(() -> found.stream().filter(choice -> choice.name().equals("soft0")).findFirst())
                         .orElse(found.get(0)));
             }
         });
@@ -281,8 +284,18 @@ public final class SetupViewModel {
         if (chosen == null) {
             throw new IllegalArgumentException("choose a device first");
         }
+        return toSetup(defaults, chosen.name());
+    }
+
+    /**
+     * The setup as chosen, on the device named {@code deviceName} (the window's first setup, applied
+     * before the devices are listed).
+     *
+     * @throws IllegalArgumentException naming the field that is wrong
+     */
+    public LabSetup toSetup(LabSetup defaults, String deviceName) {
         int portNumber = port.get() == null ? Flows.IB_PORT : port.get().number();
-        LabSetup setup = defaults.withBase(base).withDevice(chosen.name(), portNumber)
+        LabSetup setup = defaults.withBase(base).withDevice(deviceName, portNumber)
                 .withGidIndex(gidIndex.get().trim()).withFlow(flow.get());
         if (mode.get() == LabSetup.Mode.LOOPBACK) {
             return setup.withMode(LabSetup.Mode.LOOPBACK);
@@ -292,6 +305,15 @@ public final class SetupViewModel {
             DeviceOptions.parseAddress(peerIp.get());
         }
         return setup.twoMachines(role.get(), localIp.get().trim(), peerIp.get().trim(), protocol.get(), tcpPort.get());
+    }
+
+    /**
+     * Chooses the device named {@code name} when it is listed (now, or once the devices are listed);
+     * soft0 stays the choice where it is not.
+     */
+    public void preferDevice(String name) {
+        preferred = name;
+        devices.stream().filter(choice -> choice.name().equals(name)).findFirst().ifPresent(device::set);
     }
 
     /** Device options of software devices (tests use their own UDP port). */
