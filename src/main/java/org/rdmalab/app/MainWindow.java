@@ -32,6 +32,8 @@ import org.rdmalab.app.lab.StepViewModel;
 import org.rdmalab.app.lab.TrafficView;
 import org.rdmalab.app.lab.TrafficViewModel;
 import org.rdmalab.app.lab.VerbsLogView;
+import org.rdmalab.app.lessons.ScenariosView;
+import org.rdmalab.app.lessons.ScenariosViewModel;
 import org.rdmalab.app.packets.CountersView;
 import org.rdmalab.app.packets.CountersViewModel;
 import org.rdmalab.app.packets.PacketsView;
@@ -74,6 +76,8 @@ public final class MainWindow {
     private final BenchViewModel bench;
 
     private FaultsViewModel faults;
+
+    private ScenariosViewModel scenarios;
 
     private MainWindow(LabViewModel lab, BenchViewModel bench, Scene scene, ExecutorService background,
                        SettingsStore store, Appearance appearance) {
@@ -226,6 +230,11 @@ public final class MainWindow {
         return faults;
     }
 
+    /** The Lessons tab's scenario gallery (tests and gui --scenario drive it). */
+    public ScenariosViewModel scenarios() {
+        return scenarios;
+    }
+
     /** The Bench tab's view model (the bench scenario and tests drive it). */
     public BenchViewModel bench() {
         return bench;
@@ -318,6 +327,8 @@ public final class MainWindow {
         BenchViewModel bench = new BenchViewModel(new BenchEngine(backends), backends, () -> benchTopology(base),
                 backgroundWork, ui);
         controllers.put(BenchView.class, new BenchView(bench));
+        ScenariosViewModel scenarios = new ScenariosViewModel(lab, backends, base, ui);
+        controllers.put(ScenariosView.class, new ScenariosView(scenarios));
         Views views = new Views(controllers);
         controllers.put(MainView.class, new MainView(lab, views, bench, appearance, () -> reset[0].run()));
         Parent content = views.load(MainView.FXML);
@@ -335,6 +346,7 @@ public final class MainWindow {
             chosen = lab.defaultSetup();
         }
         lab.apply(chosen);
+        window.scenarios = scenarios;
         return window;
     }
 

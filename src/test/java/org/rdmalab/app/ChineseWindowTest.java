@@ -64,7 +64,7 @@ class ChineseWindowTest {
         waitFor("the devices", () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
         List<String> tabs = robot.lookup(".inspector > .tab-header-area > .headers-region > .tab .tab-label").queryAll().stream()
                 .map(node -> ((Label) node).getText()).toList();
-        assertEquals(List.of("步骤", "收发", "连接数据", "资源", "Verbs", "线路", "诊断", "性能测试"), tabs);
+        assertEquals(List.of("步骤", "收发", "连接数据", "资源", "Verbs", "线路", "诊断", "性能测试", "课程"), tabs);
         assertEquals("下一步", robot.lookup("#serverRunNext").queryButton().getText());
         ListCell<?> first = robot.lookup("#serverSteps .list-cell").match(node -> ((ListCell<?>) node).getIndex() == 0)
                 .queryAs(ListCell.class);

@@ -66,6 +66,9 @@ class ViewsLoadTest {
                         }, Runnable::run, Runnable::run))));
         controllers.put(org.rdmalab.app.faults.FaultsView.class, new org.rdmalab.app.faults.FaultsView(
                 new org.rdmalab.app.faults.FaultsViewModel(lab, org.rdmalab.verbs.FaultSettings.NONE)));
+        controllers.put(org.rdmalab.app.lessons.ScenariosView.class, new org.rdmalab.app.lessons.ScenariosView(
+                new org.rdmalab.app.lessons.ScenariosViewModel(lab, Backends.installed(), DeviceOptions.defaults(),
+                        Runnable::run)));
         views = new Views(controllers);
     }
 
@@ -78,7 +81,7 @@ class ViewsLoadTest {
     @ValueSource(strings = {"lab/SetupView:setup-view", "lab/StepView:step-view", "lab/CompletionsView:completions-view",
         "lab/BuffersView:buffers-view", "lab/TrafficView:traffic-view", "lab/ConnectionDataView:connection-data-view",
         "lab/ResourcesView:resources-view", "lab/VerbsLogView:verbs-log-view", "packets/PacketsView:packets-view",
-        "bench/BenchView:bench-view", "faults/FaultsView:faults-view"})
+        "bench/BenchView:bench-view", "faults/FaultsView:faults-view", "lessons/ScenariosView:scenarios-view"})
     void loads(String viewAndStyle, FxRobot robot) {
         String[] parts = viewAndStyle.split(":");
         Parent[] root = new Parent[1];

@@ -101,7 +101,21 @@ public final class LabViewModel implements AutoCloseable {
     /** Builds the sessions for {@code chosen}, closing the ones before. */
     public void apply(LabSetup chosen) {
         closeSides();
-        List<LabSession> sessions = chosen.open(backends);
+        show(chosen, chosen.open(backends));
+    }
+
+    /**
+     * Shows sessions built elsewhere (a lesson's: {@code sessions} from a scenario of the gallery)
+     * as the lab's sides, closing the ones before; {@code chosen} says what they are (the loopback
+     * lab on its device). The sides own the sessions from now on: they run their steps with the
+     * lab's own controls and release them when replaced.
+     */
+    public void applySessions(LabSetup chosen, List<LabSession> sessions) {
+        closeSides();
+        show(chosen, sessions);
+    }
+
+    private void show(LabSetup chosen, List<LabSession> sessions) {
         List<SideViewModel> built = new ArrayList<>();
         for (LabSession session : sessions) {
             String name = chosen.mode() == LabSetup.Mode.LOOPBACK
