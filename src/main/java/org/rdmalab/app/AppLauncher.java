@@ -91,7 +91,21 @@ public final class AppLauncher {
      */
     public static int screenshot(Path file, String scenario, String faultSpec, double scale, Theme theme)
             throws Exception {
+        return screenshot(file, scenario, faultSpec, scale, theme, null, null);
+    }
+
+    /**
+     * As {@link #screenshot(Path, String, String, double, Theme)}, then with view {@code view} shown
+     * ({@link WindowScenario#VIEWS}; null: the window as the scenario leaves it), and with
+     * {@code capture} (a pcap or pcapng file; null for none) opened in the Ladder tab first.
+     */
+    public static int screenshot(Path file, String scenario, String faultSpec, double scale, Theme theme, String view,
+                                 Path capture)
+            throws Exception {
         WindowScenario chosen = scenario == null ? null : WindowScenario.named(scenario);
+        if (view != null) {
+            WindowScenario.viewTab(view);
+        }
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null && !Files.isDirectory(parent)) {
             throw new IllegalArgumentException("folder " + parent + " does not exist; create it first or choose another"
@@ -123,6 +137,9 @@ public final class AppLauncher {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SCREENSHOT_TIMEOUT_SECONDS);
                 Runnable[] check = new Runnable[1];
                 boolean[] started = new boolean[1];
+                if (capture != null) {
+                    window[0].ladder().openCapture(capture);
+                }
                 check[0] = () -> {
                     try {
                         boolean devicesListed = !lab.setup().devices().isEmpty() && !lab.setup().gids().isEmpty();
@@ -133,8 +150,12 @@ public final class AppLauncher {
                         // A step that failed on the way ends the scenario too: the picture shows where it stopped
                         // while the other side may still wait for it.
                         boolean ended = devicesListed && (chosen == null || started[0] && (chosen.ended().test(lab)
-                                || chosen.failure(lab).isPresent()));
+                                || chosen.failure(lab).isPresent()))
+                                && (capture == null || !window[0].ladder().loadingProperty().get());
                         if (ended) {
+                            if (view != null) {
+                                WindowScenario.showView(view);
+                            }
                             // Let the last events, layout and CSS settle before taking the picture.
                             settle(3, () -> {
                                 try {

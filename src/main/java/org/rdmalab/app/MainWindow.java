@@ -79,6 +79,8 @@ public final class MainWindow {
 
     private ScenariosViewModel scenarios;
 
+    private org.rdmalab.app.ladder.LadderViewModel ladder;
+
     private MainWindow(LabViewModel lab, BenchViewModel bench, Scene scene, ExecutorService background,
                        SettingsStore store, Appearance appearance) {
         this.lab = lab;
@@ -235,6 +237,11 @@ public final class MainWindow {
         return scenarios;
     }
 
+    /** The Ladder tab's view model (captures, the selected packets; tests drive it). */
+    public org.rdmalab.app.ladder.LadderViewModel ladder() {
+        return ladder;
+    }
+
     /** The Bench tab's view model (the bench scenario and tests drive it). */
     public BenchViewModel bench() {
         return bench;
@@ -248,6 +255,9 @@ public final class MainWindow {
     public void close() {
         bench.close();
         lab.close();
+        if (ladder != null) {
+            ladder.close();
+        }
         background.shutdownNow();
     }
 
@@ -323,6 +333,9 @@ public final class MainWindow {
         controllers.put(TrafficView.class, new TrafficView(new TrafficViewModel(lab, ui), lab));
         FaultsViewModel faults = new FaultsViewModel(lab, org.rdmalab.verbs.FaultSettings.parse(base.faults()));
         controllers.put(FaultsView.class, new FaultsView(faults));
+        org.rdmalab.app.ladder.LadderViewModel ladder = new org.rdmalab.app.ladder.LadderViewModel(lab, backgroundWork, ui,
+                org.rdmalab.app.ladder.LadderViewModel.pauseTransition());
+        controllers.put(org.rdmalab.app.ladder.LadderView.class, new org.rdmalab.app.ladder.LadderView(ladder));
         controllers.put(DoctorView.class, new DoctorView(new DoctorViewModel(lab, backends, base, backgroundWork, ui)));
         BenchViewModel bench = new BenchViewModel(new BenchEngine(backends), backends, () -> benchTopology(base),
                 backgroundWork, ui);
@@ -337,6 +350,7 @@ public final class MainWindow {
         MainWindow window = new MainWindow(lab, bench, scene, background, store, appearance);
         reset[0] = window::resetSettings;
         window.faults = faults;
+        window.ladder = ladder;
         window.language = settings.language();
         window.showSetup(settings);
         LabSetup chosen;

@@ -18,7 +18,8 @@ import org.rdmalab.app.settings.Theme;
  * are written back when it closes. Its named parameters win over what was remembered:
  * {@code --lang=zh_CN} (else the remembered language, else the desktop's), {@code --scale=F},
  * {@code --theme=dark}; {@code --fault=SPEC} gives the software devices the faults
- * {@code gui --fault SPEC} names.
+ * {@code gui --fault SPEC} names; {@code --capture=FILE} opens a capture in the Ladder tab
+ * ({@code gui --capture FILE}) and shows it.
  */
 public final class RdmaLabApplication extends Application {
 
@@ -65,6 +66,11 @@ public final class RdmaLabApplication extends Application {
         });
         window.follow(stage);
         stage.show();
+        String capture = getParameters().getNamed().get("capture");
+        if (capture != null) {
+            window.ladder().openCapture(java.nio.file.Path.of(capture));
+            WindowScenario.showView("ladder");
+        }
     }
 
     /** True when enough of {@code place}'s title bar lies on a screen there now to grab it (a screen may have gone). */

@@ -124,7 +124,126 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                             lab.setup().useRecommendedGid();
                             lab.apply(lab.defaultSetup().withGidIndex(lab.setup().gidIndexProperty().get()));
                             lab.runAllToEnd();
-                        }, WindowScenario::idleAndRan));
+                        }, WindowScenario::idleAndRan),
+                badRkey(),
+                bulk(BULK_BYTES));
+    }
+
+    /** Bytes the bulk scenario moves each way (gui --scenario bulk). */
+    public static final int BULK_BYTES = 256 * 1024;
+
+    /**
+     * The seed's flow, then the client RDMA-WRITEs with an rkey the server never gave out: the
+     * server's NAK (remote access error) and the client's IBV_WC_REM_ACCESS_ERR, with the Ladder
+     * tab shown.
+     */
+    static WindowScenario badRkey() {
+        boolean[] done = new boolean[1];
+        return new WindowScenario("bad-rkey", "the seed's flow, then a WRITE with an rkey the server never gave out:"
+                + " the server NAKs it (remote access error) and the client's completion is IBV_WC_REM_ACCESS_ERR;"
+                + " the Ladder tab shows the NAK", lab -> {
+                    selectInspectorTab("ladderTab");
+                    lab.setup().useRecommendedGid();
+                    lab.apply(lab.defaultSetup().withGidIndex(lab.setup().gidIndexProperty().get()));
+                    lab.runAllToEnd();
+                }, lab -> {
+                    if (!idleAndRan(lab) || lab.sides().stream().anyMatch(side -> side.failedIndex() >= 0)) {
+                        return idleAndRan(lab);
+                    }
+                    if (!done[0]) {
+                        done[0] = true;
+                        postBadRkeyWrite(lab, started -> { });
+                        return false;
+                    }
+                    return lab.completions().stream().anyMatch(row -> row.completion().status()
+                            == org.rdmalab.verbs.WcStatus.REM_ACCESS_ERR);
+                });
+    }
+
+    /**
+     * The client posts an 11-byte RDMA WRITE (wr_id 7) to the server's buffer with the server's
+     * rkey plus 0x100 (an rkey it never gave out) and polls for its completion; {@code done} gets
+     * the outcome line. For the bad-rkey scenario and its tests.
+     */
+    public static void postBadRkeyWrite(LabViewModel lab, Consumer<String> done) {
+        SideViewModel client = lab.sides().get(lab.sides().size() - 1);
+        client.perform("bad rkey", session -> {
+            var resources = session.resources();
+            var qp = resources.queuePair().orElseThrow();
+            var mr = resources.memoryRegion().orElseThrow();
+            var remote = resources.remoteData().orElseThrow();
+            var wr = new org.rdmalab.verbs.SendWorkRequest(7, List.of(mr.sge(0, 11)),
+                    org.rdmalab.verbs.WrOpcode.RDMA_WRITE, org.rdmalab.verbs.SendFlag.SIGNALED.value(), 0, remote.addr(),
+                    remote.rkey() + 0x100, 0, 0);
+            try {
+                qp.postSend(wr);
+                var polled = session.traffic().pollCompletions(java.time.Duration.ofSeconds(10), 4);
+                return polled.isEmpty() ? "no completion" : polled.get(0).status().cName();
+            } catch (org.rdmalab.verbs.VerbsException e) {
+                return e.getMessage();
+            }
+        }, done);
+    }
+
+    /**
+     * The seed's flow with both buffers {@code bytes} long and path MTU 1024, then the client
+     * RDMA-WRITEs them all to the server and READs them back (with gui --fault drop=0.05 the
+     * retransmissions show on the ladder).
+     */
+    public static WindowScenario bulk(int bytes) {
+        boolean[] posted = new boolean[1];
+        boolean[] finished = new boolean[1];
+        return new WindowScenario("bulk", "the seed's flow with " + bytes / 1024 + " KiB buffers and path MTU 1024,"
+                + " then an RDMA WRITE and an RDMA READ of them all; with --fault drop=0.05 the Ladder tab shows"
+                + " the retransmissions", lab -> {
+                    selectInspectorTab("ladderTab");
+                    lab.setup().useRecommendedGid();
+                    lab.apply(lab.defaultSetup().withGidIndex(lab.setup().gidIndexProperty().get()));
+                    for (SideViewModel side : lab.sides()) {
+                        for (StepRow row : side.steps()) {
+                            if (row.step().id().equals("reg-mr")) {
+                                row.step().parameter("size").set(Integer.toString(bytes));
+                            }
+                            if (row.step().id().equals("modify-rtr")) {
+                                row.step().parameter("path_mtu").set("1024");
+                            }
+                        }
+                    }
+                    lab.runAllToEnd();
+                }, lab -> {
+                    if (!idleAndRan(lab) || lab.sides().stream().anyMatch(side -> side.failedIndex() >= 0)) {
+                        return idleAndRan(lab);
+                    }
+                    if (!posted[0]) {
+                        posted[0] = true;
+                        writeAndReadBack(lab, bytes, outcome -> finished[0] = true);
+                        return false;
+                    }
+                    return finished[0];
+                });
+    }
+
+    /** The client WRITEs {@code bytes} to the server (wr_id 1), then READs them back (wr_id 2). */
+    public static void writeAndReadBack(LabViewModel lab, int bytes, Consumer<String> done) {
+        SideViewModel client = lab.sides().get(lab.sides().size() - 1);
+        client.perform("bulk", session -> {
+            StringBuilder said = new StringBuilder();
+            for (org.rdmalab.verbs.WrOpcode opcode : List.of(org.rdmalab.verbs.WrOpcode.RDMA_WRITE,
+                    org.rdmalab.verbs.WrOpcode.RDMA_READ)) {
+                var posted = session.traffic().postSend(org.rdmalab.lab.TrafficRequest.of(opcode,
+                        opcode == org.rdmalab.verbs.WrOpcode.RDMA_WRITE ? 1 : 2, 0, bytes, 0));
+                if (!posted.ok()) {
+                    return UiText.say(posted.said());
+                }
+                try {
+                    var polled = session.traffic().pollCompletions(java.time.Duration.ofMinutes(5), 1);
+                    said.append(polled.isEmpty() ? "no completion" : polled.get(0).status().cName()).append(' ');
+                } catch (org.rdmalab.verbs.VerbsException e) {
+                    return e.getMessage();
+                }
+            }
+            return said.toString().trim();
+        }, done);
     }
 
     /** The bench scenarios' run: ib_write_lat, 8 B, with the baseline, for a time per path; {@code wide} the Wide button. */
@@ -191,6 +310,41 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
             }
         }
         return false;
+    }
+
+    /**
+     * The views {@code gui --view} shows, by name, with the id of the tab that holds each: the step
+     * pane's tabs and the Wire tab's own (ladder, packets, faults).
+     */
+    public static final java.util.Map<String, String> VIEWS = java.util.Collections.unmodifiableMap(
+            new java.util.LinkedHashMap<>(java.util.Map.ofEntries(
+                    java.util.Map.entry("ladder", "ladderTab"), java.util.Map.entry("packets", "packetsTab"),
+                    java.util.Map.entry("faults", "faultsTab"), java.util.Map.entry("step", "stepTab"),
+                    java.util.Map.entry("traffic", "trafficTab"), java.util.Map.entry("connection-data", "connectionTab"),
+                    java.util.Map.entry("resources", "resourcesTab"), java.util.Map.entry("verbs", "verbsTab"),
+                    java.util.Map.entry("doctor", "doctorTab"), java.util.Map.entry("bench", "benchTab"))));
+
+    /** The names of {@link #VIEWS} in the order the usage lists them. */
+    public static final List<String> VIEW_NAMES = List.of("ladder", "packets", "faults", "step", "traffic",
+            "connection-data", "resources", "verbs", "doctor", "bench");
+
+    /**
+     * The tab id of view {@code name}.
+     *
+     * @throws IllegalArgumentException listing the valid names
+     */
+    public static String viewTab(String name) {
+        String tab = VIEWS.get(name.trim().toLowerCase(Locale.ROOT));
+        if (tab == null) {
+            throw new IllegalArgumentException("unknown view '" + name + "' for --view; valid views: "
+                    + String.join(", ", VIEW_NAMES));
+        }
+        return tab;
+    }
+
+    /** Shows view {@code name} in the shown window (selects its tab and the tab that holds it). */
+    public static void showView(String name) {
+        selectInspectorTab(viewTab(name));
     }
 
     /** True when the label {@code selector} in the inspector shows text matching {@code pattern}. */

@@ -71,12 +71,20 @@ public final class CaptureInspector {
      * @throws IOException when the file cannot be opened or is not a classic pcap file
      */
     public static Result inspect(Path path, Consumer<String> out) throws IOException {
+        return inspect(path, org.rdmalab.wire.UdpPorts.ROCE_V2, out);
+    }
+
+    /**
+     * As {@link #inspect(Path, Consumer)}, taking the datagrams to UDP port {@code udpPort} as RoCE v2
+     * (a capture of software devices on another port than 4791).
+     */
+    public static Result inspect(Path path, int udpPort, Consumer<String> out) throws IOException {
         long packets = 0;
         long ok = 0;
         long bad = 0;
         long malformed = 0;
         String error = null;
-        try (PcapReader reader = PcapReader.open(path)) {
+        try (PcapReader reader = PcapReader.open(path).udpPort(udpPort)) {
             while (true) {
                 PcapReader.Datagram datagram;
                 try {

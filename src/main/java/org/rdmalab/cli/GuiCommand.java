@@ -22,8 +22,16 @@ final class GuiCommand implements Callable<Integer> {
     @Option(names = "--screenshot", paramLabel = "FILE", description = "Save a PNG of the window and exit.")
     Path screenshot;
 
-    @Option(names = "--scenario", paramLabel = "NAME", description = "Run a scenario in the window until it ends before the picture: seed, rtr-no-grh, two-machines, doctor, bench, bench-server, bench-narrow, drop-ack.")
+    @Option(names = "--scenario", paramLabel = "NAME", description = "Run a scenario in the window until it ends before the picture: seed, rtr-no-grh, two-machines, doctor, bench, bench-server, bench-narrow, drop-ack, bad-rkey, bulk.")
     String scenario;
+
+    @Option(names = "--view", paramLabel = "NAME", description = "With --screenshot, the view shown in the picture: "
+            + "ladder, packets, faults (the Wire tab's), step, traffic, connection-data, resources, verbs, doctor or bench.")
+    String view;
+
+    @Option(names = "--capture", paramLabel = "FILE", description = "Open a capture (pcap or pcapng: tcpdump, Wireshark "
+            + "or RDMA Lab's own) in the Ladder tab: its QP pairs and inferred messages drawn as a ladder.")
+    Path capture;
 
     @Option(names = "--lang", paramLabel = "LANG", description = "The window's language: en or zh_CN (default: zh_CN "
             + "on a Chinese desktop, else en). Verb, field and status names, the C code, and results and errors stay "
@@ -51,10 +59,20 @@ final class GuiCommand implements Callable<Integer> {
         if (scenario != null) {
             WindowScenario.named(scenario);
         }
+        if (view != null) {
+            WindowScenario.viewTab(view);
+        }
+        if (capture != null) {
+            checkCapture(capture);
+        }
         if (screenshot != null) {
             // A picture is the same on every machine: the user's remembered settings are neither read nor written.
             return AppLauncher.screenshot(screenshot.toAbsolutePath(), scenario, faults,
-                    factor == null ? Scale.DESK : factor, colours == null ? Theme.LIGHT : colours);
+                    factor == null ? Scale.DESK : factor, colours == null ? Theme.LIGHT : colours, view,
+                    capture == null ? null : capture.toAbsolutePath());
+        }
+        if (view != null) {
+            throw new IllegalArgumentException("--view chooses what the picture shows; give --screenshot FILE too");
         }
         if (scenario != null) {
             throw new IllegalArgumentException("--scenario runs in the loopback lab for a picture; give --screenshot FILE"
@@ -73,8 +91,25 @@ final class GuiCommand implements Callable<Integer> {
         if (colours != null) {
             parameters.add("--theme=" + colours.tag());
         }
+        if (capture != null) {
+            parameters.add("--capture=" + capture.toAbsolutePath());
+        }
         AppLauncher.launch(parameters.toArray(String[]::new));
         return 0;
+    }
+
+    /**
+     * A capture that cannot be opened, or is neither pcap nor pcapng, is a usage error of one line.
+     *
+     * @throws IllegalArgumentException saying why
+     */
+    static void checkCapture(Path file) {
+        try (org.rdmalab.capture.PcapReader reader = org.rdmalab.capture.PcapReader.open(file)) {
+            // Opening reads and checks the file's header.
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("--capture " + file + ": " + e.getMessage()
+                    + "; give a pcap or pcapng file (tcpdump -w, Wireshark, rdma-lab --pcap)", e);
+        }
     }
 
     /** Opens the window in the desktop's language (the jar run with no command). */

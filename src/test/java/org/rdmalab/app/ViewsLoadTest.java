@@ -69,19 +69,25 @@ class ViewsLoadTest {
         controllers.put(org.rdmalab.app.lessons.ScenariosView.class, new org.rdmalab.app.lessons.ScenariosView(
                 new org.rdmalab.app.lessons.ScenariosViewModel(lab, Backends.installed(), DeviceOptions.defaults(),
                         Runnable::run)));
+        ladder = new org.rdmalab.app.ladder.LadderViewModel(lab, Runnable::run, Runnable::run, Runnable::run);
+        controllers.put(org.rdmalab.app.ladder.LadderView.class, new org.rdmalab.app.ladder.LadderView(ladder));
         views = new Views(controllers);
     }
+
+    private org.rdmalab.app.ladder.LadderViewModel ladder;
 
     @AfterEach
     void close(FxRobot robot) {
         robot.interact(lab::close);
+        ladder.close();
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"lab/SetupView:setup-view", "lab/StepView:step-view", "lab/CompletionsView:completions-view",
         "lab/BuffersView:buffers-view", "lab/TrafficView:traffic-view", "lab/ConnectionDataView:connection-data-view",
         "lab/ResourcesView:resources-view", "lab/VerbsLogView:verbs-log-view", "packets/PacketsView:packets-view",
-        "bench/BenchView:bench-view", "faults/FaultsView:faults-view", "lessons/ScenariosView:scenarios-view"})
+        "bench/BenchView:bench-view", "faults/FaultsView:faults-view", "lessons/ScenariosView:scenarios-view",
+        "ladder/LadderView:ladder-view"})
     void loads(String viewAndStyle, FxRobot robot) {
         String[] parts = viewAndStyle.split(":");
         Parent[] root = new Parent[1];

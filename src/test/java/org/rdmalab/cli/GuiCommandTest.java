@@ -49,6 +49,33 @@ class GuiCommandTest {
         CliRunner.Result result = CliRunner.run("gui", "--theme", "solarized", "--screenshot", picture.toString());
         assertEquals(2, result.exitCode(), result.out() + result.err());
         assertEquals("rdma-lab: unknown theme 'solarized' for --theme; use light or dark", result.err().strip());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"lader", "", "wire"})
+    void anUnknownViewIsOneLineAndExitTwoNamingTheViews(String view, @TempDir Path dir) {
+        Path picture = dir.resolve("x.png");
+        CliRunner.Result result = CliRunner.run("gui", "--scenario", "seed", "--view", view, "--screenshot",
+                picture.toString());
+        assertEquals(2, result.exitCode(), result.out() + result.err());
+        assertEquals(1, result.err().lines().count(), result.err());
+        assertTrue(result.err().startsWith("rdma-lab: unknown view '" + view + "' for --view; valid views: ladder, packets,"
+                + " faults,"), result.err());
+        assertFalse(Files.exists(picture), "no window was rendered");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"missing.pcap", "text.pcap", "empty.pcap"})
+    void aCaptureThatCannotBeReadIsOneLineAndExitTwo(String name, @TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("text.pcap"), "hello, this is no capture\n");
+        Files.write(dir.resolve("empty.pcap"), new byte[0]);
+        Path picture = dir.resolve("x.png");
+        CliRunner.Result result = CliRunner.run("gui", "--capture", dir.resolve(name).toString(), "--view", "ladder",
+                "--screenshot", picture.toString());
+        assertEquals(2, result.exitCode(), result.out() + result.err());
+        assertEquals(1, result.err().lines().count(), result.err());
+        assertTrue(result.err().startsWith("rdma-lab: --capture " + dir.resolve(name)), result.err());
+        assertFalse(result.err().contains("at org."), result.err());
         assertFalse(Files.exists(picture), "no window was rendered");
     }
 }

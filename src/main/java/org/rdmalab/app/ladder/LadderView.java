@@ -1,0 +1,123 @@
+package org.rdmalab.app.ladder;
+
+import javafx.beans.binding.Bindings;
+import javafx.fxml.FXML;
+import javafx.scene.control.Button;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Label;
+import javafx.scene.layout.StackPane;
+import javafx.scene.layout.VBox;
+import javafx.util.StringConverter;
+import org.rdmalab.app.common.UiText;
+import org.rdmalab.ladder.QpPair;
+
+/**
+ * Controller of {@code LadderView.fxml}: puts the {@link LadderChart} in its place and binds the
+ * toolbar (the pair drawn, zoom, the newest packet, Open capture…, Save capture…, back to live)
+ * and the lines above the chart (a native device, a capture that could not be read, the counts).
+ */
+public final class LadderView {
+
+    private final LadderViewModel viewModel;
+    private LadderChart chart;
+
+    @FXML
+    private Label sourceLabel;
+    @FXML
+    private ComboBox<QpPair> pairChoice;
+    @FXML
+    private Button liveButton;
+    @FXML
+    private Button saveButton;
+    @FXML
+    private Label noticeLabel;
+    @FXML
+    private Label summaryLabel;
+    @FXML
+    private Label outcomeLabel;
+    @FXML
+    private StackPane chartHolder;
+
+    public LadderView(LadderViewModel viewModel) {
+        this.viewModel = viewModel;
+    }
+
+    @FXML
+    private void initialize() {
+        chart = new LadderChart(viewModel);
+        chart.setId("ladderChart");
+        chartHolder.getChildren().add(chart);
+        chartHolder.getParent().getProperties().put(LadderViewModel.class, viewModel);
+        ((VBox) chartHolder.getParent()).getProperties().put(LadderChart.class, chart);
+        sourceLabel.textProperty().bind(Bindings.createStringBinding(() -> {
+            LadderViewModel.Shown shown = viewModel.shownProperty().get();
+            return shown.fromCapture() ? UiText.format("ladder.fromCapture", shown.capture().getFileName())
+                    : UiText.text("ladder.fromLab");
+        }, viewModel.shownProperty()));
+        pairChoice.setConverter(new StringConverter<>() {
+            @Override
+            public String toString(QpPair pair) {
+                return pair == null ? UiText.text("ladder.allPairs") : pair.toString();
+            }
+
+            @Override
+            public QpPair fromString(String text) {
+                return null;
+            }
+        });
+        pairChoice.getItems().add(null);
+        viewModel.pairs().addListener((javafx.collections.ListChangeListener<QpPair>) change -> {
+            QpPair chosen = viewModel.pairProperty().get();
+            pairChoice.getItems().setAll(new java.util.ArrayList<QpPair>(java.util.Collections.singletonList(null)));
+            pairChoice.getItems().addAll(viewModel.pairs());
+            pairChoice.setValue(chosen);
+        });
+        pairChoice.valueProperty().bindBidirectional(viewModel.pairProperty());
+        liveButton.visibleProperty().bind(Bindings.createBooleanBinding(() -> viewModel.shownProperty().get().fromCapture(),
+                viewModel.shownProperty()));
+        liveButton.managedProperty().bind(liveButton.visibleProperty());
+        saveButton.disableProperty().bind(viewModel.nativeDeviceProperty());
+        noticeLabel.textProperty().bind(viewModel.noticeProperty());
+        noticeLabel.visibleProperty().bind(viewModel.noticeProperty().isNotEmpty());
+        noticeLabel.managedProperty().bind(noticeLabel.visibleProperty());
+        summaryLabel.textProperty().bind(viewModel.summaryProperty());
+        outcomeLabel.textProperty().bind(viewModel.outcomeProperty());
+    }
+
+    /** The chart (tests read what it drew). */
+    public LadderChart chart() {
+        return chart;
+    }
+
+    @FXML
+    private void onZoomIn() {
+        chart.zoomBy(2);
+    }
+
+    @FXML
+    private void onZoomOut() {
+        chart.zoomBy(0.5);
+    }
+
+    @FXML
+    private void onNewest() {
+        chart.showNewest();
+    }
+
+    @FXML
+    private void onLive() {
+        viewModel.backToLive();
+    }
+
+    @FXML
+    private void onOpen() {
+        viewModel.files().toOpen(chart.getScene() == null ? null : chart.getScene().getWindow())
+                .ifPresent(viewModel::openCapture);
+    }
+
+    @FXML
+    private void onSave() {
+        viewModel.files().toSave(chart.getScene() == null ? null : chart.getScene().getWindow())
+                .ifPresent(viewModel::saveCapture);
+    }
+}

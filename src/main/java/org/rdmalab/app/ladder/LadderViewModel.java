@@ -1,0 +1,457 @@
+package org.rdmalab.app.ladder;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyLongProperty;
+import javafx.beans.property.ReadOnlyLongWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ListChangeListener;
+import javafx.collections.ObservableList;
+import javafx.collections.ObservableSet;
+import org.rdmalab.app.common.UiText;
+import org.rdmalab.app.lab.LabViewModel;
+import org.rdmalab.app.lab.SideViewModel;
+import org.rdmalab.ladder.Arrow;
+import org.rdmalab.ladder.CaptureLadder;
+import org.rdmalab.ladder.Ladder;
+import org.rdmalab.ladder.QpPair;
+import org.rdmalab.ladder.Summary;
+import org.rdmalab.ladder.WirePacket;
+import org.rdmalab.lab.LabEvent;
+import org.rdmalab.lab.LabSetup;
+import org.rdmalab.verbs.PacketEvent;
+
+/**
+ * What the Ladder tab shows: the lab's packets as they happen, or a capture opened from a file.
+ *
+ * <p>Live, the software devices' packet events reach it in the lab's batches (never one per
+ * packet). They are held for {@link #HOLD_MILLIS} and put in time order before they join the
+ * {@link Ladder}, because the receiving device may report a packet a moment before the sending
+ * one does; the ladder then pairs each send with its arrival. The view keeps the newest
+ * {@link #LIVE_CAPACITY} arrows; every packet still goes to the session's capture file
+ * ({@link SessionCapture}), which Save capture… copies. A native device (rxe0, a NIC) reports no
+ * packets: the view says so and offers Open capture….
+ *
+ * <p>It also holds what other views link to the ladder: the packets to highlight
+ * ({@link #selectedPackets()}, ladder indices) and the one the user clicked
+ * ({@link #clickedProperty()}).
+ *
+ * <p>JavaFX thread only (tests may drive it from their own single thread with same-thread executors).
+ */
+public final class LadderViewModel implements AutoCloseable {
+
+    /** Arrows a live view keeps (the capture file keeps every packet). */
+    public static final int LIVE_CAPACITY = 10_000;
+    /** How long live packets wait to be put in time order. */
+    public static final long HOLD_MILLIS = 40;
+    /** A packet this much older than the newest one seen cannot be overtaken any more. */
+    private static final long SETTLED_NANOS = 5_000_000;
+
+    /** What is shown: the live lab's ladder, or a capture's. */
+    public record Shown(Ladder ladder, Path capture, long truncated) {
+        /** True for a capture opened from a file. */
+        public boolean fromCapture() {
+            return capture != null;
+        }
+    }
+
+    private final LabViewModel lab;
+    private final Executor background;
+    private final Executor ui;
+    private final Consumer<Runnable> afterHold;
+    private final SessionCapture sessionCapture = new SessionCapture();
+    private Ladder live = new Ladder(LIVE_CAPACITY);
+    private final ArrowTrack liveTrack = new ArrowTrack(LIVE_CAPACITY);
+    private ArrowTrack track = liveTrack;
+    private final List<PacketEvent> pending = new ArrayList<>();
+    private final List<PacketEvent> toWrite = new ArrayList<>();
+    private boolean flushArmed;
+    private boolean arrivedSinceFlush;
+    private long newestPending = Long.MIN_VALUE;
+    private final ReadOnlyObjectWrapper<Shown> shown = new ReadOnlyObjectWrapper<>();
+    private final ReadOnlyLongWrapper revision = new ReadOnlyLongWrapper();
+    private final ObservableList<QpPair> pairs = FXCollections.observableArrayList();
+    private final ObjectProperty<QpPair> pair = new SimpleObjectProperty<>();
+    private final ObservableSet<Long> selected = FXCollections.observableSet(new java.util.HashSet<>());
+    private final ReadOnlyObjectWrapper<Arrow> clicked = new ReadOnlyObjectWrapper<>();
+    private final ReadOnlyStringWrapper notice = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper summary = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper outcome = new ReadOnlyStringWrapper("");
+    private final ReadOnlyBooleanWrapper nativeDevice = new ReadOnlyBooleanWrapper();
+    private final ReadOnlyBooleanWrapper loading = new ReadOnlyBooleanWrapper();
+    private CaptureFiles files = CaptureFiles.dialogs();
+    private Set<String> labAddresses = Set.of();
+
+    /**
+     * @param lab the lab whose packets it shows
+     * @param background reads captures
+     * @param ui the JavaFX thread (a FrameExecutor), or a same-thread executor in tests
+     * @param afterHold runs its task on the JavaFX thread after {@link #HOLD_MILLIS} (a pause
+     *     transition in the window; tests may run it at once)
+     */
+    public LadderViewModel(LabViewModel lab, Executor background, Executor ui, Consumer<Runnable> afterHold) {
+        this.lab = lab;
+        this.background = background;
+        this.ui = ui;
+        this.afterHold = afterHold;
+        shown.set(new Shown(live, null, 0));
+        lab.afterEvent(this::heard);
+        lab.sides().addListener((ListChangeListener<SideViewModel>) change -> restart());
+        lab.currentProperty().addListener((observable, before, setup) -> checkDevice(setup));
+        checkDevice(lab.currentProperty().get());
+        restart();
+    }
+
+    /** In the window: the hold is a pause transition on the JavaFX thread. */
+    public static Consumer<Runnable> pauseTransition() {
+        return task -> {
+            javafx.animation.PauseTransition pause = new javafx.animation.PauseTransition(
+                    javafx.util.Duration.millis(HOLD_MILLIS));
+            pause.setOnFinished(event -> task.run());
+            pause.play();
+        };
+    }
+
+    private void checkDevice(LabSetup setup) {
+        boolean isNative = setup != null && !"soft0".equals(setup.device());
+        nativeDevice.set(isNative);
+        notice.set(isNative && !shown.get().fromCapture() ? UiText.format("ladder.native", setup.device()) : "");
+    }
+
+    /** New sessions: a new live ladder and a new capture file. */
+    private void restart() {
+        pending.clear();
+        newestPending = Long.MIN_VALUE;
+        live = new Ladder(LIVE_CAPACITY);
+        liveTrack.clear();
+        sessionCapture.restart();
+        labAddresses = Set.copyOf(lab.sides().stream().map(SideViewModel::address).toList());
+        if (!shown.get().fromCapture()) {
+            shown.set(new Shown(live, null, 0));
+            changed();
+        }
+    }
+
+    private void heard(SideViewModel.SideEvent event) {
+        if (event.event() instanceof LabEvent.Packet packet && packet.packet().bytes() != null) {
+            pending.add(packet.packet());
+            arrivedSinceFlush = true;
+            newestPending = Math.max(newestPending, packet.packet().timestampNanos());
+            if (!flushArmed) {
+                flushArmed = true;
+                afterHold.accept(this::flush);
+            }
+        }
+    }
+
+    /**
+     * Puts the held packets that can no longer be overtaken into the ladder, in time order; all
+     * of them when nothing new arrived for a whole hold.
+     */
+    void flush() {
+        flushArmed = false;
+        if (pending.isEmpty()) {
+            return;
+        }
+        pending.sort(Comparator.comparingLong(PacketEvent::timestampNanos)
+                .thenComparing(packet -> packet.direction() != PacketEvent.Direction.SENT));
+        long settled = arrivedSinceFlush ? newestPending - SETTLED_NANOS : Long.MAX_VALUE;
+        arrivedSinceFlush = false;
+        boolean[] done = new boolean[pending.size()];
+        boolean added = false;
+        for (int i = 0; i < pending.size(); i++) {
+            if (done[i]) {
+                continue;
+            }
+            PacketEvent packet = pending.get(i);
+            if (packet.timestampNanos() > settled) {
+                break;
+            }
+            if (packet.direction() != PacketEvent.Direction.SENT && !droppedByFault(packet)
+                    && !awaiting.containsKey(key(packet))) {
+                // The sender stamps a packet once the socket took it, so the receiver may stamp its
+                // arrival a little earlier: its send, found a little later, goes first.
+                for (int j = i + 1; j < Math.min(pending.size(), i + LOOK_AHEAD); j++) {
+                    PacketEvent sent = pending.get(j);
+                    if (!done[j] && sent.direction() == PacketEvent.Direction.SENT && key(sent).equals(key(packet))) {
+                        // Stamped when it left, at the latest when it arrived.
+                        added |= take(new PacketEvent(packet.timestampNanos(), sent.direction(), sent.source(),
+                                sent.destination(), sent.opcode(), sent.destQp(), sent.psn(), sent.ackRequest(),
+                                sent.length(), sent.detail(), sent.faults(), sent.bytes()));
+                        done[j] = true;
+                        break;
+                    }
+                }
+            }
+            added |= take(packet);
+            done[i] = true;
+        }
+        int kept = 0;
+        for (int i = 0; i < pending.size(); i++) {
+            if (!done[i]) {
+                pending.set(kept++, pending.get(i));
+            }
+        }
+        pending.subList(kept, pending.size()).clear();
+        if (!toWrite.isEmpty()) {
+            sessionCapture.write(List.copyOf(toWrite), labAddresses);
+            toWrite.clear();
+        }
+        if (!pending.isEmpty()) {
+            flushArmed = true;
+            afterHold.accept(this::flush);
+        }
+        if (added && !shown.get().fromCapture()) {
+            changed();
+        }
+    }
+
+    /** How far ahead an arrival's send is looked for. */
+    private static final int LOOK_AHEAD = 256;
+
+    /** Sends whose arrival was not seen yet, by {@link #key}; bounded (a peer machine's arrivals are never seen). */
+    private final java.util.Map<String, Integer> awaiting = new java.util.LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, Integer> eldest) {
+            return size() > 65_536;
+        }
+    };
+
+    private static String key(PacketEvent packet) {
+        return packet.source() + ">" + packet.destination() + " " + packet.opcode() + " " + packet.destQp() + " "
+                + packet.psn();
+    }
+
+    private static boolean droppedByFault(PacketEvent packet) {
+        return packet.faults().stream().anyMatch(fault -> fault.kind() == org.rdmalab.verbs.FaultKind.DROP);
+    }
+
+    /** Hands one packet to the live ladder; true when the ladder drew something of it. */
+    private boolean take(PacketEvent packet) {
+        String key = key(packet);
+        if (packet.direction() == PacketEvent.Direction.SENT) {
+            awaiting.merge(key, 1, Integer::sum);
+        } else if (!droppedByFault(packet)) {
+            awaiting.computeIfPresent(key, (k, count) -> count > 1 ? count - 1 : null);
+        }
+        toWrite.add(packet);
+        Arrow arrow = live.add(wirePacket(packet));
+        liveTrack.add(arrow);
+        return arrow != null;
+    }
+
+    /** A device's packet event as the ladder takes it. */
+    static WirePacket wirePacket(PacketEvent packet) {
+        List<String> faults = packet.faults().stream().map(PacketEvent.Fault::toString).toList();
+        boolean corrupted = packet.faults().stream().anyMatch(fault -> fault.kind() == org.rdmalab.verbs.FaultKind.CORRUPT);
+        String reason = null;
+        WirePacket.Seen seen;
+        switch (packet.direction()) {
+            case SENT -> seen = WirePacket.Seen.SENT;
+            case RECEIVED -> seen = WirePacket.Seen.RECEIVED;
+            default -> {
+                seen = WirePacket.Seen.DROPPED;
+                String detail = packet.detail() == null ? "" : packet.detail();
+                int end = detail.indexOf("; ");
+                reason = end < 0 ? detail : detail.substring(0, end);
+            }
+        }
+        boolean icrcOk = !corrupted && !(reason != null && reason.startsWith("ICRC"));
+        return new WirePacket(packet.timestampNanos(), packet.source(), packet.destination(), packet.bytes(), seen, icrcOk,
+                reason, faults);
+    }
+
+    private void changed() {
+        Ladder ladder = shown.get().ladder();
+        if (pairs.size() != ladder.pairs().size()) {
+            pairs.setAll(ladder.pairs());
+        }
+        Summary counted = ladder.summary();
+        StringBuilder line = new StringBuilder(UiText.format("ladder.summary", counted.packets(), counted.messages(),
+                counted.retransmissions(), counted.nakCount(), counted.dropped()));
+        if (shown.get().fromCapture()) {
+            line.append(' ').append(UiText.text("ladder.inferred"));
+        } else if (track.forgotten() > 0) {
+            line.append(' ').append(UiText.format("ladder.newest", track.size()));
+        }
+        summary.set(line.toString());
+        revision.set(revision.get() + 1);
+    }
+
+    /**
+     * Opens {@code file} (pcap or pcapng) on the background thread and shows its ladder; a file that
+     * cannot be read leaves a one-line notice and the view as it was.
+     */
+    public void openCapture(Path file) {
+        loading.set(true);
+        notice.set(UiText.format("ladder.reading", file.getFileName()));
+        LabSetup setup = lab.currentProperty().get();
+        int labPort = setup == null ? org.rdmalab.wire.UdpPorts.ROCE_V2 : setup.base().udpPort();
+        background.execute(() -> {
+            CaptureLadder.Result read;
+            try {
+                read = CaptureLadder.read(file);
+                if (read.ladder().summary().packets() == 0 && labPort != org.rdmalab.wire.UdpPorts.ROCE_V2) {
+                    // The lab's own capture, its devices on another UDP port than 4791.
+                    read = CaptureLadder.read(file, labPort);
+                }
+            } catch (IOException | RuntimeException e) {
+                String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+                ui.execute(() -> {
+                    loading.set(false);
+                    notice.set(UiText.format("ladder.cannotOpen", file.getFileName(), why));
+                });
+                return;
+            }
+            CaptureLadder.Result result = read;
+            ArrowTrack arrows = ArrowTrack.all(result.ladder().arrows());
+            ui.execute(() -> {
+                loading.set(false);
+                track = arrows;
+                pair.set(null);
+                pairs.clear();
+                selected.clear();
+                shown.set(new Shown(result.ladder(), file, result.truncated()));
+                notice.set(result.error() != null ? UiText.format("ladder.cutShort", file.getFileName(), result.error())
+                        : result.ladder().size() == 0 ? UiText.format("ladder.noRoce", file.getFileName()) : "");
+                changed();
+            });
+        });
+    }
+
+    /** Shows the live lab again after a capture. */
+    public void backToLive() {
+        track = liveTrack;
+        pair.set(null);
+        pairs.clear();
+        selected.clear();
+        shown.set(new Shown(live, null, 0));
+        checkDevice(lab.currentProperty().get());
+        changed();
+    }
+
+    /**
+     * Saves the session's packets to {@code file} as pcap (the file {@code --pcap} writes); the
+     * outcome line says how many packets or why not.
+     */
+    public void saveCapture(Path file) {
+        arrivedSinceFlush = false; // every packet heard so far goes in
+        flush();
+        outcome.set(UiText.format("ladder.saving", file.getFileName()));
+        sessionCapture.saveTo(file, result -> ui.execute(() -> outcome.set(result instanceof Long count
+                ? UiText.format("ladder.saved", count, file.getFileName())
+                : UiText.format("ladder.cannotSave", file.getFileName(), ((Exception) result).getMessage()))));
+    }
+
+    /** The user clicked arrow {@code arrow} (null: empty space); it becomes the selection. */
+    public void click(Arrow arrow) {
+        clicked.set(arrow);
+        if (arrow == null) {
+            selected.clear();
+        } else {
+            selected.clear();
+            selected.add(arrow.index());
+        }
+    }
+
+    /** The arrows shown, oldest first, for the chart (of the pair chosen, or all). */
+    List<Arrow> arrows() {
+        QpPair only = pair.get();
+        List<Arrow> list = new ArrayList<>(track.size());
+        for (int i = 0; i < track.size(); i++) {
+            Arrow arrow = track.get(i);
+            if (only == null || arrow.pair() == only) {
+                list.add(arrow);
+            }
+        }
+        return list;
+    }
+
+    /** The live ladder (work requests and completions join it here). */
+    public Ladder liveLadder() {
+        return live;
+    }
+
+    public ReadOnlyObjectProperty<Shown> shownProperty() {
+        return shown.getReadOnlyProperty();
+    }
+
+    /** Goes up by one each time what is drawn changed (new packets, another capture). */
+    public ReadOnlyLongProperty revisionProperty() {
+        return revision.getReadOnlyProperty();
+    }
+
+    /** The QP pairs of what is shown. */
+    public ObservableList<QpPair> pairs() {
+        return pairs;
+    }
+
+    /** The pair drawn, or null for every pair side by side. */
+    public ObjectProperty<QpPair> pairProperty() {
+        return pair;
+    }
+
+    /** Ladder indices of the packets to highlight (other views set it: a work request's packets). */
+    public ObservableSet<Long> selectedPackets() {
+        return selected;
+    }
+
+    /** The packet the user clicked last, or null. */
+    public ReadOnlyObjectProperty<Arrow> clickedProperty() {
+        return clicked.getReadOnlyProperty();
+    }
+
+    /** A line for the top of the view: a native device, a capture that could not be read; else empty. */
+    public ReadOnlyStringProperty noticeProperty() {
+        return notice.getReadOnlyProperty();
+    }
+
+    /** "1 234 packets, 3 messages, 5 retransmitted, 1 NAK, 2 dropped" and what is left out. */
+    public ReadOnlyStringProperty summaryProperty() {
+        return summary.getReadOnlyProperty();
+    }
+
+    /** What the last Save capture… did. */
+    public ReadOnlyStringProperty outcomeProperty() {
+        return outcome.getReadOnlyProperty();
+    }
+
+    /** True when the lab's device is a native one, whose packets the window cannot see. */
+    public ReadOnlyBooleanProperty nativeDeviceProperty() {
+        return nativeDevice.getReadOnlyProperty();
+    }
+
+    /** True while a capture is being read. */
+    public ReadOnlyBooleanProperty loadingProperty() {
+        return loading.getReadOnlyProperty();
+    }
+
+    public CaptureFiles files() {
+        return files;
+    }
+
+    /** Where Open / Save capture… ask for files (tests answer without a dialog). */
+    public void setFiles(CaptureFiles files) {
+        this.files = files;
+    }
+
+    /** Ends the capture writer and deletes its file. */
+    @Override
+    public void close() {
+        sessionCapture.close();
+    }
+}

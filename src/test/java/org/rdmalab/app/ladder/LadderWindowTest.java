@@ -1,0 +1,311 @@
+package org.rdmalab.app.ladder;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import javafx.stage.Stage;
+import javafx.stage.Window;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.rdmalab.app.FxWait;
+import org.rdmalab.app.MainWindow;
+import org.rdmalab.app.WindowScenario;
+import org.rdmalab.app.lab.CompletionRow;
+import org.rdmalab.app.lab.LabViewModel;
+import org.rdmalab.app.lab.SideViewModel;
+import org.rdmalab.capture.CaptureInspector;
+import org.rdmalab.testing.Ports;
+import org.rdmalab.verbs.OneShotFault;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+
+/** The Ladder tab in the lab window, headless (TestFX + Monocle): live flows, faults, captures. */
+@ExtendWith(ApplicationExtension.class)
+class LadderWindowTest {
+
+    private MainWindow window;
+    private Stage stage;
+
+    @TempDir
+    Path dir;
+
+    @Start
+    void start(Stage stage) {
+        this.stage = stage;
+    }
+
+    /** Opens the window with software devices injecting {@code faults} (null for none). */
+    private void open(FxRobot robot, String faults) {
+        robot.interact(() -> {
+            try {
+                window = MainWindow.create(Backends.installed(),
+                        DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort()).withFaults(faults));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            stage.setScene(window.scene());
+            stage.show();
+        });
+        FxWait.waitFor("the devices", 30, () -> !window.lab().setup().devices().isEmpty()
+                && !window.lab().setup().gids().isEmpty());
+    }
+
+    @AfterEach
+    void close(FxRobot robot) {
+        if (window != null) {
+            robot.interact(window::close);
+        }
+    }
+
+    private LabViewModel lab() {
+        return window.lab();
+    }
+
+    private LadderChart chart(FxRobot robot) {
+        return robot.lookup("#ladderChart").queryAs(LadderChart.class);
+    }
+
+    /** Clicks the Wire tab, then its Ladder tab, as a user would. */
+    private void showLadder(FxRobot robot) {
+        robot.clickOn(robot.lookup(".inspector .tab-label").match(node -> "Wire".equals(((javafx.scene.control.Label) node)
+                .getText())).queryAs(javafx.scene.Node.class));
+        robot.clickOn(robot.lookup(".wire-tabs .tab-label").match(node -> "Ladder".equals(
+                ((javafx.scene.control.Label) node).getText())).queryAs(javafx.scene.Node.class));
+    }
+
+    /** Runs the seed's flow on both sides with the recommended GID, to its end. */
+    private void runSeedFlow() {
+        FxWait.onFx(() -> {
+            lab().setup().useRecommendedGid();
+            lab().apply(lab().defaultSetup().withGidIndex(lab().setup().gidIndexProperty().get()));
+            lab().runAllToEnd();
+            return null;
+        });
+        waitIdle("the seed's flow");
+        for (SideViewModel side : lab().sides()) {
+            assertEquals(-1, side.failedIndex(), side.name() + " failed");
+        }
+    }
+
+    private void waitIdle(String what) {
+        FxWait.waitFor(what, 60, () -> !lab().sides().isEmpty()
+                && lab().sides().stream().noneMatch(side -> side.busyProperty().get())
+                && lab().sides().stream().allMatch(side -> side.nextIndexProperty().get() >= side.steps().size()
+                        || side.failedIndex() >= 0));
+    }
+
+    /** Every arrow the chart draws from the top of the ladder to its end, scrolling a view at a time. */
+    private static List<LadderChart.DrawnArrow> everyArrow(LadderChart chart) {
+        Map<Long, LadderChart.DrawnArrow> seen = new TreeMap<>();
+        FxWait.onFx(() -> {
+            chart.followProperty().set(false);
+            chart.topProperty().set(0);
+            return null;
+        });
+        for (int page = 0; page < 10_000; page++) {
+            org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+            LadderChart.Visible visible = FxWait.onFx(chart::visible);
+            visible.arrows().forEach(arrow -> seen.putIfAbsent(arrow.index(), arrow));
+            if (seen.size() >= visible.total()) {
+                break;
+            }
+            double before = FxWait.onFx(() -> chart.topProperty().get());
+            FxWait.onFx(() -> {
+                chart.topProperty().set(before + chart.getHeight() * 0.8);
+                return null;
+            });
+            org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+            if (FxWait.onFx(() -> chart.topProperty().get()) == before) {
+                visible = FxWait.onFx(chart::visible);
+                visible.arrows().forEach(arrow -> seen.putIfAbsent(arrow.index(), arrow));
+                break;
+            }
+        }
+        return new ArrayList<>(seen.values());
+    }
+
+    private static long count(List<LadderChart.DrawnArrow> arrows, String name) {
+        return arrows.stream().filter(arrow -> arrow.name().equals(name)).count();
+    }
+
+    @Test
+    void dropTheNextAckShowsTheWriteSentTwiceWhileItsCompletionSaysSuccess(FxRobot robot) {
+        open(robot, null);
+        showLadder(robot);
+        FxWait.onFx(() -> window.faults().arm(OneShotFault.Kind.DROP_NEXT_ACK));
+        runSeedFlow();
+        FxWait.waitFor("the completion", 30, () -> !lab().completions().isEmpty());
+        CompletionRow completion = lab().completions().get(0);
+        assertEquals("IBV_WC_SUCCESS", completion.completion().status().cName());
+        FxWait.waitFor("the ladder", 10, () -> FxWait.onFx(() -> chart(robot).visible().total()) >= 4);
+        List<LadderChart.DrawnArrow> arrows = everyArrow(chart(robot));
+        String write = "RDMA_WRITE_ONLY PSN 0 AckReq";
+        assertEquals(2, count(arrows, write), () -> "the WRITE twice: " + arrows);
+        LadderChart.DrawnArrow first = arrows.stream().filter(arrow -> arrow.name().equals(write)).findFirst().orElseThrow();
+        LadderChart.DrawnArrow again = arrows.stream().filter(arrow -> arrow.name().equals(write)).skip(1).findFirst()
+                .orElseThrow();
+        assertTrue(first.marks().isEmpty(), () -> "the first WRITE is no retransmission: " + first);
+        assertEquals(List.of("retransmission of #" + first.index()), again.marks());
+        assertTrue(first.fromA() && again.fromA(), "both go from the client's line");
+        assertTrue(first.detail().startsWith("11 B · RETH va 0x") && first.detail().endsWith(" len 11"), first.detail());
+        List<LadderChart.DrawnArrow> acks = arrows.stream().filter(arrow -> arrow.name().equals("ACK PSN 0 MSN 1")).toList();
+        assertEquals(2, acks.size(), () -> "the lost ACK and the one after the retransmission: " + arrows);
+        assertEquals(List.of("✗ dropped: drop (one-shot): the next ACK"), acks.get(0).marks());
+        assertTrue(acks.get(1).marks().isEmpty());
+        assertFalse(acks.get(0).fromA(), "an ACK runs back");
+        assertTrue(acks.get(0).index() < again.index() && again.index() < acks.get(1).index());
+        LadderChart.Visible visible = FxWait.onFx(() -> chart(robot).visible());
+        assertTrue(FxWait.onFx(() -> {
+            chart(robot).scrollTo(again.index());
+            return true;
+        }));
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        List<String> pauses = FxWait.onFx(() -> chart(robot).visible().pauses());
+        assertTrue(pauses.stream().anyMatch(pause -> pause.matches("retransmit timeout 1\\.\\d\\d s")),
+                () -> "the wait before the retransmission is drawn with its length: " + pauses + " " + visible);
+    }
+
+    @Test
+    void aWriteWithABadRkeyShowsTheRemoteAccessErrorNakWithItsCode(FxRobot robot) {
+        open(robot, null);
+        showLadder(robot);
+        runSeedFlow();
+        String[] outcome = new String[1];
+        FxWait.onFx(() -> {
+            WindowScenario.postBadRkeyWrite(lab(), said -> outcome[0] = said);
+            return null;
+        });
+        FxWait.waitFor("the bad rkey's completion", 30, () -> outcome[0] != null);
+        assertEquals("IBV_WC_REM_ACCESS_ERR", outcome[0]);
+        FxWait.waitFor("the NAK on the ladder", 10, () -> FxWait.onFx(() -> chart(robot).visible().arrows().stream()
+                .anyMatch(arrow -> arrow.name().startsWith("NAK"))));
+        List<LadderChart.DrawnArrow> arrows = everyArrow(chart(robot));
+        List<LadderChart.DrawnArrow> naks = arrows.stream().filter(arrow -> arrow.name().startsWith("NAK")).toList();
+        assertEquals(1, naks.size(), () -> arrows.toString());
+        assertTrue(naks.get(0).name().matches("NAK remote access error \\(code 2\\) PSN 1 MSN \\d+"), naks.get(0).name());
+        assertFalse(naks.get(0).fromA());
+        LadderChart.DrawnArrow write = arrows.get(arrows.indexOf(naks.get(0)) - 1);
+        assertEquals("RDMA_WRITE_ONLY PSN 1 AckReq", write.name(), "the NAK answers the WRITE before it");
+        String summary = FxWait.onFx(() -> window.ladder().summaryProperty().get());
+        assertTrue(summary.contains("1 NAKs"), summary);
+    }
+
+    @Test
+    void aSavedCaptureHasEveryIcrcOkAndOpensAsTheSameLadder(FxRobot robot) throws Exception {
+        open(robot, null);
+        showLadder(robot);
+        runSeedFlow();
+        FxWait.waitFor("the WRITE and its ACK", 10, () -> FxWait.onFx(() -> chart(robot).visible().total()) >= 2);
+        List<LadderChart.DrawnArrow> live = everyArrow(chart(robot));
+        assertEquals(List.of("RDMA_WRITE_ONLY PSN 0 AckReq", "ACK PSN 0 MSN 1"),
+                live.stream().map(LadderChart.DrawnArrow::name).toList());
+        Path saved = dir.resolve("session.pcap");
+        FxWait.onFx(() -> {
+            window.ladder().setFiles(files(saved, saved));
+            return null;
+        });
+        robot.clickOn("#saveButton");
+        FxWait.waitFor("the capture saved", 10, () -> FxWait.onFx(() -> window.ladder().outcomeProperty().get())
+                .startsWith("Saved"));
+        // pcap inspect's check, on the UDP port the test's devices use.
+        int port = FxWait.onFx(() -> lab().currentProperty().get().base().udpPort());
+        CaptureInspector.Result inspected = CaptureInspector.inspect(saved, port, line -> { });
+        assertEquals(live.size(), inspected.packets(), "every packet on the wire, once");
+        assertTrue(inspected.allOk(), () -> "every ICRC ok: " + inspected);
+        robot.clickOn("#openButton");
+        FxWait.waitFor("the capture drawn", 10, () -> FxWait.onFx(() -> window.ladder().shownProperty().get()
+                .fromCapture() && !window.ladder().loadingProperty().get()));
+        List<LadderChart.DrawnArrow> read = everyArrow(chart(robot));
+        assertEquals(live.stream().map(LadderChart.DrawnArrow::name).toList(),
+                read.stream().map(LadderChart.DrawnArrow::name).toList());
+        assertTrue(FxWait.onFx(() -> window.ladder().summaryProperty().get()).contains("inferred"));
+        robot.clickOn("#liveButton");
+        assertFalse(FxWait.onFx(() -> window.ladder().shownProperty().get().fromCapture()));
+    }
+
+    @Test
+    void aCaptureFromTheLaddersFixturesIsDrawnWithItsRetransmissionAndNak(FxRobot robot) throws Exception {
+        open(robot, null);
+        showLadder(robot);
+        org.rdmalab.ladder.Wire wire = new org.rdmalab.ladder.Wire();
+        wire.request(org.rdmalab.wire.Opcode.RC_RDMA_WRITE_FIRST, 5, false,
+                        new org.rdmalab.wire.Reth(0x7f0000001000L, 0x1234, 2048), 1024)
+                .request(org.rdmalab.wire.Opcode.RC_RDMA_WRITE_LAST, 6, true, null, 1024)
+                .after(1_070_000_000L)
+                .request(org.rdmalab.wire.Opcode.RC_RDMA_WRITE_FIRST, 5, false,
+                        new org.rdmalab.wire.Reth(0x7f0000001000L, 0x1234, 2048), 1024)
+                .request(org.rdmalab.wire.Opcode.RC_RDMA_WRITE_LAST, 6, true, null, 1024)
+                .response(org.rdmalab.wire.Opcode.RC_ACKNOWLEDGE, 6, org.rdmalab.wire.Aeth.ack(1), 0)
+                .request(org.rdmalab.wire.Opcode.RC_SEND_ONLY, 7, true, null, 16)
+                .response(org.rdmalab.wire.Opcode.RC_ACKNOWLEDGE, 7, org.rdmalab.wire.Aeth.rnrNak(14, 1), 0);
+        Path pcapng = dir.resolve("fixture.pcapng");
+        wire.writePcapng(pcapng);
+        FxWait.onFx(() -> {
+            window.ladder().openCapture(pcapng);
+            return null;
+        });
+        FxWait.waitFor("the capture drawn", 10, () -> FxWait.onFx(() -> window.ladder().shownProperty().get()
+                .fromCapture() && !window.ladder().loadingProperty().get()));
+        List<LadderChart.DrawnArrow> arrows = everyArrow(chart(robot));
+        assertEquals(List.of("RDMA_WRITE_FIRST PSN 5", "RDMA_WRITE_LAST PSN 6 AckReq", "RDMA_WRITE_FIRST PSN 5",
+                "RDMA_WRITE_LAST PSN 6 AckReq", "ACK PSN 6 MSN 1", "SEND_ONLY PSN 7 AckReq",
+                "RNR NAK timer 14 (1.28 ms) PSN 7 MSN 1"), arrows.stream().map(LadderChart.DrawnArrow::name).toList());
+        assertEquals("1024 B · RETH va 0x7f0000001000 rkey 0x1234 len 2048", arrows.get(0).detail());
+        assertEquals(List.of("retransmission of #1"), arrows.get(2).marks());
+        assertEquals(List.of("retransmission of #2"), arrows.get(3).marks());
+        assertTrue(arrows.get(1).marks().isEmpty());
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        FxWait.onFx(() -> chart(robot).scrollTo(3));
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(FxWait.onFx(() -> chart(robot).visible().pauses()).contains("retransmit timeout 1.07 s"),
+                () -> FxWait.onFx(() -> chart(robot).visible().pauses()).toString());
+        String summary = FxWait.onFx(() -> window.ladder().summaryProperty().get());
+        assertEquals("7 packets, 2 messages, 2 retransmitted, 1 NAKs, 0 dropped (messages inferred from the opcodes and PSNs)",
+                summary);
+    }
+
+    @Test
+    void aFileThatIsNoCaptureLeavesOneLineAndTheLadderAsItWas(FxRobot robot) throws Exception {
+        open(robot, null);
+        showLadder(robot);
+        Path text = dir.resolve("notes.pcap");
+        java.nio.file.Files.writeString(text, "not a capture at all\n");
+        FxWait.onFx(() -> {
+            window.ladder().setFiles(files(text, null));
+            return null;
+        });
+        robot.clickOn("#openButton");
+        FxWait.waitFor("the notice", 10, () -> !FxWait.onFx(() -> window.ladder().loadingProperty().get()));
+        String notice = FxWait.onFx(() -> window.ladder().noticeProperty().get());
+        assertTrue(notice.startsWith("Cannot open notes.pcap: "), notice);
+        assertFalse(notice.contains("\n"), notice);
+        assertFalse(FxWait.onFx(() -> window.ladder().shownProperty().get().fromCapture()));
+    }
+
+    /** Answers Open capture… with {@code open} and Save capture… with {@code save}, without a dialog. */
+    private static CaptureFiles files(Path open, Path save) {
+        return new CaptureFiles() {
+            @Override
+            public Optional<Path> toOpen(Window owner) {
+                return Optional.ofNullable(open);
+            }
+
+            @Override
+            public Optional<Path> toSave(Window owner) {
+                return Optional.ofNullable(save);
+            }
+        };
+    }
+}
