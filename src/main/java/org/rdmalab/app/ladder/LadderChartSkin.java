@@ -53,6 +53,13 @@ final class LadderChartSkin extends SkinBase<LadderChart> {
         model.selectedPackets().addListener((SetChangeListener<Long>) change -> redraw());
         chart.zoomProperty().addListener((observable, before, after) -> relayout());
         chart.topProperty().addListener((observable, before, after) -> {
+            double max = Math.max(0, layout.height() - canvas.getHeight());
+            double within = Math.max(0, Math.min(max, after.doubleValue()));
+            if (within != after.doubleValue() && !layoutDirty) {
+                // Scrolled past either end: it stops there.
+                chart.topProperty().set(within);
+                return;
+            }
             if (!adjusting) {
                 adjusting = true;
                 scroll.setValue(after.doubleValue());

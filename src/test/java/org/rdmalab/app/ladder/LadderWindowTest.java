@@ -178,6 +178,125 @@ class LadderWindowTest {
     }
 
     @Test
+    void aBulkTransferUnderFivePercentLossMarksEveryPsnSentAgain(FxRobot robot) {
+        open(robot, "drop=0.05,seed=11");
+        showLadder(robot);
+        WindowScenario bulk = WindowScenario.bulk(64 * 1024);
+        FxWait.onFx(() -> {
+            bulk.start().accept(lab());
+            return null;
+        });
+        FxWait.waitFor("the WRITE and the READ", 120, () -> FxWait.onFx(() -> bulk.ended().test(lab())));
+        assertEquals(List.of("IBV_WC_SUCCESS", "IBV_WC_SUCCESS"), lab().completions().stream()
+                .filter(row -> row.completion().wrId() == 1 || row.completion().wrId() == 2)
+                .map(row -> row.completion().status().cName()).toList());
+        List<LadderChart.DrawnArrow> arrows = everyArrow(chart(robot));
+        // An independent count: a WRITE packet whose PSN the client's QP already sent is a retransmission of
+        // the first packet with that PSN, and no other WRITE packet is.
+        Map<Integer, Long> firstWithPsn = new java.util.HashMap<>();
+        int retransmitted = 0;
+        for (LadderChart.DrawnArrow arrow : arrows) {
+            if (!arrow.name().startsWith("RDMA_WRITE_")) {
+                continue;
+            }
+            assertTrue(arrow.fromA(), arrow::toString);
+            int psn = Integer.parseInt(arrow.name().replaceAll("^\\S+ PSN (\\d+).*$", "$1"));
+            Long first = firstWithPsn.putIfAbsent(psn, arrow.index());
+            List<String> retransmission = arrow.marks().stream().filter(mark -> mark.startsWith("retransmission")).toList();
+            if (first == null) {
+                assertEquals(List.of(), retransmission, arrow::toString);
+            } else {
+                assertEquals(List.of("retransmission of #" + first), retransmission, arrow::toString);
+                retransmitted++;
+            }
+        }
+        assertEquals(1 + 64, firstWithPsn.size(), "the flow's own WRITE of HelloWorld, then 64 KiB in 1024-byte packets");
+        assertTrue(retransmitted > 0, "5 % loss resent some of the WRITE");
+        assertTrue(arrows.stream().anyMatch(arrow -> arrow.marks().stream().anyMatch(mark -> mark.startsWith(
+                "✗ dropped: drop"))), "a drop is drawn crossed with its fault");
+        String summary = FxWait.onFx(() -> window.ladder().summaryProperty().get());
+        long counted = arrows.stream().filter(arrow -> arrow.marks().stream().anyMatch(mark -> mark.startsWith(
+                "retransmission"))).count();
+        assertTrue(summary.contains(", " + counted + " retransmitted,"), summary + " vs " + counted);
+    }
+
+    @Test
+    void clickingAnArrowSelectsItAndTheSelectedPacketsAreHighlighted(FxRobot robot) {
+        open(robot, null);
+        showLadder(robot);
+        runSeedFlow();
+        FxWait.waitFor("the WRITE and its ACK", 10, () -> FxWait.onFx(() -> chart(robot).visible().total()) >= 2);
+        FxWait.onFx(() -> {
+            chart(robot).followProperty().set(false);
+            chart(robot).topProperty().set(0);
+            return null;
+        });
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        LadderChart.DrawnArrow ack = FxWait.onFx(() -> chart(robot).visible().arrows().get(1));
+        javafx.geometry.Bounds bounds = FxWait.onFx(() -> chart(robot).localToScreen(chart(robot).getLayoutBounds()));
+        robot.clickOn(bounds.getMinX() + bounds.getWidth() / 2, bounds.getMinY() + ack.y() + 4);
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(ack.index(), FxWait.onFx(() -> window.ladder().clickedProperty().get().index()));
+        List<Boolean> lit = FxWait.onFx(() -> chart(robot).visible().arrows().stream()
+                .map(LadderChart.DrawnArrow::highlighted).toList());
+        assertEquals(List.of(false, true), lit);
+        // Another view selects the WRITE (a work request's packets): the chart lights it instead.
+        long write = FxWait.onFx(() -> chart(robot).visible().arrows().get(0).index());
+        FxWait.onFx(() -> {
+            window.ladder().selectedPackets().clear();
+            window.ladder().selectedPackets().add(write);
+            return null;
+        });
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(List.of(true, false), FxWait.onFx(() -> chart(robot).visible().arrows().stream()
+                .map(LadderChart.DrawnArrow::highlighted).toList()));
+        robot.clickOn(bounds.getMinX() + bounds.getWidth() / 2, bounds.getMaxY() - 5);
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(null, FxWait.onFx(() -> window.ladder().clickedProperty().get()), "empty space clears it");
+        assertTrue(FxWait.onFx(() -> window.ladder().selectedPackets().isEmpty()));
+    }
+
+    @Test
+    void scrollingAndZoomingStopAtTheirEnds(FxRobot robot) {
+        open(robot, null);
+        showLadder(robot);
+        FxWait.onFx(() -> window.faults().arm(OneShotFault.Kind.DROP_NEXT_ACK));
+        runSeedFlow();
+        FxWait.waitFor("the ladder", 10, () -> FxWait.onFx(() -> chart(robot).visible().total()) >= 4);
+        LadderChart chart = chart(robot);
+        FxWait.onFx(() -> {
+            chart.zoomBy(1e12);
+            return null;
+        });
+        assertEquals(LadderLayout.MAX_ZOOM, FxWait.onFx(() -> chart.zoomProperty().get()));
+        FxWait.onFx(() -> {
+            chart.zoomBy(1e-12);
+            return null;
+        });
+        assertEquals(LadderLayout.MIN_ZOOM, FxWait.onFx(() -> chart.zoomProperty().get()));
+        FxWait.onFx(() -> {
+            chart.zoomProperty().set(64);
+            chart.topProperty().set(-500);
+            return null;
+        });
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(0.0, FxWait.onFx(() -> chart.topProperty().get()), "above the top: stops at the first packet");
+        assertEquals(FxWait.onFx(() -> chart.visible().firstIndex()), 1L);
+        assertFalse(FxWait.onFx(() -> chart.followProperty().get()));
+        FxWait.onFx(() -> {
+            chart.topProperty().set(1e12);
+            return null;
+        });
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        double bottom = FxWait.onFx(() -> chart.topProperty().get());
+        assertTrue(bottom > 0 && bottom < 1e12, "past the end: stops at the last packet, " + bottom);
+        long total = FxWait.onFx(() -> (long) chart.visible().total());
+        assertEquals(total, (long) FxWait.onFx(() -> chart.visible().lastIndex()));
+        robot.clickOn("#newestButton");
+        assertTrue(FxWait.onFx(() -> chart.followProperty().get()));
+    }
+
+    @Test
     void aWriteWithABadRkeyShowsTheRemoteAccessErrorNakWithItsCode(FxRobot robot) {
         open(robot, null);
         showLadder(robot);
