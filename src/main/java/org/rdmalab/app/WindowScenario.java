@@ -28,7 +28,8 @@ import org.rdmalab.lab.Role;
  *                        should fail
  */
 public record WindowScenario(String name, String description, Consumer<LabViewModel> start,
-                             Predicate<LabViewModel> ended, String expectedFailure) {
+                             Predicate<LabViewModel> ended, String expectedFailure,
+                             java.util.function.Function<LabViewModel, java.util.Optional<String>> verdict) {
 
     /** A scenario in which no step should fail. */
     public WindowScenario(String name, String description, Consumer<LabViewModel> start,
@@ -36,11 +37,21 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
         this(name, description, start, ended, null);
     }
 
+    /** A scenario judged by its steps alone: none but {@code expectedFailure} may fail. */
+    public WindowScenario(String name, String description, Consumer<LabViewModel> start,
+                          Predicate<LabViewModel> ended, String expectedFailure) {
+        this(name, description, start, ended, expectedFailure, lab -> java.util.Optional.empty());
+    }
+
     /**
      * What went wrong on the way, if anything: the first step that failed on a side other than the
      * one this scenario makes fail on purpose, as "the server's step 6. Create QP failed: …".
      */
     public java.util.Optional<String> failure(LabViewModel lab) {
+        java.util.Optional<String> judged = verdict.apply(lab);
+        if (judged.isPresent()) {
+            return judged;
+        }
         for (SideViewModel side : lab.sides()) {
             int failed = side.failedIndex();
             if (failed >= 0 && failed < side.steps().size()) {
@@ -54,8 +65,53 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
         return java.util.Optional.empty();
     }
 
-    /** The scenarios, in the order the usage lists them. */
+    /** The scenarios, in the order the usage lists them: the window's own, then the gallery's. */
     public static List<WindowScenario> all() {
+        List<WindowScenario> all = new java.util.ArrayList<>(own());
+        for (org.rdmalab.lab.scenario.Scenario lesson : org.rdmalab.lab.scenario.Scenarios.all()) {
+            if (all.stream().noneMatch(scenario -> scenario.name().equals(lesson.name()))) {
+                all.add(gallery(lesson.name()));
+            }
+        }
+        return List.copyOf(all);
+    }
+
+    /**
+     * The gallery's scenario {@code name} in the Lessons tab, run to its end (its steps in the lab's
+     * columns, then its traffic); it failed when its checked outcome is not the expected one.
+     */
+    private static WindowScenario gallery(String name) {
+        return new WindowScenario(name, "the Lessons tab's gallery: " + org.rdmalab.lab.scenario.ScenarioTexts
+                .english().line(name) + ", run to its end with its outcome checked", lab -> {
+                    selectInspectorTab("scenariosTab");
+                    scenarios().ifPresent(gallery -> {
+                        gallery.entries().stream().filter(entry -> entry.name().equals(name)).findFirst()
+                                .ifPresent(gallery.selectedProperty()::set);
+                        gallery.runToEnd();
+                    });
+                }, lab -> scenarios().map(gallery -> {
+                    var phase = gallery.phaseProperty().get();
+                    return phase == org.rdmalab.app.lessons.ScenariosViewModel.Phase.CHECKED
+                            || phase == org.rdmalab.app.lessons.ScenariosViewModel.Phase.STOPPED;
+                }).orElse(false), null, lab -> scenarios().filter(gallery -> {
+                    var phase = gallery.phaseProperty().get();
+                    return phase == org.rdmalab.app.lessons.ScenariosViewModel.Phase.STOPPED
+                            || phase == org.rdmalab.app.lessons.ScenariosViewModel.Phase.CHECKED
+                            && !gallery.asExpectedProperty().get();
+                }).map(gallery -> gallery.outcomeProperty().get() + (gallery.problems().isEmpty() ? ""
+                        : " (" + String.join("; ", gallery.problems()) + ")")));
+    }
+
+    /** The shown window's scenario gallery. */
+    private static java.util.Optional<org.rdmalab.app.lessons.ScenariosViewModel> scenarios() {
+        return inspector().map(pane -> pane.lookup(".scenarios-view")).map(node -> node.getProperties()
+                .get(org.rdmalab.app.lessons.ScenariosViewModel.class))
+                .filter(org.rdmalab.app.lessons.ScenariosViewModel.class::isInstance)
+                .map(org.rdmalab.app.lessons.ScenariosViewModel.class::cast);
+    }
+
+    /** The window's own scenarios: its flows, tabs and faults. */
+    private static List<WindowScenario> own() {
         return List.of(
                 new WindowScenario("seed", "the loopback lab with the recommended GID, run to the end: both QPs in RTS,"
                         + " the completions and HelloWorld in the server's buffer", lab -> {

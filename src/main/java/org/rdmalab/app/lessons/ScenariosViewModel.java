@@ -242,11 +242,18 @@ public final class ScenariosViewModel {
         ScenarioPrinter printer = new ScenarioPrinter(new PrintWriter(new LineWriter(lines::offer)));
         LoopbackSettings settings = settings(device.get());
         printer.header(entry.scenario(), settings);
-        ScenarioSessions built = ScenarioSessions.of(entry.scenario(), backends, settings, printer, true);
+        // The sessions report their packets to the lab (the Wire tab shows them); the log keeps loopback's lines.
+        ScenarioSessions built = ScenarioSessions.of(entry.scenario(), backends, settings, event -> {
+            if (!(event instanceof org.rdmalab.lab.scenario.ScenarioEvent.Packet)) {
+                printer.onEvent(event);
+            }
+        }, true);
         sessions = built;
         LabSetup shown = LabSetup.loopback().withDevice(device.get(), org.rdmalab.lab.Flows.IB_PORT)
                 .withGidIndex("auto").withBase(base);
         loaded.set(entry);
+        // The setup bar shows the GID the sides choose (gid_idx auto: the GID of their address).
+        lab.setup().useRecommendedGid();
         lab.applySessions(shown, built.sessions());
         phase.set(Phase.STEPS);
     }
