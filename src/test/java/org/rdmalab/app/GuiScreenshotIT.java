@@ -72,8 +72,8 @@ class GuiScreenshotIT {
 
     @Test
     void aGalleryScenarioRunsToItsCheckedOutcome(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("bad-rkey.png");
-        Run run = gui("--scenario", "bad-rkey", "--screenshot", file.toString());
+        Path file = dir.resolve("out-of-bounds.png");
+        Run run = gui("--scenario", "out-of-bounds", "--screenshot", file.toString());
         assertEquals(0, run.exit(), run.output());
         assertTrue(Files.size(file) > 10_000, "a picture of the window");
     }
@@ -81,10 +81,10 @@ class GuiScreenshotIT {
     @Test
     void aGalleryScenarioWhoseOutcomeDiffersExits1SayingWhat(@TempDir Path dir) throws Exception {
         // Every packet lost: the faulty WRITE is never answered, so no IBV_WC_REM_ACCESS_ERR comes.
-        Path file = dir.resolve("bad-rkey.png");
-        Run run = gui("--fault", "drop=1", "--scenario", "bad-rkey", "--screenshot", file.toString());
+        Path file = dir.resolve("out-of-bounds.png");
+        Run run = gui("--fault", "drop=1", "--scenario", "out-of-bounds", "--screenshot", file.toString());
         assertEquals(1, run.exit(), run.output());
-        assertTrue(run.output().contains("rdma-lab gui: the scenario 'bad-rkey' did not run as it should: NOT as"
+        assertTrue(run.output().contains("rdma-lab gui: the scenario 'out-of-bounds' did not run as it should: NOT as"
                 + " expected"), run.output());
         assertTrue(run.output().contains("expected IBV_WC_REM_ACCESS_ERR, but no completion came"), run.output());
     }
