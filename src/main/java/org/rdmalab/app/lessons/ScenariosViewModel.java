@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicReference;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
@@ -89,6 +88,7 @@ public final class ScenariosViewModel {
     static final int LOG_LIMIT = 5_000;
 
     private final LabViewModel lab;
+    private final Executor ui;
     private final Backends backends;
     private final DeviceOptions base;
     private final ObservableList<Entry> entries = FXCollections.observableArrayList();
@@ -110,8 +110,6 @@ public final class ScenariosViewModel {
     };
     private ScenarioSessions sessions;
     private List<SideViewModel> sides = List.of();
-    /** True when Run to the end asked for the traffic once the steps are done. */
-    private boolean trafficWanted;
     /** Counts loads, so that a late answer from a replaced scenario is dropped. */
     private int generation;
 
@@ -126,6 +124,7 @@ public final class ScenariosViewModel {
      */
     public ScenariosViewModel(LabViewModel lab, Backends backends, DeviceOptions base, Executor ui) {
         this.lab = Objects.requireNonNull(lab);
+        this.ui = Objects.requireNonNull(ui);
         this.backends = Objects.requireNonNull(backends);
         this.base = Objects.requireNonNull(base);
         this.lines = new EventQueue<>(ui, log::addAll);
@@ -234,7 +233,6 @@ public final class ScenariosViewModel {
             return;
         }
         generation++;
-        trafficWanted = false;
         log.clear();
         problems.clear();
         outcome.set("");
@@ -243,11 +241,20 @@ public final class ScenariosViewModel {
         LoopbackSettings settings = settings(device.get());
         printer.header(entry.scenario(), settings);
         // The sessions report their packets to the lab (the Wire tab shows them); the log keeps loopback's lines.
-        ScenarioSessions built = ScenarioSessions.of(entry.scenario(), backends, settings, event -> {
+        int loadedGeneration = generation;
+        ScenarioSessions built = ScenarioSessions.withTrafficStep(entry.scenario(), backends, settings, event -> {
             if (!(event instanceof org.rdmalab.lab.scenario.ScenarioEvent.Packet)) {
                 printer.onEvent(event);
             }
-        }, true);
+        }, true, result -> {
+            // On the last side's worker, as its last step ends.
+            printer.result(result);
+            ui.execute(() -> {
+                if (generation == loadedGeneration) {
+                    checked(result);
+                }
+            });
+        });
         sessions = built;
         LabSetup shown = LabSetup.loopback().withDevice(device.get(), org.rdmalab.lab.Flows.IB_PORT)
                 .withGidIndex("auto").withBase(base);
@@ -267,15 +274,21 @@ public final class ScenariosViewModel {
         if (loaded.get() != selected.get() || phase.get() != Phase.STEPS || anyStepRan()) {
             load();
         }
-        trafficWanted = true;
+        phase.set(Phase.TRAFFIC);
+        outcome.set(UiText.text("lessons.posting"));
         lab.runAllToEnd();
-        sidesIdle();
     }
 
-    /** Posts the traffic and checks the outcome, once every step of the loaded scenario ran. */
+    /**
+     * Posts the traffic and checks the outcome, once every other step of the loaded scenario ran:
+     * runs the last side's last step, "Post the traffic and check", as its Next step would.
+     */
     public void postTraffic() {
-        trafficWanted = true;
-        sidesIdle();
+        if (!sides.isEmpty() && sessions != null && sessions.trafficNext()) {
+            phase.set(Phase.TRAFFIC);
+            outcome.set(UiText.text("lessons.posting"));
+            sides.get(sides.size() - 1).runToEnd();
+        }
     }
 
     private boolean anyStepRan() {
@@ -298,7 +311,6 @@ public final class ScenariosViewModel {
             sides = List.of();
             sessions = null;
             loaded.set(null);
-            trafficWanted = false;
             phase.set(Phase.NONE);
             return;
         }
@@ -306,20 +318,19 @@ public final class ScenariosViewModel {
         sides.forEach(side -> side.busyProperty().addListener(idleWatch));
     }
 
-    /** When every side is idle: the traffic if wanted and every step ran, or why it cannot run. */
+    /** When every side is idle: where the scenario stands (a step that failed, the traffic next). */
     private void sidesIdle() {
         if (sessions == null || sides.isEmpty() || sides.stream().anyMatch(side -> side.busyProperty().get())) {
             return;
         }
-        if (phase.get() == Phase.TRAFFIC || phase.get() == Phase.CHECKED) {
+        if (phase.get() == Phase.CHECKED) {
             return;
         }
         for (SideViewModel side : sides) {
             int failed = side.failedIndex();
-            if (failed >= 0) {
+            if (failed >= 0 && !side.steps().get(failed).step().id().equals(TRAFFIC_STEP)) {
                 StepRow row = side.steps().get(failed);
                 phase.set(Phase.STOPPED);
-                trafficWanted = false;
                 asExpected.set(false);
                 problems.setAll(row.summaryProperty().get());
                 outcome.set(UiText.format("lessons.stepFailed", UiText.side(side.name()),
@@ -327,53 +338,20 @@ public final class ScenariosViewModel {
                 return;
             }
         }
-        if (!sessions.stepsDone()) {
+        if (sessions.trafficNext()) {
             phase.set(Phase.STEPS);
-            return;
-        }
-        if (trafficWanted) {
-            startTraffic();
-        } else {
             outcome.set(UiText.text("lessons.stepsDone"));
             trafficReady.set(true);
+        } else if (!sessions.stepsDone()) {
+            phase.set(Phase.STEPS);
+            if (UiText.text("lessons.posting").equals(outcome.get())) {
+                outcome.set("");
+            }
         }
     }
 
-    /** On the last side's worker (the client's, or the server's alone): the traffic and its checks. */
-    private void startTraffic() {
-        trafficWanted = false;
-        Entry entry = loaded.get();
-        ScenarioSessions running = sessions;
-        int expectedGeneration = generation;
-        SideViewModel side = sides.get(sides.size() - 1);
-        AtomicReference<ScenarioResult> result = new AtomicReference<>();
-        phase.set(Phase.TRAFFIC);
-        outcome.set(UiText.text("lessons.posting"));
-        boolean started = side.perform(UiText.format("lessons.postingActivity", entry.name()), session -> {
-            ScenarioPrinter printer = new ScenarioPrinter(new PrintWriter(new LineWriter(lines::offer)));
-            ScenarioResult checked;
-            try {
-                checked = entry.scenario().traffic(running.run(printer));
-            } catch (VerbsException e) {
-                checked = ScenarioResult.unexpected("a verb failed where the scenario did not expect it",
-                        List.of(e.getMessage()));
-            } catch (RuntimeException e) {
-                checked = ScenarioResult.unexpected("the traffic stopped: " + e.getMessage(), List.of(String.valueOf(
-                        e.getMessage())));
-            }
-            printer.result(checked);
-            result.set(checked);
-            return checked.summary();
-        }, summary -> {
-            if (generation == expectedGeneration) {
-                checked(result.get());
-            }
-        });
-        if (!started) {
-            phase.set(Phase.STEPS);
-            outcome.set(UiText.text("lessons.busy"));
-        }
-    }
+    /** The id of the scenario's last step, "Post the traffic and check". */
+    static final String TRAFFIC_STEP = "scenario-traffic";
 
     private void checked(ScenarioResult result) {
         asExpected.set(result.asExpected());

@@ -61,23 +61,49 @@ public final class ScenarioSessions implements AutoCloseable {
      */
     public static ScenarioSessions of(Scenario scenario, Backends backends, LoopbackSettings settings,
                                       ScenarioListener listener, boolean packets) {
+        return build(scenario, backends, settings, listener, packets, null);
+    }
+
+    /**
+     * As {@link #of}, with the scenario's traffic and checks as the last step of its last side
+     * (the client's, or the server's alone), "Post the traffic and check": the lab's own controls
+     * then run the scenario from its first step to its checked outcome, which the step's result
+     * says and {@code checked} receives (on the thread that ran the step) before the step ends.
+     */
+    public static ScenarioSessions withTrafficStep(Scenario scenario, Backends backends, LoopbackSettings settings,
+                                                   ScenarioListener listener, boolean packets,
+                                                   java.util.function.Consumer<ScenarioResult> checked) {
+        return build(scenario, backends, settings, listener, packets, Objects.requireNonNull(checked));
+    }
+
+    private static ScenarioSessions build(Scenario scenario, Backends backends, LoopbackSettings settings,
+                                          ScenarioListener listener, boolean packets,
+                                          java.util.function.Consumer<ScenarioResult> checked) {
         Objects.requireNonNull(listener, "listener");
         Scenario.Plan plan = scenario.plan(settings);
         PeerLink[] links = PeerLinks.memoryPair(PEER_TIMEOUT);
+        ScenarioSessions[] built = new ScenarioSessions[1];
+        Step traffic = checked == null ? null : new TrafficStep(scenario, () -> built[0].run(),
+                () -> built[0].sessions().subList(0, built[0].sessions().size() - 1), PEER_TIMEOUT, checked);
         ScenarioSide server = side(PeerRole.SERVER, plan.server(), links[0], backends, settings, listener, packets,
-                plan.connects());
+                plan.connects(), plan.connects() ? null : traffic);
         ScenarioSide client = plan.connects() ? side(PeerRole.CLIENT, plan.client(), links[1], backends, settings,
-                listener, packets, true) : null;
-        return new ScenarioSessions(server, client, settings, listener);
+                listener, packets, true, traffic) : null;
+        built[0] = new ScenarioSessions(server, client, settings, listener);
+        return built[0];
     }
 
     private static ScenarioSide side(PeerRole role, PeerSetup setup, PeerLink link, Backends backends,
                                      LoopbackSettings settings, ScenarioListener listener, boolean packets,
-                                     boolean connects) {
+                                     boolean connects, Step last) {
         Flows.Settings flow = new Flows.Settings(settings.deviceName(role), Flows.IB_PORT, "auto",
                 setup.bufferLength(), settings.pathMtu(), settings.pollTimeout().toMillis());
         Role labRole = role == PeerRole.SERVER ? Role.SERVER : Role.CLIENT;
-        List<Step> steps = connects ? Flows.rcSide(labRole, flow, setup.side()) : Flows.resources(flow, setup.side());
+        List<Step> steps = new ArrayList<>(connects ? Flows.rcSide(labRole, flow, setup.side())
+                : Flows.resources(flow, setup.side()));
+        if (last != null) {
+            steps.add(last);
+        }
         DeviceOptions options = role == PeerRole.SERVER ? settings.server() : settings.client();
         LabSession session = new LabSession(labRole, backends, options, link, steps);
         session.packetEvents(packets);
@@ -92,6 +118,17 @@ public final class ScenarioSessions implements AutoCloseable {
             sessions.add(client.session());
         }
         return sessions;
+    }
+
+    /**
+     * True when every step ran but the traffic step ({@link #withTrafficStep}), which runs next:
+     * the scenario waits for its traffic.
+     */
+    public boolean trafficNext() {
+        List<LabSession> all = sessions();
+        LabSession last = all.get(all.size() - 1);
+        return all.subList(0, all.size() - 1).stream().allMatch(LabSession::finished)
+                && last.nextStep().map(step -> step instanceof TrafficStep).orElse(false);
     }
 
     /** True once every step of every side ran. */

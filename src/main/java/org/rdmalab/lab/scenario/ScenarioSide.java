@@ -143,6 +143,11 @@ public final class ScenarioSide {
     }
 
     private void stepFinished(Step step, StepResult result) {
+        if (step instanceof TrafficStep) {
+            // The traffic reported itself: its posts, completions, notes and checks.
+            failedInStep = false;
+            return;
+        }
         if (!result.ok()) {
             if (!failedInStep) {
                 listener.onEvent(new ScenarioEvent.VerbFailed(role, verbOf(step), result.summary()));

@@ -124,10 +124,16 @@ class ScenariosWindowTest {
         FxWait.waitFor("the traffic button", 10, () -> !robot.lookup("#trafficButton").queryAs(Button.class)
                 .isDisabled());
         assertEquals("Every step ran: post the traffic to see the outcome checked.", outcome(robot));
-        robot.clickOn("#trafficButton");
+        // The traffic is the client's last step: its own Next step posts it and checks the outcome.
+        assertEquals("scenario-traffic", side("client").steps().get(11).step().id());
+        robot.clickOn("#clientRunNext");
         FxWait.waitFor("the checked outcome", 30, () -> window.scenarios().phaseProperty().get()
                 == ScenariosViewModel.Phase.CHECKED);
         assertEquals("as expected: the SEND completed with IBV_WC_RNR_RETRY_EXC_ERR", outcome(robot));
+        FxWait.waitFor("the client's last step done", 10, () -> side("client").steps().get(11).statusProperty().get()
+                == StepRow.Status.DONE);
+        assertEquals("the SEND completed with IBV_WC_RNR_RETRY_EXC_ERR", side("client").steps().get(11)
+                .summaryProperty().get());
         // The error completion moved the client's QP to ERR; the query told the diagram.
         FxWait.waitFor("the client's QP in ERR", 10, () -> side("client").localStateProperty().get() == QpState.ERR);
     }
