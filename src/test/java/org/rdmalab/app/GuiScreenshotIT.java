@@ -21,9 +21,16 @@ class GuiScreenshotIT {
     }
 
     private static Run gui(String... args) throws Exception {
+        return gui(List.of(), args);
+    }
+
+    /** {@code gui args} from the jar in a JVM started with {@code jvmOptions}. */
+    private static Run gui(List<String> jvmOptions, String... args) throws Exception {
         Path jar = Path.of(System.getProperty("rdmalab.jar", "target/rdma-lab.jar"));
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-jar", jar.toString(), "gui"));
+                .toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toString(), "gui"));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().remove("DISPLAY");
@@ -114,5 +121,55 @@ class GuiScreenshotIT {
         assertTrue(run.output().contains("does not exist"), run.output());
         assertFalse(run.output().contains("\tat "), run.output());
         assertFalse(Files.exists(missing), "the folder is never created");
+    }
+
+    /**
+     * A picture is the same on every machine: the user's remembered settings (here a dark theme at
+     * scale 2, in a preferences folder of the test's own) are not read, and nothing is written there.
+     */
+    @Test
+    void aScreenshotNeitherReadsNorWritesTheUsersRememberedSettings(@TempDir Path dir) throws Exception {
+        Path home = dir.resolve("prefs");
+        Path node = home.resolve(".java/.userPrefs/org/rdmalab/lab");
+        Files.createDirectories(node);
+        String remembered = """
+                <?xml version="1.0" encoding="UTF-8" standalone="no"?>
+                <!DOCTYPE map SYSTEM "http://java.sun.com/dtd/preferences.dtd">
+                <map MAP_XML_VERSION="1.0">
+                  <entry key="theme" value="dark"/>
+                  <entry key="scale" value="2.0"/>
+                </map>
+                """;
+        Files.writeString(node.resolve("prefs.xml"), remembered);
+        List<String> before;
+        try (var files = Files.walk(home)) {
+            before = files.map(Path::toString).sorted().toList();
+        }
+        Path file = dir.resolve("plain.png");
+        Run run = gui(List.of("-Djava.util.prefs.userRoot=" + home), "--screenshot", file.toString());
+        assertEquals(0, run.exit(), run.output());
+        BufferedImage image = ImageIO.read(file.toFile());
+        assertEquals(MainWindow.WIDTH, image.getWidth(), "not the remembered scale");
+        java.awt.Color corner = new java.awt.Color(image.getRGB(2, 2));
+        assertTrue(corner.getRed() > 200 && corner.getGreen() > 200 && corner.getBlue() > 200,
+                "the light theme, not the remembered dark one: " + corner);
+        assertEquals(remembered, Files.readString(node.resolve("prefs.xml")), "nothing written");
+        try (var files = Files.walk(home)) {
+            assertEquals(before, files.map(Path::toString).sorted().toList(), "no file added");
+        }
+    }
+
+    @Test
+    void theDarkThemeAndProjectorModeAreTakenAsAskedTheLatterAtOneAndAHalfTimesTheSize(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("dark.png");
+        Run run = gui("--theme", "dark", "--scale", "1.5", "--screenshot", file.toString());
+        assertEquals(0, run.exit(), run.output());
+        assertFalse(run.output().contains("WARNING"), "no CSS or toolkit warnings: " + run.output());
+        BufferedImage image = ImageIO.read(file.toFile());
+        assertEquals(MainWindow.WIDTH * 3 / 2, image.getWidth());
+        assertEquals(MainWindow.HEIGHT * 3 / 2, image.getHeight());
+        java.awt.Color corner = new java.awt.Color(image.getRGB(3, 3));
+        assertTrue(corner.getRed() < 60 && corner.getGreen() < 60 && corner.getBlue() < 80, "dark: " + corner);
     }
 }

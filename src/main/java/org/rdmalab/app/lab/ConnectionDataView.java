@@ -46,6 +46,9 @@ public final class ConnectionDataView {
         Label title = new Label(image == null ? UiText.format("connection.nothingYet", heading) : heading + " · "
                 + image.protocol() + " · " + UiText.format("connection.bytes", image.bytes().length));
         title.getStyleClass().add("panel-title");
+        // A narrow pane (the smallest window, projector mode) wraps the heading rather than cutting it.
+        title.setWrapText(true);
+        title.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE);
         box.getChildren().add(title);
         if (image == null) {
             return;
