@@ -83,4 +83,44 @@ class LabChecksTest {
         assertEquals("- gid_idx: gid_idx 3 cannot be judged: the device or the address failed its checks above",
                 line(LabChecks.gidIndex("3", Optional.empty())));
     }
+
+    /** GID[0] is an entry like any other: an index of 0 is not "no entry". */
+    @Test
+    void theFirstEntryCanBeTheRecommendedOne() {
+        Optional<SideFacts> first = Optional.of(facts("Ethernet", 0));
+        assertEquals("✓ gid_idx: gid_idx 0 is the recommended GID[0] ::ffff:10.0.2.15 (RoCE v2) for 10.0.2.15",
+                line(LabChecks.gidIndex("0", first)));
+        assertEquals("""
+                ✗ gid_idx: gid_idx is -1 (the seed's default): the QP gets no GRH, but RoCE carries every packet in\
+                 UDP/IP, so ibv_modify_qp to RTR fails with EINVAL
+                    fix: use gid_idx 0, the recommended GID[0] ::ffff:10.0.2.15 (RoCE v2) that carries 10.0.2.15""",
+                line(LabChecks.gidIndex("-1", first)));
+        assertEquals("✓ gid_idx: gid_idx auto: the lab takes the entry perftest's scoring ranks best when it queries"
+                + " the port; the entry that carries 10.0.2.15 is GID[0] ::ffff:10.0.2.15 (RoCE v2)",
+                line(LabChecks.gidIndex("auto", first)));
+        assertEquals("""
+                ✗ gid_idx: gid_idx 1 is not the entry that carries 10.0.2.15 as RoCE v2: packets would leave with\
+                 another source GID (a link-local fe80:: entry routes nowhere), and the peer answers an address that\
+                 is not this one
+                    fix: use gid_idx 0, the recommended GID[0] ::ffff:10.0.2.15 (RoCE v2) that carries 10.0.2.15""",
+                line(LabChecks.gidIndex("1", first)));
+    }
+
+    @Test
+    void withoutTheLocalFactsNothingIsJudged() {
+        assertEquals("- gid_idx: gid_idx 3 cannot be judged: the device or the address failed its checks above",
+                line(LabChecks.gidIndex(" 3", Optional.empty())));
+    }
+
+    @Test
+    void withoutAnEntryOrANetdevAutoSaysOnlyWhatItDoesAndTheFixNamesNoNetdev() {
+        SideFacts bare = new SideFacts("rxe0", "libibverbs", "10.0.2.15", "", -1, -1, 1024, -1, "Ethernet", "ACTIVE",
+                -1, "", "");
+        assertEquals("✓ gid_idx: gid_idx auto: the lab takes the entry perftest's scoring ranks best when it queries"
+                + " the port", line(LabChecks.gidIndex("auto", Optional.of(bare))));
+        assertEquals("""
+                ✗ gid_idx: gid_idx 'x' is not -1, auto or an index
+                    fix: first give the netdev the address 10.0.2.15 (see the GID check), then use the index of its\
+                 RoCE v2 GID""", line(LabChecks.gidIndex("x", Optional.of(bare))));
+    }
 }

@@ -425,4 +425,96 @@ class LocalChecksTest {
             throw new java.io.UncheckedIOException(e);
         }
     }
+
+    private static Check named(LocalChecks.Result result, String name) {
+        return result.checks().stream().filter(c -> c.name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + name + " check:\n" + text(result)));
+    }
+
+    /** The memlock limit for a user, on both sides of what the lab registers (72 KiB). */
+    @Test
+    void aMemlockLimitOfExactlyWhatTheLabRegistersIsEnoughAndOneKibLessIsNot() {
+        fake.memlock(String.valueOf(LocalChecks.MEMLOCK_NEEDED));
+        Check enough = named(run("10.0.2.15", "rxe0", null), "memlock");
+        assertEquals(Check.Status.PASS, enough.status(), enough.found());
+        assertEquals("ulimit -l is 72 KiB, enough for 72 KiB (the lab's 64 KiB bulk buffer and the probe's 8 KiB)",
+                enough.found());
+        fake.memlock(String.valueOf(LocalChecks.MEMLOCK_NEEDED - 1024));
+        Check low = named(run("10.0.2.15", "rxe0", null), "memlock");
+        assertTrue(low.failed(), low.found());
+        assertTrue(low.found().startsWith("ulimit -l is 71 KiB for uid 54321, below the 72 KiB"), low.found());
+    }
+
+    @Test
+    void anUnlimitedMemlockPassesAndAMissingLineIsSkipped() {
+        fake.memlock("unlimited");
+        assertEquals("✓ memlock: ulimit -l is unlimited; the lab registers up to 72 KiB (the lab's 64 KiB bulk buffer"
+                + " and the probe's 8 KiB)", line(named(run("10.0.2.15", "rxe0", null), "memlock")));
+        fake.write("/proc/self/limits", "Limit                     Soft Limit           Hard Limit           Units\n");
+        assertEquals("- memlock: /proc/self/limits has no 'Max locked memory' line",
+                line(named(run("10.0.2.15", "rxe0", null), "memlock")));
+    }
+
+    private static String line(Check check) {
+        return check.status().symbol() + " " + check.name() + ": " + check.found()
+                + (check.failed() ? "\n    fix: " + check.fix() : "");
+    }
+
+    @Test
+    void theKernelCheckSaysWhatLibibverbsListsOrWhyItListsNothing() {
+        assertEquals("✓ kernel RDMA: libibverbs lists rxe0", line(named(run("10.0.2.15", "rxe0", null), "kernel RDMA")));
+        fake.delete("/sys/class/infiniband");
+        assertEquals("✗ kernel RDMA: libibverbs lists no devices\n    fix: create one: modprobe rdma_rxe; rdma link add"
+                + " rxe0 type rxe netdev <netdev>; or use the software device: doctor 10.0.2.15 soft0",
+                line(named(run("10.0.2.15", null, null, FakeHost.listingNone()), "kernel RDMA")));
+        assertEquals("- kernel RDMA: this build has no libibverbs backend",
+                line(named(run(null, null, null, new Backends(List.of())), "kernel RDMA")));
+    }
+
+    @Test
+    void aLibibverbsFailureOtherThanEnosysIsShownAsItIs() {
+        Backends failing = new Backends(List.of(new org.rdmalab.verbs.spi.VerbsProvider() {
+            @Override
+            public String name() {
+                return "libibverbs";
+            }
+
+            @Override
+            public List<org.rdmalab.verbs.Device> devices(DeviceOptions options) throws org.rdmalab.verbs.VerbsException {
+                throw new org.rdmalab.verbs.VerbsException("ibv_get_device_list", org.rdmalab.verbs.Errno.EACCES, "no access");
+            }
+        }));
+        Check kernel = named(run(null, null, null, failing), "kernel RDMA");
+        assertTrue(kernel.failed(), kernel.found());
+        assertTrue(kernel.found().contains("EACCES"), kernel.found());
+        assertEquals("install rdma-core's libibverbs (apt-get install libibverbs1 ibverbs-providers), or use the"
+                + " software device: doctor <local_ip> soft0", kernel.fix());
+    }
+
+    @Test
+    void twoKernelDevicesLibibverbsDoesNotListAreNamedTogether() {
+        fake.write("/sys/class/infiniband/rxe1/ports/1/state", "4: ACTIVE");
+        Check kernel = named(run(null, null, null, FakeHost.listingRxe0()), "kernel RDMA");
+        assertEquals("the kernel has rxe1 (/sys/class/infiniband), but libibverbs lists only rxe0: it loaded no"
+                + " provider for it", kernel.found());
+        fake.write("/sys/class/infiniband/rxe2/ports/1/state", "4: ACTIVE");
+        Check both = named(run(null, null, null, FakeHost.listingRxe0()), "kernel RDMA");
+        assertEquals("the kernel has rxe1, rxe2 (/sys/class/infiniband), but libibverbs lists only rxe0: it loaded no"
+                + " provider for them", both.found());
+    }
+
+    @Test
+    void aPathMtuAboveSoftZerosActiveMtuPointsAtItsLinkMtu() {
+        fake.commands.put("ip -o addr show", new CommandRunner.Result(true, 0,
+                "1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever\n"));
+        fake.write("/sys/class/net/lo/mtu", "65536");
+        DeviceOptions options = DeviceOptions.defaults().withUdpPort(org.rdmalab.testing.Ports.freeUdpPort());
+        LocalChecks.Result result = new LocalChecks(fake.host(), Backends.installed())
+                .run(new LocalChecks.Target("127.0.0.1", "soft0", options, Mtu.MTU_4096, 1));
+        Check mtu = named(result, "MTU");
+        assertTrue(mtu.failed(), () -> text(result));
+        assertTrue(mtu.found().startsWith("path MTU 4096 is above the active MTU 1024"), mtu.found());
+        assertEquals("use --mtu 1024 or less, or give soft0 a jumbo link on both sides (--link-mtu 9000; its active MTU"
+                + " follows that option as rxe's follows its netdev)", mtu.fix());
+    }
 }
