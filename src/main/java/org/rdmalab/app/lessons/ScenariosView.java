@@ -91,9 +91,12 @@ public final class ScenariosView {
         logList.setItems(viewModel.log());
         logList.setPlaceholder(new Label(UiText.text("lessons.stepsHint")));
         viewModel.log().addListener((javafx.collections.ListChangeListener<String>) change -> {
-            if (!viewModel.log().isEmpty()) {
-                logList.scrollTo(viewModel.log().size() - 1);
-            }
+            // After the list has laid the new rows out: the newest line in view.
+            javafx.application.Platform.runLater(() -> {
+                if (!viewModel.log().isEmpty()) {
+                    logList.scrollTo(viewModel.log().size() - 1);
+                }
+            });
         });
     }
 
