@@ -102,9 +102,23 @@ public final class AppLauncher {
     public static int screenshot(Path file, String scenario, String faultSpec, double scale, Theme theme, String view,
                                  Path capture)
             throws Exception {
+        return screenshot(file, scenario, faultSpec, scale, theme, view, capture, null);
+    }
+
+    /**
+     * As {@link #screenshot(Path, String, String, double, Theme, String, Path)}, with the built-in
+     * exercise {@code exercise} ({@code gui --exercise}; null for none) opened and its first hint
+     * shown before the scenario starts.
+     */
+    public static int screenshot(Path file, String scenario, String faultSpec, double scale, Theme theme, String view,
+                                 Path capture, String exercise)
+            throws Exception {
         WindowScenario chosen = scenario == null ? null : WindowScenario.named(scenario);
         if (view != null) {
             WindowScenario.viewTab(view);
+        }
+        if (exercise != null) {
+            MainWindow.exerciseNamed(exercise);
         }
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null && !Files.isDirectory(parent)) {
@@ -140,9 +154,15 @@ public final class AppLauncher {
                 if (capture != null) {
                     window[0].ladder().openCapture(capture);
                 }
+                boolean[] opened = new boolean[1];
                 check[0] = () -> {
                     try {
                         boolean devicesListed = !lab.setup().devices().isEmpty() && !lab.setup().gids().isEmpty();
+                        if (exercise != null && !opened[0] && devicesListed) {
+                            opened[0] = true;
+                            window[0].openExercise(exercise);
+                            window[0].exercises().revealHint();
+                        }
                         if (chosen != null && !started[0] && devicesListed) {
                             started[0] = true;
                             chosen.start().accept(lab);

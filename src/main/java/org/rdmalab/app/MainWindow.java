@@ -34,6 +34,8 @@ import org.rdmalab.app.lab.TrafficViewModel;
 import org.rdmalab.app.lab.VerbsLogView;
 import org.rdmalab.app.lessons.ScenariosView;
 import org.rdmalab.app.lessons.ScenariosViewModel;
+import org.rdmalab.app.lessons.ExercisesView;
+import org.rdmalab.app.lessons.ExercisesViewModel;
 import org.rdmalab.app.packets.CountersView;
 import org.rdmalab.app.packets.CountersViewModel;
 import org.rdmalab.app.packets.PacketsView;
@@ -80,6 +82,8 @@ public final class MainWindow {
     private final BenchViewModel bench;
 
     private FaultsViewModel faults;
+
+    private ExercisesViewModel exercises;
 
     private ScenariosViewModel scenarios;
 
@@ -246,6 +250,45 @@ public final class MainWindow {
         return ladder;
     }
 
+    /** The Lessons › Exercises tab's view model (gui --exercise and tests drive it). */
+    public ExercisesViewModel exercises() {
+        return exercises;
+    }
+
+    /**
+     * Opens the built-in exercise {@code name} as a student would: the Lessons tab's Exercises shown,
+     * the exercise chosen and started on the loopback lab ({@code gui --exercise NAME}).
+     *
+     * @throws IllegalArgumentException for an unknown name, listing the valid ones
+     */
+    public void openExercise(String name) {
+        org.rdmalab.lab.exercise.Exercise exercise = exerciseNamed(name);
+        if (scene.lookup(".inspector") instanceof javafx.scene.control.TabPane inspector) {
+            inspector.getTabs().stream().filter(tab -> "lessonsTab".equals(tab.getId())).findFirst()
+                    .ifPresent(tab -> {
+                        inspector.getSelectionModel().select(tab);
+                        if (tab.getContent() instanceof javafx.scene.control.TabPane lessons) {
+                            lessons.getTabs().stream().filter(inner -> "exercisesTab".equals(inner.getId())).findFirst()
+                                    .ifPresent(lessons.getSelectionModel()::select);
+                        }
+                    });
+        }
+        exercises.chosenProperty().set(exercise);
+        exercises.start();
+    }
+
+    /**
+     * The built-in exercise called {@code name}.
+     *
+     * @throws IllegalArgumentException for an unknown name, listing the valid ones
+     */
+    public static org.rdmalab.lab.exercise.Exercise exerciseNamed(String name) {
+        return org.rdmalab.lab.exercise.Exercises.named(name.trim().toLowerCase(java.util.Locale.ROOT))
+                .orElseThrow(() -> new IllegalArgumentException("unknown exercise '" + name + "'; valid exercises: "
+                        + String.join(", ", org.rdmalab.lab.exercise.Exercises.all().stream()
+                        .map(org.rdmalab.lab.exercise.Exercise::name).toList())));
+    }
+
     /** The Bench tab's view model (the bench scenario and tests drive it). */
     public BenchViewModel bench() {
         return bench;
@@ -346,6 +389,8 @@ public final class MainWindow {
         controllers.put(BenchView.class, new BenchView(bench));
         ScenariosViewModel scenarios = new ScenariosViewModel(lab, backends, base, ui);
         controllers.put(ScenariosView.class, new ScenariosView(scenarios));
+        ExercisesViewModel exercises = new ExercisesViewModel(lab);
+        controllers.put(ExercisesView.class, new ExercisesView(exercises));
         Views views = new Views(controllers);
         controllers.put(MainView.class, new MainView(lab, views, bench, appearance, () -> reset[0].run()));
         Parent content = views.load(MainView.FXML);
@@ -365,6 +410,7 @@ public final class MainWindow {
         }
         lab.apply(chosen);
         window.scenarios = scenarios;
+        window.exercises = exercises;
         return window;
     }
 

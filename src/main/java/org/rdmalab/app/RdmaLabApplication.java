@@ -19,7 +19,8 @@ import org.rdmalab.app.settings.Theme;
  * {@code --lang=zh_CN} (else the remembered language, else the desktop's), {@code --scale=F},
  * {@code --theme=dark}; {@code --fault=SPEC} gives the software devices the faults
  * {@code gui --fault SPEC} names; {@code --capture=FILE} opens a capture in the Ladder tab
- * ({@code gui --capture FILE}) and shows it.
+ * ({@code gui --capture FILE}) and shows it; {@code --exercise=NAME} opens that exercise
+ * ({@code gui --exercise NAME}).
  */
 public final class RdmaLabApplication extends Application {
 
@@ -70,6 +71,10 @@ public final class RdmaLabApplication extends Application {
         if (capture != null) {
             window.ladder().openCapture(java.nio.file.Path.of(capture));
             WindowScenario.showView("ladder");
+        }
+        String exercise = getParameters().getNamed().get("exercise");
+        if (exercise != null) {
+            window.openExercise(exercise);
         }
     }
 

@@ -33,6 +33,10 @@ final class GuiCommand implements Callable<Integer> {
             + "or RDMA Lab's own) in the Ladder tab: its QP pairs and inferred messages drawn as a ladder.")
     Path capture;
 
+    @Option(names = "--exercise", paramLabel = "NAME", description = "Open a built-in guided exercise in the Lessons"
+            + " tab, started on the loopback lab (with --screenshot, before any --scenario runs).")
+    String exercise;
+
     @Option(names = "--lang", paramLabel = "LANG", description = "The window's language: en or zh_CN (default: zh_CN "
             + "on a Chinese desktop, else en). Verb, field and status names, the C code, and results and errors stay "
             + "as the command line prints them.")
@@ -65,11 +69,14 @@ final class GuiCommand implements Callable<Integer> {
         if (capture != null) {
             checkCapture(capture);
         }
+        if (exercise != null) {
+            org.rdmalab.app.MainWindow.exerciseNamed(exercise);
+        }
         if (screenshot != null) {
             // A picture is the same on every machine: the user's remembered settings are neither read nor written.
             return AppLauncher.screenshot(screenshot.toAbsolutePath(), scenario, faults,
                     factor == null ? Scale.DESK : factor, colours == null ? Theme.LIGHT : colours, view,
-                    capture == null ? null : capture.toAbsolutePath());
+                    capture == null ? null : capture.toAbsolutePath(), exercise);
         }
         if (view != null) {
             throw new IllegalArgumentException("--view chooses what the picture shows; give --screenshot FILE too");
@@ -93,6 +100,9 @@ final class GuiCommand implements Callable<Integer> {
         }
         if (capture != null) {
             parameters.add("--capture=" + capture.toAbsolutePath());
+        }
+        if (exercise != null) {
+            parameters.add("--exercise=" + exercise);
         }
         AppLauncher.launch(parameters.toArray(String[]::new));
         return 0;

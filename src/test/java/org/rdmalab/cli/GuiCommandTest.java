@@ -78,4 +78,15 @@ class GuiCommandTest {
         assertFalse(result.err().contains("at org."), result.err());
         assertFalse(Files.exists(picture), "no window was rendered");
     }
+
+    @org.junit.jupiter.api.Test
+    void anUnknownExerciseIsOneLineNamingTheValidOnesAndExitTwoBeforeAnyWindow(@TempDir Path dir) {
+        Path picture = dir.resolve("x.png");
+        CliRunner.Result result = CliRunner.run("gui", "--exercise", "no-such", "--screenshot", picture.toString());
+        assertEquals(2, result.exitCode(), result.out() + result.err());
+        assertEquals(1, result.err().lines().count(), result.err());
+        assertTrue(result.err().contains("unknown exercise 'no-such'; valid exercises: gid-for-roce, access-error,"),
+                result.err());
+        assertFalse(Files.exists(picture), "no window was rendered");
+    }
 }

@@ -356,7 +356,7 @@ public final class LabViewModel implements AutoCloseable {
     }
 
     /** Sets the status line (a command's outcome). */
-    void status(String text) {
+    public void status(String text) {
         status.set(text);
     }
 }

@@ -87,6 +87,22 @@ public final class PeerView {
                 lab.selectedSideProperty().set(side);
             }
         });
+        javafx.scene.control.MenuItem again = new javafx.scene.control.MenuItem(UiText.text("peer.runAgainFromHere"));
+        again.setId(side.name() + "RunAgain");
+        again.setOnAction(event -> {
+            StepRow selected = stepList.getSelectionModel().getSelectedItem();
+            if (selected != null) {
+                lab.selectedSideProperty().set(side);
+                side.rewindTo(selected.index());
+            }
+        });
+        javafx.scene.control.ContextMenu menu = new javafx.scene.control.ContextMenu(again);
+        menu.setOnShowing(event -> {
+            StepRow selected = stepList.getSelectionModel().getSelectedItem();
+            again.setDisable(side.busyProperty().get() || selected == null
+                    || selected.index() > side.nextIndexProperty().get());
+        });
+        stepList.setContextMenu(menu);
         runNextButton.disableProperty().bind(side.busyProperty());
         runToButton.disableProperty().bind(side.busyProperty());
         side.nextIndexProperty().addListener((observable, before, next) -> {

@@ -77,6 +77,9 @@ public final class SideViewModel {
     private record Cleared() implements Item {
     }
 
+    private record Rewound(int index) implements Item {
+    }
+
     private record Performed(String outcome, Consumer<String> done) implements Item {
     }
 
@@ -345,6 +348,24 @@ public final class SideViewModel {
     }
 
     /**
+     * Puts step {@code index} and the steps after it back to pending, keeping what the steps before
+     * it created ({@link LabSession#rewindTo}): a QP moved to RESET by hand runs INIT, RTR and RTS
+     * again as the same QP. Ignored while busy or for a step that has not run.
+     *
+     * @return false when nothing was rewound
+     */
+    public boolean rewindTo(int index) {
+        if (busy.get() || index < 0 || index > nextIndex.get() || index >= steps.size()) {
+            return false;
+        }
+        submit(() -> {
+            session.rewindTo(index);
+            queue.offer(new Rewound(index));
+        });
+        return true;
+    }
+
+    /**
      * Resets, lets {@code edit} change parameters on the worker, then runs up to and including step
      * {@code target}: how a fix that needs the exchange again (a GID) is applied and the flow goes on.
      */
@@ -403,6 +424,9 @@ public final class SideViewModel {
                 markNext(idle.next());
             } else if (item instanceof Performed performed) {
                 performed.done().accept(performed.outcome());
+            } else if (item instanceof Rewound rewound) {
+                steps.stream().filter(row -> row.index() >= rewound.index()).forEach(StepRow::clear);
+                markNext(rewound.index());
             } else if (item instanceof Cleared) {
                 steps.forEach(StepRow::clear);
                 localState.set(null);

@@ -43,8 +43,17 @@ public final class Attempt {
      * the map has no buffer to read, so its buffer checks stay open.
      */
     public Attempt(Exercise exercise, Map<Role, LabSession> sessions) {
+        this(exercise, sessions::get);
+    }
+
+    /**
+     * An attempt on the sessions {@code sessions} gives for each role when a check reads a buffer
+     * (null: none), so that it follows a lab whose sessions are rebuilt (a window applying a new
+     * setup). {@code sessions} is asked on the thread that feeds the attempt.
+     */
+    public Attempt(Exercise exercise, java.util.function.Function<Role, LabSession> sessions) {
         this.exercise = Objects.requireNonNull(exercise, "exercise");
-        this.seen = new Observations(sessions);
+        this.seen = new Observations(Objects.requireNonNull(sessions, "sessions"));
         this.metAt = new long[exercise.checks().size()];
     }
 

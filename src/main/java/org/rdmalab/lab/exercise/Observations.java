@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.rdmalab.lab.LabEvent;
 import org.rdmalab.lab.LabSession;
 import org.rdmalab.lab.Role;
@@ -35,7 +36,8 @@ public final class Observations {
 
     /** One side's facts. */
     public static final class SideFacts {
-        private final LabSession session;
+        private final Role role;
+        private final Function<Role, LabSession> sessions;
         private QpState state;
         private long sequence;
         private long createdAt = -1;
@@ -46,8 +48,9 @@ public final class Observations {
         private int lastWritePackets;
         private PacketKind lastPacket = PacketKind.OTHER;
 
-        SideFacts(LabSession session) {
-            this.session = session;
+        SideFacts(Role role, Function<Role, LabSession> sessions) {
+            this.role = role;
+            this.sessions = sessions;
         }
 
         /** The QP's state as its events told (null before a QP exists). */
@@ -76,6 +79,7 @@ public final class Observations {
 
         /** {@code length} bytes of the side's MR at {@code offset}; empty without an MR or outside it. */
         public Optional<byte[]> buffer(int offset, int length) {
+            LabSession session = sessions.apply(role);
             if (session == null) {
                 return Optional.empty();
             }
@@ -163,10 +167,10 @@ public final class Observations {
 
     private final Map<Role, SideFacts> sides = new EnumMap<>(Role.class);
 
-    /** Facts about the sessions' sides; a side without a session has no buffer to read. */
-    Observations(Map<Role, LabSession> sessions) {
+    /** Facts about the sides; a side {@code sessions} gives no session for has no buffer to read. */
+    Observations(Function<Role, LabSession> sessions) {
         for (Role role : Role.values()) {
-            sides.put(role, new SideFacts(sessions.get(role)));
+            sides.put(role, new SideFacts(role, sessions));
         }
     }
 

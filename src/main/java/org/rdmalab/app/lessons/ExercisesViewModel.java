@@ -1,0 +1,219 @@
+package org.rdmalab.app.lessons;
+
+import java.util.List;
+import java.util.Optional;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyIntegerProperty;
+import javafx.beans.property.ReadOnlyIntegerWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ListChangeListener;
+import javafx.collections.ObservableList;
+import org.rdmalab.app.common.UiText;
+import org.rdmalab.app.lab.LabViewModel;
+import org.rdmalab.app.lab.SideViewModel;
+import org.rdmalab.lab.LabSession;
+import org.rdmalab.lab.LabSetup;
+import org.rdmalab.lab.Role;
+import org.rdmalab.lab.exercise.Attempt;
+import org.rdmalab.lab.exercise.Exercise;
+import org.rdmalab.lab.exercise.Exercises;
+
+/**
+ * The Exercises tab's state: the built-in exercises, the one chosen (shown) and the one started,
+ * its hints revealed so far, and each of its checks, open or met, as the lab's events arrive. Starting
+ * an exercise sets the loopback lab to its starting point: its flow and GID index in the setup bar,
+ * new sessions, and its step parameters; a setup applied later (another GID, say) keeps the
+ * exercise's parameters on the new sessions, and the attempt follows them.
+ *
+ * <p>JavaFX thread only.
+ */
+public final class ExercisesViewModel {
+
+    /**
+     * One check as the list shows it.
+     *
+     * @param text what it checks, in the window's language
+     * @param met true once met
+     */
+    public record CheckRow(String text, boolean met) {
+    }
+
+    private final LabViewModel lab;
+    private final ObservableList<Exercise> exercises = FXCollections.observableArrayList(Exercises.all());
+    private final ObjectProperty<Exercise> chosen = new SimpleObjectProperty<>();
+    private final ReadOnlyObjectWrapper<Exercise> started = new ReadOnlyObjectWrapper<>();
+    private final ObservableList<String> hints = FXCollections.observableArrayList();
+    private final ObservableList<CheckRow> checks = FXCollections.observableArrayList();
+    private final ReadOnlyIntegerWrapper met = new ReadOnlyIntegerWrapper();
+    private final ReadOnlyBooleanWrapper done = new ReadOnlyBooleanWrapper();
+    private final ReadOnlyBooleanWrapper moreHints = new ReadOnlyBooleanWrapper();
+    private final ReadOnlyStringWrapper progress = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper problem = new ReadOnlyStringWrapper("");
+    private Attempt attempt;
+
+    public ExercisesViewModel(LabViewModel lab) {
+        this.lab = lab;
+        lab.afterEvent(this::heard);
+        lab.afterEvents(this::refresh);
+        lab.sides().addListener((ListChangeListener<SideViewModel>) change -> sidesRebuilt());
+        chosen.addListener((observable, before, now) -> refresh());
+        if (!exercises.isEmpty()) {
+            chosen.set(exercises.get(0));
+        }
+        refresh();
+    }
+
+    /**
+     * Starts the chosen exercise: the loopback lab is set to its starting point (its flow and GID
+     * index, new sessions, its parameters), its hints are hidden again and its checks open.
+     */
+    public void start() {
+        Exercise exercise = chosen.get();
+        if (exercise == null) {
+            return;
+        }
+        attempt = new Attempt(exercise, this::session);
+        started.set(exercise);
+        hints.clear();
+        problem.set("");
+        LabSetup setup = exercise.start().setup(lab.defaultSetup());
+        lab.setup().modeProperty().set(LabSetup.Mode.LOOPBACK);
+        lab.setup().flowProperty().set(setup.flow());
+        lab.setup().gidIndexProperty().set(setup.gidIndex());
+        lab.apply(setup);
+        refresh();
+        lab.status(UiText.format("exercises.startedStatus", UiText.say(exercise.title())));
+    }
+
+    /** Shows the next hint of the started exercise. */
+    public void revealHint() {
+        Exercise exercise = started.get();
+        if (exercise != null && hints.size() < exercise.hints().size()) {
+            hints.add(UiText.say(exercise.hints().get(hints.size())));
+        }
+        moreHints.set(exercise != null && hints.size() < exercise.hints().size());
+    }
+
+    /** The session of the lab's side that plays {@code role}, if there is one now. */
+    private LabSession session(Role role) {
+        return lab.sides().stream().filter(side -> side.role() == role).map(SideViewModel::session).findFirst()
+                .orElse(null);
+    }
+
+    /** New sessions (the exercise started, or a setup applied): they take the exercise's parameters. */
+    private void sidesRebuilt() {
+        Exercise exercise = started.get();
+        if (exercise == null) {
+            return;
+        }
+        try {
+            for (SideViewModel side : lab.sides()) {
+                exercise.start().apply(side.session());
+            }
+            problem.set("");
+        } catch (IllegalArgumentException e) {
+            problem.set(UiText.format("exercises.startFailed", e.getMessage()));
+        }
+    }
+
+    private void heard(SideViewModel.SideEvent event) {
+        // Events of sessions already replaced (still draining as they close) are not the attempt's.
+        if (attempt != null && lab.sides().contains(event.side())) {
+            attempt.observe(event.side().role(), event.event());
+        }
+    }
+
+    /**
+     * The checks of the exercise shown: live while it is the one started, else all open; the
+     * progress and "done" are the started exercise's.
+     */
+    private void refresh() {
+        Exercise shown = chosen.get();
+        if (attempt == null || shown != attempt.exercise()) {
+            List<CheckRow> open = shown == null ? List.of() : shown.checks().stream()
+                    .map(check -> new CheckRow(UiText.say(check.said()), false)).toList();
+            if (!open.equals(checks)) {
+                checks.setAll(open);
+            }
+        }
+        if (attempt == null) {
+            return;
+        }
+        List<Attempt.Status> statuses = attempt.statuses();
+        if (shown == attempt.exercise()) {
+            List<CheckRow> rows = statuses.stream().map(status -> new CheckRow(UiText.say(status.check().said()),
+                    status.met())).toList();
+            if (!rows.equals(checks)) {
+                checks.setAll(rows);
+            }
+        }
+        int count = (int) statuses.stream().filter(Attempt.Status::met).count();
+        met.set(count);
+        done.set(count == statuses.size());
+        moreHints.set(hints.size() < attempt.exercise().hints().size());
+        progress.set(done.get() ? UiText.text("exercises.done")
+                : UiText.format("exercises.progress", count, statuses.size()));
+    }
+
+    /** The built-in exercises, in the order a lab takes them. */
+    public ObservableList<Exercise> exercises() {
+        return exercises;
+    }
+
+    /** The exercise the tab shows. */
+    public ObjectProperty<Exercise> chosenProperty() {
+        return chosen;
+    }
+
+    /** The exercise started on the lab, or null. */
+    public ReadOnlyObjectProperty<Exercise> startedProperty() {
+        return started.getReadOnlyProperty();
+    }
+
+    /** The hints revealed so far, in the window's language. */
+    public ObservableList<String> hints() {
+        return hints;
+    }
+
+    /** True while the started exercise has a hint left to reveal. */
+    public ReadOnlyBooleanProperty moreHintsProperty() {
+        return moreHints.getReadOnlyProperty();
+    }
+
+    /** The shown exercise's checks: live for the started one, all open for another. */
+    public ObservableList<CheckRow> checks() {
+        return checks;
+    }
+
+    /** How many checks are met. */
+    public ReadOnlyIntegerProperty metProperty() {
+        return met.getReadOnlyProperty();
+    }
+
+    /** True when every check of the started exercise is met. */
+    public ReadOnlyBooleanProperty doneProperty() {
+        return done.getReadOnlyProperty();
+    }
+
+    /** "2 of 4 checks met", or "Done: every check is met". */
+    public ReadOnlyStringProperty progressProperty() {
+        return progress.getReadOnlyProperty();
+    }
+
+    /** Why the exercise's parameters could not be set on the lab, or empty. */
+    public ReadOnlyStringProperty problemProperty() {
+        return problem.getReadOnlyProperty();
+    }
+
+    /** The attempt on the lab, while an exercise is started. */
+    public Optional<Attempt> attempt() {
+        return Optional.ofNullable(attempt);
+    }
+}
