@@ -23,6 +23,7 @@ import picocli.CommandLine.Option;
             DoctorCommand.class,
             PcapCommand.class,
             GuiCommand.class,
+            ExerciseCommand.class,
         })
 public final class Main implements Runnable {
 
