@@ -43,6 +43,7 @@ public final class MainView {
     private final BenchViewModel bench;
     private final Appearance appearance;
     private final Runnable resetSettings;
+    private final java.util.function.Consumer<String> chooseLanguage;
     /** The side columns while the Bench view has the window's width. */
     private final java.util.List<Node> hiddenColumns = new java.util.ArrayList<>();
 
@@ -80,12 +81,14 @@ public final class MainView {
     record Shortcut(KeyCombination keys, String textKey, Runnable action) {
     }
 
-    MainView(LabViewModel lab, Views views, BenchViewModel bench, Appearance appearance, Runnable resetSettings) {
+    MainView(LabViewModel lab, Views views, BenchViewModel bench, Appearance appearance, Runnable resetSettings,
+             java.util.function.Consumer<String> chooseLanguage) {
         this.lab = lab;
         this.views = views;
         this.bench = bench;
         this.appearance = appearance;
         this.resetSettings = resetSettings;
+        this.chooseLanguage = chooseLanguage;
     }
 
     @FXML
@@ -175,6 +178,20 @@ public final class MainView {
                 appearance.scaleProperty()));
         sync(projector, appearance.scaleProperty().greaterThan(org.rdmalab.app.settings.Scale.DESK),
                 on -> appearance.scaleProperty().set(on ? appearance.projectorScale() : org.rdmalab.app.settings.Scale.DESK));
+        // The language the window speaks from its next start (its words are chosen once, when it is built).
+        javafx.scene.control.Menu language = new javafx.scene.control.Menu(UiText.text("settings.language"));
+        language.setId("languageMenu");
+        javafx.scene.control.ToggleGroup languages = new javafx.scene.control.ToggleGroup();
+        for (String tag : UiText.TAGS) {
+            javafx.scene.control.RadioMenuItem item = new javafx.scene.control.RadioMenuItem(
+                    UiText.text("settings.language." + tag));
+            item.setId("language-" + tag);
+            item.setToggleGroup(languages);
+            item.setSelected(UiText.parse(tag).equals(UiText.locale().equals(UiText.CHINESE) ? UiText.CHINESE
+                    : UiText.ENGLISH));
+            item.setOnAction(event -> chooseLanguage.accept(tag));
+            language.getItems().add(item);
+        }
         javafx.scene.control.MenuItem keys = new javafx.scene.control.MenuItem(UiText.text("settings.shortcuts"));
         keys.setId("shortcutsItem");
         keys.setAccelerator(HELP_KEYS);
@@ -182,7 +199,8 @@ public final class MainView {
         javafx.scene.control.MenuItem reset = new javafx.scene.control.MenuItem(UiText.text("settings.reset"));
         reset.setId("resetSettingsItem");
         reset.setOnAction(event -> resetSettings.run());
-        settingsMenu.getItems().setAll(dark, projector, keys, new javafx.scene.control.SeparatorMenuItem(), reset);
+        settingsMenu.getItems().setAll(dark, projector, language, keys, new javafx.scene.control.SeparatorMenuItem(),
+                reset);
         javafx.scene.control.Tooltip tip = new javafx.scene.control.Tooltip(UiText.text("settings.menuTip"));
         settingsMenu.setTooltip(tip);
         javafx.scene.layout.HBox firstRow = (javafx.scene.layout.HBox) setupView.lookup(".setup-row");

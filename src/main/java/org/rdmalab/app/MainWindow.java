@@ -13,6 +13,7 @@ import javafx.scene.Scene;
 import org.rdmalab.app.bench.BenchView;
 import org.rdmalab.app.bench.BenchViewModel;
 import org.rdmalab.app.common.FrameExecutor;
+import org.rdmalab.app.common.UiText;
 import org.rdmalab.app.common.Views;
 import org.rdmalab.app.doctor.DoctorView;
 import org.rdmalab.app.doctor.DoctorViewModel;
@@ -212,6 +213,17 @@ public final class MainWindow {
         lab.apply(lab.defaultSetup());
     }
 
+    /**
+     * The View menu's language: remembered, and spoken from the next start (the window's words are
+     * chosen when it is built); the status line says so in the language chosen.
+     */
+    void chooseLanguage(String tag) {
+        language = java.util.Optional.of(tag);
+        java.util.ResourceBundle chosen = java.util.ResourceBundle.getBundle("org.rdmalab.app.messages", UiText.parse(tag),
+                java.util.ResourceBundle.Control.getNoFallbackControl(java.util.ResourceBundle.Control.FORMAT_PROPERTIES));
+        lab.tell(chosen.getString("settings.languageNextStart"));
+    }
+
     /** The store the window remembers its settings in. */
     public SettingsStore store() {
         return store;
@@ -367,6 +379,8 @@ public final class MainWindow {
         appearance.themeProperty().set(settings.theme());
         appearance.scale(settings.scale());
         Runnable[] reset = new Runnable[1];
+        @SuppressWarnings("unchecked")
+        java.util.function.Consumer<String>[] language = new java.util.function.Consumer[1];
         Map<Class<?>, Object> controllers = new HashMap<>();
         controllers.put(SetupView.class, new SetupView(lab));
         controllers.put(StepView.class, new StepView(step));
@@ -392,12 +406,14 @@ public final class MainWindow {
         ExercisesViewModel exercises = new ExercisesViewModel(lab);
         controllers.put(ExercisesView.class, new ExercisesView(exercises));
         Views views = new Views(controllers);
-        controllers.put(MainView.class, new MainView(lab, views, bench, appearance, () -> reset[0].run()));
+        controllers.put(MainView.class, new MainView(lab, views, bench, appearance, () -> reset[0].run(),
+                tag -> language[0].accept(tag)));
         Parent content = views.load(MainView.FXML);
         Scene scene = new Scene(new ScaledRoot(content), WIDTH * settings.scale(), HEIGHT * settings.scale());
         scene.getStylesheets().add(Views.resource(STYLESHEET).toExternalForm());
         MainWindow window = new MainWindow(lab, bench, scene, background, store, appearance);
         reset[0] = window::resetSettings;
+        language[0] = window::chooseLanguage;
         window.faults = faults;
         window.ladder = ladder;
         window.language = settings.language();

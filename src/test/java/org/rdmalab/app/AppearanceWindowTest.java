@@ -99,6 +99,20 @@ class AppearanceWindowTest {
         // Text turns light on the dark panels: the tokens changed, not one node.
         Color darkTitle = textOf(robot, ".panel-title");
         assertTrue(darkTitle.getBrightness() > 0.8 && lightTitle.getBrightness() < 0.3, lightTitle + " → " + darkTitle);
+        // What opens over the window is dark too: a list's popup and the menu.
+        robot.clickOn("#devicePicker");
+        waitFor("the device list", () -> robot.lookup(".list-view").match(node -> node.getScene() != window.scene())
+                .tryQuery().isPresent());
+        Region list = robot.lookup(".list-view").match(node -> node.getScene() != window.scene()).queryAs(Region.class);
+        Color listFill = FxWait.onFx(() -> (Color) list.getBackground().getFills().get(
+                list.getBackground().getFills().size() - 1).getFill());
+        assertTrue(listFill.getBrightness() < 0.35, "the device list is dark: " + listFill);
+        robot.type(KeyCode.ESCAPE);
+        robot.clickOn("#settingsMenu");
+        Label item = (Label) menuItem(robot, "Dark theme").lookup(".label");
+        Color itemText = FxWait.onFx(() -> (Color) item.getTextFill());
+        assertTrue(itemText.getBrightness() > 0.7, "the menu's words are light on its dark background: " + itemText);
+        robot.type(KeyCode.ESCAPE);
         robot.press(KeyCode.CONTROL, KeyCode.SHIFT).type(KeyCode.D).release(KeyCode.SHIFT, KeyCode.CONTROL);
         waitFor("the light colours again", () -> statusBar(robot).equals(lightBar));
         assertEquals(Theme.LIGHT, window.appearance().themeProperty().get());
@@ -207,6 +221,11 @@ class AppearanceWindowTest {
     @Test
     void closingWritesWhatTheUserChoseAndWhereTheWindowWas(FxRobot robot) {
         robot.press(KeyCode.CONTROL, KeyCode.SHIFT).type(KeyCode.D).release(KeyCode.SHIFT, KeyCode.CONTROL);
+        robot.clickOn("#settingsMenu");
+        robot.clickOn(menuItem(robot, "Language"));
+        robot.clickOn(menuItem(robot, "Chinese (中文)"));
+        assertEquals("窗口下次启动时使用中文。", robot.lookup("#statusLabel").queryAs(Label.class).getText(),
+                "said in the language chosen");
         robot.interact(() -> {
             window.lab().setup().gidIndexProperty().set("auto");
             window.follow(stage);
@@ -216,6 +235,7 @@ class AppearanceWindowTest {
         });
         LabSettings read = LabSettings.read(store);
         assertEquals(Theme.DARK, read.theme());
+        assertEquals(Optional.of("zh_CN"), read.language());
         assertEquals("auto", read.gidIndex());
         assertEquals(Optional.of("soft0"), read.device());
         LabSettings.Place place = read.place().orElseThrow();

@@ -74,6 +74,11 @@ public final class LabViewModel implements AutoCloseable {
         this.setup = new SetupViewModel(backends, base, background, ui);
     }
 
+    /** Says {@code sentence} in the status line (the window's own news, such as a setting changed). */
+    public void tell(String sentence) {
+        status.set(sentence);
+    }
+
     /** The setup the window starts with: the loopback lab with the seed's defaults. */
     public LabSetup defaultSetup() {
         return defaults;
