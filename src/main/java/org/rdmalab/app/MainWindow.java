@@ -386,7 +386,9 @@ public final class MainWindow {
         controllers.put(StepView.class, new StepView(step));
         controllers.put(ResourcesView.class, new ResourcesView(resources));
         controllers.put(VerbsLogView.class, new VerbsLogView(lab));
-        controllers.put(PacketsView.class, new PacketsView(lab));
+        org.rdmalab.app.packets.PacketViewModel opened = new org.rdmalab.app.packets.PacketViewModel();
+        controllers.put(PacketsView.class, new PacketsView(lab, opened));
+        controllers.put(org.rdmalab.app.packets.PacketView.class, new org.rdmalab.app.packets.PacketView(opened));
         controllers.put(CountersView.class, new CountersView(new CountersViewModel(lab, backgroundWork, ui)));
         controllers.put(CompletionsView.class, new CompletionsView(lab));
         controllers.put(ConnectionDataView.class, new ConnectionDataView(new ConnectionDataViewModel(lab)));

@@ -182,7 +182,16 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                             lab.runAllToEnd();
                         }, WindowScenario::idleAndRan),
                 badRkey(),
-                bulk(BULK_BYTES));
+                bulk(BULK_BYTES),
+                new WindowScenario("packet", "the seed's flow, then Wire › Packets with the client's RDMA WRITE"
+                        + " opened: its headers and fields beside its bytes, the RETH's remote key selected (the"
+                        + " client's rkey of the server's buffer) and the ICRC computed and matching", lab -> {
+                            selectInspectorTab("packetsTab");
+                            lab.setup().useRecommendedGid();
+                            lab.apply(lab.defaultSetup().withGidIndex(lab.setup().gidIndexProperty().get()));
+                            lab.runAllToEnd();
+                        }, lab -> idleAndRan(lab) && openThe(lab, "client", "RC_RDMA_WRITE_ONLY",
+                                org.rdmalab.wire.Dissection.Layer.RETH, "Remote Key")));
     }
 
     /** Bytes the bulk scenario moves each way (gui --scenario bulk). */
@@ -302,6 +311,39 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
         }, done);
     }
 
+    /**
+     * Selects in the Packets table the first packet {@code side} sent with {@code opcode}, and in
+     * the packet opened the field {@code field} of its header {@code layer}; false while there is
+     * no such packet yet.
+     */
+    private static boolean openThe(LabViewModel lab, String side, String opcode,
+                                   org.rdmalab.wire.Dissection.Layer layer, String field) {
+        var table = inspector().map(pane -> pane.lookup("#packetTable"))
+                .filter(javafx.scene.control.TableView.class::isInstance)
+                .map(node -> (javafx.scene.control.TableView<?>) node);
+        var opened = inspector().map(pane -> pane.lookup(".packet-view")).map(node -> node.getProperties()
+                .get(org.rdmalab.app.packets.PacketViewModel.class))
+                .filter(org.rdmalab.app.packets.PacketViewModel.class::isInstance)
+                .map(org.rdmalab.app.packets.PacketViewModel.class::cast);
+        if (table.isEmpty() || opened.isEmpty()) {
+            return false;
+        }
+        for (Object item : table.get().getItems()) {
+            org.rdmalab.app.lab.PacketRow row = (org.rdmalab.app.lab.PacketRow) item;
+            if (row.side().equals(side) && row.packet().opcode().equals(opcode)
+                    && row.packet().direction() == org.rdmalab.verbs.PacketEvent.Direction.SENT) {
+                table.get().getSelectionModel().select(table.get().getItems().indexOf(item));
+                var dissection = opened.get().dissectionProperty().get();
+                if (dissection == null) {
+                    return false;
+                }
+                dissection.field(layer, field).ifPresent(opened.get().selectedProperty()::set);
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The bench scenarios' run: ib_write_lat, 8 B, with the baseline, for a time per path; {@code wide} the Wide button. */
     private static void benchLatency(boolean wide) {
         selectInspectorTab("benchTab");
@@ -370,18 +412,18 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
 
     /**
      * The views {@code gui --view} shows, by name, with the id of the tab that holds each: the step
-     * pane's tabs and the Wire tab's own (ladder, packets, faults).
+     * pane's tabs and the Wire tab's own (ladder, packets, counters, faults).
      */
     public static final java.util.Map<String, String> VIEWS = java.util.Collections.unmodifiableMap(
             new java.util.LinkedHashMap<>(java.util.Map.ofEntries(
                     java.util.Map.entry("ladder", "ladderTab"), java.util.Map.entry("packets", "packetsTab"),
-                    java.util.Map.entry("faults", "faultsTab"), java.util.Map.entry("step", "stepTab"),
+                    java.util.Map.entry("counters", "countersTab"), java.util.Map.entry("faults", "faultsTab"), java.util.Map.entry("step", "stepTab"),
                     java.util.Map.entry("traffic", "trafficTab"), java.util.Map.entry("connection-data", "connectionTab"),
                     java.util.Map.entry("resources", "resourcesTab"), java.util.Map.entry("verbs", "verbsTab"),
                     java.util.Map.entry("doctor", "doctorTab"), java.util.Map.entry("bench", "benchTab"))));
 
     /** The names of {@link #VIEWS} in the order the usage lists them. */
-    public static final List<String> VIEW_NAMES = List.of("ladder", "packets", "faults", "step", "traffic",
+    public static final List<String> VIEW_NAMES = List.of("ladder", "packets", "counters", "faults", "step", "traffic",
             "connection-data", "resources", "verbs", "doctor", "bench");
 
     /**

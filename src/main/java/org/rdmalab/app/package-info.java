@@ -13,7 +13,7 @@
  *   <li>{@link org.rdmalab.app.lab}: the lab's panes (setup, peers, step, traffic, connection data,
  *       resources, verbs log, completions, buffers) under {@link org.rdmalab.app.lab.LabViewModel},
  *       which builds the sessions;</li>
- *   <li>{@link org.rdmalab.app.packets}: the Packets tab and the port counters under it;</li>
+ *   <li>{@link org.rdmalab.app.packets}: the Wire tab's Packets (each packet opened field by field) and Counters;</li>
  *   <li>{@link org.rdmalab.app.doctor}: the Doctor tab;</li>
  *   <li>{@link org.rdmalab.app.bench}: the Bench tab;</li>
  *   <li>{@link org.rdmalab.app.common}: what every feature uses (the window's words, the

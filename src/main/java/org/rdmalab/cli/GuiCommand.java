@@ -22,11 +22,11 @@ final class GuiCommand implements Callable<Integer> {
     @Option(names = "--screenshot", paramLabel = "FILE", description = "Save a PNG of the window and exit.")
     Path screenshot;
 
-    @Option(names = "--scenario", paramLabel = "NAME", description = "Run a scenario in the window until it ends before the picture: seed, rtr-no-grh, two-machines, doctor, bench, bench-server, bench-narrow, drop-ack, bad-rkey, bulk.")
+    @Option(names = "--scenario", paramLabel = "NAME", description = "Run a scenario in the window until it ends before the picture: seed, rtr-no-grh, two-machines, doctor, bench, bench-server, bench-narrow, drop-ack, bad-rkey, bulk, packet.")
     String scenario;
 
     @Option(names = "--view", paramLabel = "NAME", description = "With --screenshot, the view shown in the picture: "
-            + "ladder, packets, faults (the Wire tab's), step, traffic, connection-data, resources, verbs, doctor or bench.")
+            + "ladder, packets, counters, faults (the Wire tab's), step, traffic, connection-data, resources, verbs, doctor or bench.")
     String view;
 
     @Option(names = "--capture", paramLabel = "FILE", description = "Open a capture (pcap or pcapng: tcpdump, Wireshark "

@@ -4,7 +4,9 @@
  * as records with byte-exact codecs, the {@link org.rdmalab.wire.Opcode} table, 24-bit PSN
  * arithmetic, whole-packet decoding ({@link org.rdmalab.wire.RocePacket}) and encoding
  * ({@link org.rdmalab.wire.RocePacketEncoder}), the invariant CRC
- * ({@link org.rdmalab.wire.Icrc}), the canonical IPv4 header and the UDP source-port rule.
+ * ({@link org.rdmalab.wire.Icrc}), the canonical IPv4 header and the UDP source-port rule, and a
+ * packet opened field by field for the window ({@link org.rdmalab.wire.Dissector} makes a
+ * {@link org.rdmalab.wire.Dissection}: byte ranges, names, values, meanings as keys, checks).
  * All multi-byte fields are big-endian except the ICRC, which goes least significant byte first.
  * The facts behind each rule are cited from the IBTA specification (Vol. 1 and Annex A17, RoCEv2)
  * and the project's RoCEv2 reference notes. A floor below the backends and the upper layers: it

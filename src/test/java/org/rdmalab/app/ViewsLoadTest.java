@@ -59,7 +59,7 @@ class ViewsLoadTest {
                 ResourcesView.class, new ResourcesView(new ResourcesViewModel(lab, Executors.newSingleThreadExecutor(),
                         Runnable::run)),
                 VerbsLogView.class, new VerbsLogView(lab),
-                PacketsView.class, new PacketsView(lab),
+                PacketsView.class, new PacketsView(lab, new org.rdmalab.app.packets.PacketViewModel()),
                 BenchView.class, new BenchView(new BenchViewModel(new org.rdmalab.bench.BenchEngine(Backends.installed()),
                         Backends.installed(), () -> {
                             throw new IllegalStateException("this test runs no benchmark");
@@ -71,6 +71,8 @@ class ViewsLoadTest {
                         Runnable::run)));
         ladder = new org.rdmalab.app.ladder.LadderViewModel(lab, Runnable::run, Runnable::run, Runnable::run);
         controllers.put(org.rdmalab.app.ladder.LadderView.class, new org.rdmalab.app.ladder.LadderView(ladder));
+        controllers.put(org.rdmalab.app.packets.PacketView.class,
+                new org.rdmalab.app.packets.PacketView(new org.rdmalab.app.packets.PacketViewModel()));
         views = new Views(controllers);
     }
 
@@ -86,6 +88,7 @@ class ViewsLoadTest {
     @ValueSource(strings = {"lab/SetupView:setup-view", "lab/StepView:step-view", "lab/CompletionsView:completions-view",
         "lab/BuffersView:buffers-view", "lab/TrafficView:traffic-view", "lab/ConnectionDataView:connection-data-view",
         "lab/ResourcesView:resources-view", "lab/VerbsLogView:verbs-log-view", "packets/PacketsView:packets-view",
+        "packets/PacketView:packet-view",
         "bench/BenchView:bench-view", "faults/FaultsView:faults-view", "lessons/ScenariosView:scenarios-view",
         "ladder/LadderView:ladder-view"})
     void loads(String viewAndStyle, FxRobot robot) {

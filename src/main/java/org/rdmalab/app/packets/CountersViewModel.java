@@ -14,7 +14,7 @@ import org.rdmalab.lab.LabSession;
 import org.rdmalab.verbs.VerbsException;
 
 /**
- * The port counters under the Packets tab's packets: each side's counters by rxe's names
+ * The port counters of the Wire tab's Counters tab: each side's counters by rxe's names
  * ({@code Context.queryCounters}: soft0's own, or {@code hw_counters} of an rxe or NIC port), and
  * after {@link #mark()} how much each moved since, so a student marks, runs a step and sees which
  * packets, retries and NAKs it cost. Counters still at zero are left out unless all are asked for.

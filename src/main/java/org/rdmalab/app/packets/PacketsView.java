@@ -14,10 +14,12 @@ import org.rdmalab.app.lab.PacketRow;
 /**
  * Controller of {@code PacketsView.fxml}: the RoCE v2 packets each software device sent, received
  * or dropped (native devices report none; capture them with tcpdump). Bounded and virtualised.
+ * Selecting a packet opens it in the {@link PacketView} below.
  */
 public final class PacketsView {
 
     private final LabViewModel lab;
+    private final PacketViewModel opened;
 
     @FXML
     private Label countLabel;
@@ -42,8 +44,9 @@ public final class PacketsView {
     @FXML
     private TableColumn<PacketRow, String> detailColumn;
 
-    public PacketsView(LabViewModel lab) {
+    public PacketsView(LabViewModel lab, PacketViewModel opened) {
         this.lab = lab;
+        this.opened = opened;
     }
 
     @FXML
@@ -60,6 +63,11 @@ public final class PacketsView {
         Columns.show(psnColumn, row -> Integer.toString(row.packet().psn()));
         Columns.show(lengthColumn, row -> Integer.toString(row.packet().length()));
         Columns.show(detailColumn, row -> row.packet().detail());
+        packetTable.getSelectionModel().selectedItemProperty().addListener((observable, before, row) -> {
+            if (row != null) {
+                opened.packetProperty().set(row);
+            }
+        });
         countLabel.textProperty().bind(Bindings.createStringBinding(
                 () -> Columns.count(log.rows().size(), log.droppedProperty().get(), "packets"),
                 log.rows(), log.droppedProperty()));

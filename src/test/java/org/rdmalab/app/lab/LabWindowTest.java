@@ -212,7 +212,7 @@ class LabWindowTest {
     @org.junit.jupiter.api.io.TempDir
     java.nio.file.Path exportDir;
 
-    /** The counters' row (Packets tab) of {@code side}'s {@code counter}. */
+    /** The counters' row (Wire › Counters) of {@code side}'s {@code counter}. */
     private static java.util.Optional<CountersViewModel.Row> counter(FxRobot robot, String side, String counter) {
         TableView<?> table = robot.lookup("#counterTable").queryTableView();
         return table.getItems().stream().map(CountersViewModel.Row.class::cast)
@@ -224,6 +224,8 @@ class LabWindowTest {
         runTheSeedWithTheRecommendedGid(robot);
         robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
                 && "Wire".equals(label.getText())).queryAs(javafx.scene.Node.class));
+        robot.clickOn(robot.lookup(".wire-tabs .tab .tab-label").match(node -> node instanceof Label label
+                && "Counters".equals(label.getText())).queryAs(javafx.scene.Node.class));
         // The seed's WRITE: the client sent it and got its ACK, the server took it in and acknowledged it.
         waitFor("the seed's packets", () -> counter(robot, "client", "sent_pkts").map(row -> row.value() >= 1)
                 .orElse(false) && counter(robot, "server", "rcvd_pkts").map(row -> row.value() >= 1).orElse(false));
