@@ -260,9 +260,15 @@ class LadderWindowTest {
     void scrollingAndZoomingStopAtTheirEnds(FxRobot robot) {
         open(robot, null);
         showLadder(robot);
-        FxWait.onFx(() -> window.faults().arm(OneShotFault.Kind.DROP_NEXT_ACK));
-        runSeedFlow();
-        FxWait.waitFor("the ladder", 10, () -> FxWait.onFx(() -> chart(robot).visible().total()) >= 4);
+        // 64 KiB at path MTU 1024 each way: over 128 arrows, many views tall on any machine (each arrow
+        // takes at least a row), so both ends are real ends.
+        WindowScenario bulk = WindowScenario.bulk(64 * 1024);
+        FxWait.onFx(() -> {
+            bulk.start().accept(lab());
+            return null;
+        });
+        FxWait.waitFor("the WRITE and the READ", 120, () -> FxWait.onFx(() -> bulk.ended().test(lab())));
+        FxWait.waitFor("the ladder", 10, () -> FxWait.onFx(() -> chart(robot).visible().total()) >= 128);
         LadderChart chart = chart(robot);
         FxWait.onFx(() -> {
             chart.zoomBy(1e12);
