@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.ResourceBundle;
 import java.util.Set;
@@ -22,13 +23,20 @@ import org.junit.jupiter.api.Test;
  */
 class DissectionWordsTest {
 
-    private static final Path DISSECTOR = Path.of("src/main/java/org/rdmalab/wire/Dissector.java");
+    /** The dissection's sources: the entry points and the parsers of each part of a packet. */
+    private static final List<Path> DISSECTOR = java.util.stream.Stream.of("Dissector", "DissectionParse",
+            "FrameHeaders", "TransportHeaders").map(name -> Path.of("src/main/java/org/rdmalab/wire/" + name + ".java"))
+            .toList();
     private static final Pattern MEANING = Pattern.compile("Meaning\\.of\\(\"([a-zA-Z0-9.]+)\"");
     private static final Pattern CHOSEN = Pattern.compile("\\? \"([a-zA-Z0-9.]+)\"|: \"([a-zA-Z0-9.]+)\"");
 
     /** Each key the dissector names, in a Meaning.of or as one of a key's choices ({@code x ? "a" : "b"}). */
     private static Set<String> keys() throws IOException {
-        String source = Files.readString(DISSECTOR);
+        StringBuilder sources = new StringBuilder();
+        for (Path file : DISSECTOR) {
+            sources.append(Files.readString(file)).append('\n');
+        }
+        String source = sources.toString();
         Set<String> keys = new TreeSet<>();
         Matcher matcher = MEANING.matcher(source);
         while (matcher.find()) {
