@@ -59,7 +59,7 @@ class GuiCommandTest {
                 picture.toString());
         assertEquals(2, result.exitCode(), result.out() + result.err());
         assertEquals(1, result.err().lines().count(), result.err());
-        assertTrue(result.err().startsWith("rdma-lab: unknown view '" + view + "' for --view; valid views: ladder, packets,"
+        assertTrue(result.err().startsWith("rdma-lab: unknown view '" + view + "' for --view; valid views: ladder, packets, counters,"
                 + " faults,"), result.err());
         assertFalse(Files.exists(picture), "no window was rendered");
     }
