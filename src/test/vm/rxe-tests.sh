@@ -355,13 +355,27 @@ test_wire_scenarios() {
 # A bulk WRITE and READ of 64 packets each with 2 % loss each way on the veth (tc netem): rxe
 # recovers, every byte verifies and every ICRC the kernel wrote verifies. soft0's run with --fault drop=0.02 on this machine must end the same way. (With
 # 5 % loss and 256-packet messages rxe ran out of retry_cnt here, one retry per sequence NAK, while
-# soft0 completed: see docs/softroce.md.)
+# soft0 completed: see docs/softroce.md.) Besides netem's random loss, nft drops the first RDMA
+# WRITE MIDDLE packet that reaches the server and the first RDMA READ response MIDDLE that reaches
+# the client, after tcpdump saw them: the capture then always holds a WRITE packet sent again and
+# a READ asked again, which check-rxe-captures (run-rxe-tests, on this machine) compares with
+# what `pcap ladder --json` marks.
+ladder_drops() { # ladder_drops: the two deterministic drops (nft input hook, one packet each)
+    nft add table inet ladder_drop \
+        && nft add set inet ladder_drop once '{ type ipv4_addr; flags dynamic; }' \
+        && nft add chain inet ladder_drop input '{ type filter hook input priority 0; }' \
+        && nft add rule inet ladder_drop input ip saddr 10.3.0.1 udp dport 4791 @th,64,8 7 \
+            ip saddr != @once add @once '{ ip saddr }' counter drop \
+        && nft add rule inet ladder_drop input ip saddr 10.2.0.1 udp dport 4791 @th,64,8 14 \
+            ip saddr != @once add @once '{ ip saddr }' counter drop
+}
 test_wire_bulk_loss() {
     veth_up || { problems="$problems\n    could not set up rxeA / rxeB on a veth pair"; return; }
     local out=$LOGS/wire_bulk_loss dump n status
     hw_counters rxeA >"$out.rxeA.before"; hw_counters rxeB >"$out.rxeB.before"
     tc qdisc add dev vethA root netem loss 2% && tc qdisc add dev vethB root netem loss 2% \
         || { problems="$problems\n    tc netem could not add loss on the veth pair"; return; }
+    ladder_drops 2>"$out.nft" || problems="$problems\n    nft could not add the two drops: $(head -3 "$out.nft")"
     tcpdump -i vethA -U -w "$out.pcap" udp port 4791 2>"$out.tcpdump" &
     dump=$! n=0
     while ! grep -q "listening on" "$out.tcpdump" && [ $n -lt 100 ]; do sleep 0.2; n=$((n + 1)); done
@@ -375,6 +389,9 @@ test_wire_bulk_loss() {
         | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
     echo "netem dropped $dropped packets" >"$out.netem"
     tc qdisc del dev vethA root; tc qdisc del dev vethB root
+    nft list table inet ladder_drop >>"$out.nft" 2>&1; nft delete table inet ladder_drop 2>/dev/null
+    [ "$(grep -c 'counter packets 1 ' "$out.nft")" = 2 ] \
+        || problems="$problems\n    nft did not drop one WRITE and one READ response packet:\n$(grep counter "$out.nft" | sed 's/^/      /')"
     hw_counters rxeA >"$out.rxeA.after"; hw_counters rxeB >"$out.rxeB.after"
     expect_status "bulk with 2 % loss on rxeA/rxeB" "$status" 0
     expect wire_bulk_loss.rxe "result: as expected"
