@@ -35,8 +35,8 @@ public record Phrase(String bundle, String key, List<Object> args) {
         if ((bundle == null) != (key == null)) {
             throw new IllegalArgumentException("a key belongs to a bundle");
         }
-        if (key == null && (args.size() != 1 || !(args.get(0) instanceof String))) {
-            throw new IllegalArgumentException("a literal is one text");
+        if (key == null && (args.isEmpty() || args.size() > 2 || !args.stream().allMatch(String.class::isInstance))) {
+            throw new IllegalArgumentException("a literal is one text, or an English text and its Chinese");
         }
     }
 
@@ -57,6 +57,14 @@ public record Phrase(String bundle, String key, List<Object> args) {
         return new Phrase(null, null, List.of(String.valueOf(text)));
     }
 
+    /**
+     * A text written in English and Simplified Chinese by a person (an instructor's exercise file):
+     * Chinese for a Chinese locale, English for every other.
+     */
+    public static Phrase translated(String english, String chinese) {
+        return new Phrase(null, null, List.of(String.valueOf(english), String.valueOf(chinese)));
+    }
+
     /** True for a text without a key. */
     public boolean isLiteral() {
         return key == null;
@@ -70,7 +78,8 @@ public record Phrase(String bundle, String key, List<Object> args) {
     /** The sentence in {@code locale}'s language where the bundles have it, else in English. */
     public String in(Locale locale) {
         if (key == null) {
-            return (String) args.get(0);
+            boolean chinese = args.size() == 2 && locale != null && "zh".equals(locale.getLanguage());
+            return (String) args.get(chinese ? 1 : 0);
         }
         List<Object> said = new ArrayList<>(args.size());
         for (Object arg : args) {

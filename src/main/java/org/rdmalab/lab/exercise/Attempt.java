@@ -59,12 +59,14 @@ public final class Attempt {
 
     /**
      * Starts {@code exercise} on {@code sessions}: sets its starting parameters on each session
-     * (before any step ran) and follows their events from now on.
+     * (before any step ran), its faults on each device as it opens, and follows their events from
+     * now on.
      */
     public static Attempt start(Exercise exercise, List<LabSession> sessions) {
         Map<Role, LabSession> byRole = new java.util.EnumMap<>(Role.class);
         for (LabSession session : sessions) {
             exercise.start().apply(session);
+            exercise.start().applyFaults(session);
             byRole.put(session.role(), session);
         }
         Attempt attempt = new Attempt(exercise, byRole);

@@ -4,10 +4,12 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import org.rdmalab.lab.LabEvent;
 import org.rdmalab.lab.Role;
 import org.rdmalab.text.Phrase;
+import org.rdmalab.verbs.Errno;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.WcOpcode;
 import org.rdmalab.verbs.WcStatus;
@@ -313,6 +315,93 @@ public sealed interface Check {
         @Override
         public boolean metBy(Moment moment) {
             return check.metBy(moment);
+        }
+    }
+
+    /**
+     * The port counters a {@link CounterRises} check may name: those Linux rxe shows under
+     * {@code /sys/class/infiniband/rxe0/ports/1/hw_counters}, and soft0's own for what it drops and
+     * the faults it injects.
+     */
+    List<String> COUNTERS = List.of("sent_pkts", "rcvd_pkts", "duplicate_request", "out_of_seq_request",
+            "rcvd_rnr_err", "send_rnr_err", "rcvd_seq_err", "completer_retry_err", "retry_exceeded_err",
+            "retry_rnr_exceeded_err", "send_err", "rdma_sends", "rdma_recvs", "ack_deferred", "link_downed",
+            "rcvd_icrc_err", "rcvd_malformed_pkts", "rcvd_unknown_qp", "rcvd_wrong_peer", "rcvd_qp_not_ready",
+            "rcvd_unexpected_response", "send_blocked", "cq_overflow", "fault_dropped", "fault_duplicated",
+            "fault_reordered", "fault_corrupted");
+
+    /**
+     * The side's port counter {@code counter} rose by {@code atLeast} to {@code atMost} since its
+     * device opened ({@link org.rdmalab.lab.LabSession#countersSinceOpen}), read when an event of
+     * the side arrives. A device without that counter never meets it.
+     *
+     * @param atMost the most it may have risen, or {@link Long#MAX_VALUE} for no bound
+     */
+    record CounterRises(Role side, String counter, long atLeast, long atMost) implements Check {
+        public CounterRises {
+            Objects.requireNonNull(side, "side");
+            Objects.requireNonNull(counter, "counter");
+            if (atLeast < 0 || atMost < atLeast) {
+                throw new IllegalArgumentException("a counter check needs 0 <= at_least <= at_most");
+            }
+        }
+
+        /** The counter rose by {@code atLeast} or more. */
+        public static CounterRises atLeast(Role side, String counter, long atLeast) {
+            return new CounterRises(side, counter, atLeast, Long.MAX_VALUE);
+        }
+
+        @Override
+        public Phrase said() {
+            if (atMost == Long.MAX_VALUE) {
+                return ExercisePhrase.of("check.counterAtLeast", Check.side(side), counter, Long.toString(atLeast));
+            }
+            if (atMost == atLeast) {
+                return ExercisePhrase.of("check.counterExactly", Check.side(side), counter, Long.toString(atLeast));
+            }
+            return ExercisePhrase.of("check.counterBetween", Check.side(side), counter, Long.toString(atLeast),
+                    Long.toString(atMost));
+        }
+
+        @Override
+        public boolean metBy(Moment moment) {
+            if (moment.side() != side) {
+                return false;
+            }
+            return moment.seen().of(side).counterSinceOpen(counter).map(rise -> rise >= atLeast && rise <= atMost)
+                    .orElse(false);
+        }
+    }
+
+    /**
+     * The side ran the step {@code step} (its id, "modify-rtr") and it succeeded, or failed; with
+     * {@code errno}, failed because a verb of the step returned that errno (RTR refused with EINVAL).
+     */
+    record StepEnded(Role side, String step, boolean ok, Errno errno) implements Check {
+        public StepEnded {
+            Objects.requireNonNull(side, "side");
+            Objects.requireNonNull(step, "step");
+            if (ok && errno != null) {
+                throw new IllegalArgumentException("a step that succeeded has no errno");
+            }
+        }
+
+        @Override
+        public Phrase said() {
+            if (ok) {
+                return ExercisePhrase.of("check.stepOk", Check.side(side), step);
+            }
+            return errno == null ? ExercisePhrase.of("check.stepFailed", Check.side(side), step)
+                    : ExercisePhrase.of("check.stepFailedWith", Check.side(side), step, errno.name());
+        }
+
+        @Override
+        public boolean metBy(Moment moment) {
+            if (moment.side() != side || !(moment.event() instanceof LabEvent.StepFinished finished)
+                    || !finished.step().id().equals(step) || finished.result().ok() != ok) {
+                return false;
+            }
+            return errno == null || moment.seen().of(side).stepErrno() == errno;
         }
     }
 }

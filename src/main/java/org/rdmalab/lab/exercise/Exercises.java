@@ -21,8 +21,10 @@ import org.rdmalab.verbs.WcStatus;
 /**
  * The built-in exercises, in the order a lab would take them: they follow the seed's program
  * (the loopback lab's server on 127.0.0.1 and client on 127.0.0.2, each with its soft0) and grow
- * from it. Their words are {@code <name>.title}, {@code .teaches}, {@code .goal} and
- * {@code .hint.1}… of the exercises' bundle.
+ * from it. Most are written here, their words {@code <name>.title}, {@code .teaches}, {@code .goal}
+ * and {@code .hint.1}… of the exercises' bundle; {@code path-mtu}, {@code drop-ack} and
+ * {@code recv-too-small} are exercise files in the jar ({@code builtin/NAME.yaml} beside these
+ * classes), read by {@link ExerciseFile} as an instructor's are, words and all.
  */
 public final class Exercises {
 
@@ -69,24 +71,9 @@ public final class Exercises {
                             new Edit(Role.SERVER, "modify-rtr", "rq_psn", "0x10")),
                     CompletionOf.success(Role.CLIENT, WcOpcode.RDMA_WRITE),
                     Holds.text(Role.SERVER, 0, HELLO)),
-            exercise("path-mtu", 3, Start.of(Flows.SeedFlow.WRITE_ONLY, ROCE_V2_GID,
-                            Edit.both("modify-rtr", "path_mtu", "4096"),
-                            Edit.both("reg-mr", "size", Integer.toString(LONG_WRITE)),
-                            new Edit(Role.CLIENT, "post-rdma-write", "length", Integer.toString(LONG_WRITE))),
-                    new QpIn(Role.SERVER, QpState.RTS),
-                    new QpIn(Role.CLIENT, QpState.RTS),
-                    CompletionOf.success(Role.CLIENT, WcOpcode.RDMA_WRITE, LONG_WRITE),
-                    new PacketSeen(Role.CLIENT, Wire.WRITE_IN_PACKETS, 4)),
-            exercise("drop-ack", 3, Start.of(Flows.SeedFlow.WRITE_ONLY, ROCE_V2_GID),
-                    PacketSeen.of(Role.SERVER, Wire.ACK_DROPPED),
-                    new After(0, PacketSeen.of(Role.CLIENT, Wire.REQUEST_RETRANSMITTED)),
-                    new After(1, CompletionOf.success(Role.CLIENT, WcOpcode.RDMA_WRITE)),
-                    Holds.text(Role.SERVER, 0, HELLO)),
-            exercise("recv-too-small", 3, Start.of(Flows.SeedFlow.RC_EXAMPLE, ROCE_V2_GID,
-                            new Edit(Role.CLIENT, "post-recv", "length", "4")),
-                    CompletionOf.success(Role.CLIENT, WcOpcode.RECV, Flows.MESSAGE_SIZE),
-                    new After(0, Holds.text(Role.CLIENT, 0, Flows.SERVER_SEND_TEXT)),
-                    CompletionOf.success(Role.SERVER, WcOpcode.SEND)),
+            ExerciseFile.builtIn("path-mtu"),
+            ExerciseFile.builtIn("drop-ack"),
+            ExerciseFile.builtIn("recv-too-small"),
             exercise("write-imm", 3, Start.of(Flows.SeedFlow.WRITE_ONLY, ROCE_V2_GID),
                     CompletionOf.success(Role.SERVER, WcOpcode.RECV_RDMA_WITH_IMM).withImm(0x1234),
                     CompletionOf.success(Role.CLIENT, WcOpcode.RDMA_WRITE),

@@ -9,6 +9,7 @@ import java.util.function.Function;
 import org.rdmalab.lab.LabEvent;
 import org.rdmalab.lab.LabSession;
 import org.rdmalab.lab.Role;
+import org.rdmalab.verbs.Errno;
 import org.rdmalab.verbs.MemoryRegion;
 import org.rdmalab.verbs.PacketEvent;
 import org.rdmalab.verbs.QpState;
@@ -47,6 +48,10 @@ public final class Observations {
         private int writePackets;
         private int lastWritePackets;
         private PacketKind lastPacket = PacketKind.OTHER;
+        /** The errno of the latest failed verb call since the side's latest finished step. */
+        private Errno pendingErrno;
+        /** The errno of the step that finished with the latest event (null: none, or no verb failed). */
+        private Errno stepErrno;
 
         SideFacts(Role role, Function<Role, LabSession> sessions) {
             this.role = role;
@@ -66,6 +71,28 @@ public final class Observations {
         /** RNR NAKs that reached this side since its latest successful {@code ibv_post_send}. */
         public int rnrNaksSincePost() {
             return rnrNaksSincePost;
+        }
+
+        /** The errno a verb of the step just finished failed with, or null. */
+        public Errno stepErrno() {
+            return stepErrno;
+        }
+
+        /**
+         * How far the device's counter {@code name} rose since it opened; empty without a device,
+         * when it has no such counter, or when it cannot be read.
+         */
+        public Optional<Long> counterSinceOpen(String name) {
+            LabSession session = sessions.apply(role);
+            if (session == null || session.resources().context().isEmpty()) {
+                return Optional.empty();
+            }
+            try {
+                return Optional.ofNullable(session.countersSinceOpen().get(name));
+            } catch (org.rdmalab.verbs.VerbsException | RuntimeException unreadable) {
+                // Closed under the read (a reset), or the device's counters cannot be read: nothing to compare.
+                return Optional.empty();
+            }
         }
 
         PacketKind lastPacket() {
@@ -98,6 +125,13 @@ public final class Observations {
         void take(LabEvent event) {
             sequence++;
             lastPacket = PacketKind.OTHER;
+            stepErrno = null;
+            if (event instanceof LabEvent.StepFinished) {
+                stepErrno = pendingErrno;
+                pendingErrno = null;
+            } else if (event instanceof LabEvent.VerbCall call && !call.ok()) {
+                pendingErrno = call.errno();
+            }
             if (event instanceof LabEvent.StepFinished finished && finished.result().ok()
                     && finished.step().id().equals("create-qp")) {
                 state = QpState.RESET;

@@ -7,17 +7,24 @@ import org.rdmalab.lab.LabSession;
 import org.rdmalab.lab.LabSetup;
 import org.rdmalab.lab.Role;
 import org.rdmalab.lab.Step;
+import org.rdmalab.verbs.FaultControl;
+import org.rdmalab.verbs.spi.DeviceOptions;
+import org.rdmalab.verbs.FaultSettings;
 
 /**
  * Where an exercise starts: the loopback lab on the seed's flow {@code flow} with GID index
  * {@code gidIndex} on both sides, and step parameters changed from the seed's values (the part that
- * is wrong or missing, or what the exercise needs: a bigger buffer, a longer WRITE).
+ * is wrong or missing, or what the exercise needs: a bigger buffer, a longer WRITE); optionally on
+ * a named device and with the software devices' random faults set, as the Faults tab sets them.
  *
  * @param flow the seed's flow both sides run
  * @param gidIndex "-1" (the seed's: no GRH), "auto" or an index
  * @param edits the parameters changed, in order
+ * @param device the device both sides open ("soft0", "rxe0"), or null for the one the lab has
+ * @param faults the random faults of the software devices ({@code --fault}'s spec), or null to
+ *     leave the lab's as they are
  */
-public record Start(Flows.SeedFlow flow, String gidIndex, List<Edit> edits) {
+public record Start(Flows.SeedFlow flow, String gidIndex, List<Edit> edits, String device, FaultSettings faults) {
 
     /**
      * One parameter of one step set to a value.
@@ -49,6 +56,14 @@ public record Start(Flows.SeedFlow flow, String gidIndex, List<Edit> edits) {
         Objects.requireNonNull(flow, "flow");
         Objects.requireNonNull(gidIndex, "gidIndex");
         edits = List.copyOf(edits);
+        if (device != null && device.isBlank()) {
+            throw new IllegalArgumentException("a device needs a name (soft0, rxe0)");
+        }
+    }
+
+    /** A start on the lab's device, its faults left as they are. */
+    public Start(Flows.SeedFlow flow, String gidIndex, List<Edit> edits) {
+        this(flow, gidIndex, edits, null, null);
     }
 
     /** The seed's flow and GID index with no parameter changed. */
@@ -56,9 +71,35 @@ public record Start(Flows.SeedFlow flow, String gidIndex, List<Edit> edits) {
         return new Start(flow, gidIndex, List.of(edits));
     }
 
-    /** {@code base} as the loopback lab on this start's flow and GID index (its device and options kept). */
+    /**
+     * {@code base} as the loopback lab on this start's flow and GID index, and on its device where
+     * it names one (the port and the other options kept); its faults are the software devices' own
+     * from the start ({@link DeviceOptions#faults()}).
+     */
     public LabSetup setup(LabSetup base) {
-        return base.withMode(LabSetup.Mode.LOOPBACK).withFlow(flow).withGidIndex(gidIndex);
+        LabSetup setup = base.withMode(LabSetup.Mode.LOOPBACK).withFlow(flow).withGidIndex(gidIndex);
+        if (device != null) {
+            setup = setup.withDevice(device, setup.ibPort());
+        }
+        if (faults != null) {
+            setup = setup.withBase(setup.base().withFaults(faults.toSpec()));
+        }
+        return setup;
+    }
+
+    /**
+     * Sets this start's faults on {@code session}'s device once it opens, as the window's Faults tab
+     * does ({@link FaultControl#setFaults}); a device that injects none is left alone. Nothing
+     * without faults.
+     */
+    public void applyFaults(LabSession session) {
+        if (faults != null) {
+            session.whenOpened(context -> {
+                if (context instanceof FaultControl device) {
+                    device.setFaults(faults);
+                }
+            });
+        }
     }
 
     /**

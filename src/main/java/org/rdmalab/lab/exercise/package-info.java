@@ -7,6 +7,9 @@
  * follows the lab's {@link org.rdmalab.lab.LabEvent}s and turns each check from open to met;
  * {@link org.rdmalab.lab.exercise.Exercises} holds the built-in ones, whose words are in
  * {@code exercises.properties} (English) and {@code exercises_zh_CN.properties} beside these classes.
+ * {@link org.rdmalab.lab.exercise.ExerciseFile} reads an instructor's exercise file (YAML, the
+ * format of docs/exercises.md) into an exercise, or refuses it with one line per problem naming the
+ * file, the line and the field; three of the built-in exercises are such files in the jar.
  *
  * <p>UI-free, like the rest of {@code lab}. Threads: an attempt is safe to feed from several
  * threads (the sessions' workers, the devices' threads) and to read from another; a window feeds it

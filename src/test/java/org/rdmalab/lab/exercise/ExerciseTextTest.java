@@ -60,12 +60,58 @@ class ExerciseTextTest {
             exercise.hints().forEach(hint -> collect(hint, said));
             exercise.checks().forEach(check -> collect(check.said(), said));
         }
+        // The check kinds only an instructor's file uses (docs/exercises.md's example has them).
+        for (Check check : FILE_ONLY_CHECKS) {
+            collect(check.said(), said);
+        }
         assertEquals(new TreeSet<>(Phrase.bundle(ExercisePhrase.BUNDLE, Locale.ROOT).keySet()), said);
         for (Exercise exercise : Exercises.all()) {
             for (Locale locale : List.of(Locale.ROOT, Locale.SIMPLIFIED_CHINESE)) {
                 exercise.checks().forEach(check -> assertFalse(check.said().in(locale).isBlank()));
             }
         }
+    }
+
+    /** One of each form of the checks no built-in exercise uses. */
+    private static final List<Check> FILE_ONLY_CHECKS = List.of(
+            Check.CounterRises.atLeast(org.rdmalab.lab.Role.SERVER, "send_rnr_err", 1),
+            new Check.CounterRises(org.rdmalab.lab.Role.CLIENT, "rcvd_rnr_err", 1, 1),
+            new Check.CounterRises(org.rdmalab.lab.Role.CLIENT, "sent_pkts", 2, 5),
+            new Check.StepEnded(org.rdmalab.lab.Role.SERVER, "modify-rtr", true, null),
+            new Check.StepEnded(org.rdmalab.lab.Role.SERVER, "modify-rtr", false, null),
+            new Check.StepEnded(org.rdmalab.lab.Role.CLIENT, "modify-rtr", false, org.rdmalab.verbs.Errno.EINVAL));
+
+    @Test
+    void theBuiltInExercisesReadFromFilesSayEveryTextInBothLanguagesWithTheSameVerbsNames() {
+        List<String> fromFiles = List.of("path-mtu", "drop-ack", "recv-too-small");
+        for (String name : fromFiles) {
+            Exercise exercise = Exercises.named(name).orElseThrow();
+            List<Phrase> texts = new java.util.ArrayList<>(List.of(exercise.title(), exercise.teaches(), exercise.goal()));
+            texts.addAll(exercise.hints());
+            assertTrue(exercise.hints().size() >= 2, name);
+            for (Phrase text : texts) {
+                assertTrue(text.isLiteral(), name + ": " + text);
+                String english = text.english();
+                String chinese = text.in(Locale.SIMPLIFIED_CHINESE);
+                assertFalse(english.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN),
+                        name + ": " + english);
+                assertTrue(chinese.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN),
+                        name + " is not Chinese: " + chinese);
+                assertEquals(names(english), names(chinese), name + ": verbs.h names stay as they are");
+            }
+        }
+        assertEquals("A lost ACK", Exercises.named("drop-ack").orElseThrow().title().english());
+        assertEquals("丢失的 ACK", Exercises.named("drop-ack").orElseThrow().title().in(Locale.SIMPLIFIED_CHINESE));
+    }
+
+    @Test
+    void theNewCheckKindsSayWhatTheyCheck() {
+        assertEquals("the server's port counter send_rnr_err rises by 1 or more", FILE_ONLY_CHECKS.get(0).said().english());
+        assertEquals("the client's port counter rcvd_rnr_err rises by exactly 1", FILE_ONLY_CHECKS.get(1).said().english());
+        assertEquals("the client's port counter sent_pkts rises by 2 to 5", FILE_ONLY_CHECKS.get(2).said().english());
+        assertEquals("the server's step modify-rtr succeeds", FILE_ONLY_CHECKS.get(3).said().english());
+        assertEquals("the client's step modify-rtr fails with EINVAL", FILE_ONLY_CHECKS.get(5).said().english());
+        assertEquals("客户端的步骤 modify-rtr 以 EINVAL 失败", FILE_ONLY_CHECKS.get(5).said().in(Locale.SIMPLIFIED_CHINESE));
     }
 
     @Test
