@@ -9,7 +9,8 @@
 # Steps, each with a server on one VM and its client on the other, in lockstep through files in the
 # shared project folder: the seed demo both ways, RDMA Lab's pingpong against ibv_rc_pingpong both
 # ways, and a 256 KiB SEND / READ / WRITE both ways with netem dropping 1 % of the packets that leave
-# either VM. Both VMs capture eth0 for every step, and `pcap inspect` must verify every packet; the seed
+# either VM, each message a pattern whose CRC32 the sender and the receiver print and must agree
+# on. Both VMs capture eth0 for every step, and `pcap inspect` must verify every packet; the seed
 # step also compares soft0's own capture with the wire, byte for byte from the IPv4 header on.
 # Every program's output is kept in target/rxe-vm-interop/. VM b prints PASS / FAIL per step.
 set -u
@@ -22,8 +23,9 @@ if [ "$RXE_VM_RXE" = 1 ]; then me=rxe other=soft0 DEV=rxe0; else me=soft0 other=
 # The seed polls a CQ for 2 s (MAX_POLL_CQ_TIMEOUT); an emulated VM on a busy machine can take
 # longer than that between the peers' steps, so every demo here waits up to a minute.
 WAIT=(--timeout 600 --poll-timeout 60000)
-# Bulk: large enough for go-back-N under loss, small enough for emulated CPUs.
-BULK=(--size 262144 --mtu 1024)
+# Bulk: large enough for go-back-N under loss, small enough for emulated CPUs. --pattern fills each
+# message's buffer with a pattern of its own and prints its CRC32 on both sides (pattern_wants).
+BULK=(--size 262144 --mtu 1024 --pattern)
 failed=0
 
 # barrier NAME: both VMs reached NAME (files in the shared folder; 10 minutes at most).
@@ -182,6 +184,19 @@ BULK_WANT=("client:IBV_WC_SUCCESS opcode IBV_WC_RDMA_READ byte_len 262144"
 # simple model of go-back-N (one sequence NAK per gap, a lost NAK costs a timeout) gives that for
 # about 0.6 % of such requests, a few per cent of CI runs over the bulk steps; one CI run in this
 # session saw it. A second failure fails the step. Both VMs read the same log, so both run again.
+# pattern_wants NAME: the receiver of each bulk message printed the CRC32 line its sender printed
+# (demo --pattern): the server's SEND and the buffer the client READs, the client's WRITE. So not
+# only every work request completed under loss, every byte landed where it belongs.
+pattern_wants() {
+    local each sender receiver what line
+    PATTERN_WANT=()
+    for each in "server:client:the SEND's buffer" "server:client:the buffer the RDMA READ reads" \
+            "client:server:the RDMA WRITE's buffer"; do
+        sender=${each%%:*}; each=${each#*:}; receiver=${each%%:*}; what=${each#*:}
+        line=$(grep -m1 -F "crc32 of $what: 0x" "$LOGS/$1.$sender" 2>/dev/null)
+        PATTERN_WANT+=("$sender:${line:-crc32 of $what: 0x}" "$receiver:${line:-crc32 of $what (the $sender printed none)}")
+    done
+}
 bulk() {
     local name=$1 server_vm=$2; shift 2
     step "$name" "$server_vm" "$@"
@@ -192,7 +207,11 @@ bulk() {
         name="${name}_again"
         step "$name" "$server_vm" "$@"
     fi
-    verdict "$name" "${BULK_WANT[@]}"
+    pattern_wants "$name"
+    verdict "$name" "${BULK_WANT[@]}" "${PATTERN_WANT[@]}"
+    if [ "$me" = soft0 ]; then
+        for side in server client; do sed -n "s/^crc32 of /    $side: crc32 of /p" "$LOGS/$name.$side" 2>/dev/null; done
+    fi
 }
 bulk bulk_rxe_server rxe lab demo "$RXE_IP" rxe0 "${WAIT[@]}" "${BULK[@]}" \
     -- lab demo "$RXE_IP" soft0 "$RXE_PEER_IP" "${WAIT[@]}" "${BULK[@]}"

@@ -77,6 +77,12 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--mtu", description = "Path MTU in bytes (seed 256, pingpong 1024).")
     Integer mtu;
 
+    @Option(names = "--pattern",
+            description = "seed and lab protocols: fill each message's buffer after its text with a pattern of its"
+                    + " own (every byte from its position), and print the CRC32 of the whole buffer on both"
+                    + " sides: the sender's before it posts, the receiver's once the message is there.")
+    boolean pattern;
+
     @Option(names = "--iters", defaultValue = "1000", description = "pingpong round trips (default ${DEFAULT-VALUE}).")
     int iterations;
 
@@ -132,6 +138,14 @@ final class DemoCommand implements Callable<Integer> {
         if (baselinePort < 1 || baselinePort > 65535) {
             throw new IllegalArgumentException("--baseline-port " + baselinePort + " is outside 1..65535");
         }
+        if (pattern && pingpong) {
+            throw new IllegalArgumentException("--pattern is for the seed and lab protocols; leave it out with "
+                    + "--protocol pingpong");
+        }
+        if (pattern && exportC != null) {
+            throw new IllegalArgumentException("--export-c writes the seed's own flow, without --pattern; "
+                    + "leave out one of them");
+        }
         Flows.Settings settings = new Flows.Settings(device, ibPort, gidIndex,
                 size != null ? size : pingpong ? 4096 : Flows.MESSAGE_SIZE,
                 Mtu.ofBytes(mtu != null ? mtu : pingpong ? 1024 : 256), pollTimeout.millis());
@@ -146,11 +160,11 @@ final class DemoCommand implements Callable<Integer> {
         switch (controlProtocol) {
             case SEED -> {
                 link = PeerLinks.seed(endpoint);
-                steps = Flows.seed(role, Flows.SeedFlow.parse(flow), settings);
+                steps = Flows.seed(role, Flows.SeedFlow.parse(flow), settings, false, pattern);
             }
             case LAB -> {
                 link = PeerLinks.lab(endpoint);
-                steps = Flows.seed(role, Flows.SeedFlow.parse(flow), settings, true);
+                steps = Flows.seed(role, Flows.SeedFlow.parse(flow), settings, true, pattern);
             }
             default -> {
                 link = PeerLinks.pingpong(endpoint);

@@ -287,6 +287,94 @@ final class DataSteps {
         }
     }
 
+    /** The C of {@link BufferPattern#crc32} over the whole buffer and the line both sides print. */
+    private static String cCrcLine(String what) {
+        return """
+                {
+                    unsigned int crc = 0xffffffffu;
+                    for (size_t i = 0; i < (size_t) size; i++) {
+                        crc ^= (unsigned char) res->buf[i];
+                        for (int k = 0; k < 8; k++)
+                            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+                    }
+                    fprintf(stdout, "crc32 of %s: 0x%%08x over %%d bytes\\n", ~crc, (int) size);
+                }""".formatted(what);
+    }
+
+    /**
+     * {@code demo --pattern}: fills the local buffer after its text with {@link BufferPattern}'s
+     * bytes for one message and prints their CRC32, which the receiving side prints too.
+     */
+    static final class FillPattern extends Step {
+
+        private final String what;
+
+        FillPattern(int message, String what) {
+            super("fill-pattern", "Fill the buffer with a pattern",
+                    Parameter.integer("message", "which pattern (1 SEND, 2 READ, 3 WRITE)", message, 1, 255));
+            this.what = what;
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return """
+                    for (size_t i = strlen(res->buf) + 1; i < (size_t) size; i++) {
+                        unsigned int x = (unsigned int) i * 0x9e3779b1u + %du * 0x85ebca77u;
+                        x ^= x >> 15;
+                        x *= 0x2c1b3c6du;
+                        x ^= x >> 12;
+                        res->buf[i] = (char) x;
+                    }
+                    """.formatted(parameter("message").asInt()) + cCrcLine(what);
+        }
+
+        @Override
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.resources().mr() == null ? Optional.of(LabPhrase.of("blocked.registerMr")) : Optional
+                    .empty();
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) {
+            MemoryRegion mr = session.resources().mr();
+            byte[] filled = BufferPattern.fill(mr.read(0, mr.length()), parameter("message").asInt());
+            mr.write(0, filled);
+            String line = BufferPattern.line(what, filled);
+            session.print(line);
+            return StepResult.ok(line);
+        }
+    }
+
+    /** {@code demo --pattern}: prints the CRC32 of the whole local buffer, to compare with the sender's. */
+    static final class Checksum extends Step {
+
+        private final String what;
+
+        Checksum(String what) {
+            super("checksum", "Checksum the buffer");
+            this.what = what;
+        }
+
+        @Override
+        public String cCode(LabSession session) {
+            return cCrcLine(what);
+        }
+
+        @Override
+        public Optional<Phrase> blockedBy(LabSession session) {
+            return session.resources().mr() == null ? Optional.of(LabPhrase.of("blocked.registerMr")) : Optional
+                    .empty();
+        }
+
+        @Override
+        protected StepResult execute(LabSession session) {
+            MemoryRegion mr = session.resources().mr();
+            String line = BufferPattern.line(what, mr.read(0, mr.length()));
+            session.print(line);
+            return StepResult.ok(line);
+        }
+    }
+
     /** A snapshot of the peer's buffer over TCP (lab protocol): see what the RDMA WRITE put there. */
     static final class ReadRemoteBuffer extends Step {
 

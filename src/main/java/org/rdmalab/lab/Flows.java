@@ -21,6 +21,12 @@ public final class Flows {
     public static final int MESSAGE_SIZE = MESSAGE.length() + 1;
     /** What the seed's server SENDs in the rc-example flow (same size as the message, and not it). */
     public static final String SERVER_SEND_TEXT = "ServerSend";
+
+    /** What {@code demo --pattern}'s lines name: the SEND's, the READ's and the WRITE's buffer. */
+    public static final String SEND_BUFFER = "the SEND's buffer";
+    public static final String READ_BUFFER = "the buffer the RDMA READ reads";
+    public static final String WRITE_BUFFER = "the RDMA WRITE's buffer";
+
     /** The seed's InfiniBand port. */
     public static final int IB_PORT = 1;
 
@@ -84,6 +90,17 @@ public final class Flows {
      * looks at the server's buffer over TCP after its WRITE.
      */
     public static List<Step> seed(Role role, SeedFlow flow, Settings settings, boolean snapshots) {
+        return seed(role, flow, settings, snapshots, false);
+    }
+
+    /**
+     * The seed demo's steps; with {@code pattern} ({@code demo --pattern}) each message's sender
+     * fills its buffer after the text with {@link BufferPattern}'s bytes for that message and
+     * prints their CRC32, and the receiver prints the CRC32 of its whole buffer once the message
+     * is there: the server before its SEND and before the client's RDMA READ (after the SEND is
+     * done, before the sync that lets the READ go), the client before its RDMA WRITE.
+     */
+    public static List<Step> seed(Role role, SeedFlow flow, Settings settings, boolean snapshots, boolean pattern) {
         int access = AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE);
         boolean server = role == Role.SERVER;
         String initial = server && flow == SeedFlow.RC_EXAMPLE ? SERVER_SEND_TEXT : "";
@@ -99,11 +116,20 @@ public final class Flows {
         steps.add(new ConnectSteps.Sync("Q", "both QPs are ready"));
         if (flow == SeedFlow.RC_EXAMPLE) {
             if (server) {
+                if (pattern) {
+                    steps.add(new DataSteps.FillPattern(BufferPattern.SEND, SEND_BUFFER));
+                }
                 steps.add(new DataSteps.PostSend(WrOpcode.SEND, settings.size()));
                 steps.add(new DataSteps.PollCq("SEND", settings.pollTimeoutMillis()));
+                if (pattern) {
+                    steps.add(new DataSteps.FillPattern(BufferPattern.READ, READ_BUFFER));
+                }
             } else {
                 steps.add(new DataSteps.PollCq("RECV", settings.pollTimeoutMillis()));
                 steps.add(new DataSteps.ReadBuffer("Message is"));
+                if (pattern) {
+                    steps.add(new DataSteps.Checksum(SEND_BUFFER));
+                }
             }
             steps.add(new ConnectSteps.Sync("R", "the SEND was received"));
         }
@@ -112,8 +138,14 @@ public final class Flows {
                 steps.add(new DataSteps.PostSend(WrOpcode.RDMA_READ, settings.size()));
                 steps.add(new DataSteps.PollCq("RDMA READ", settings.pollTimeoutMillis()));
                 steps.add(new DataSteps.ReadBuffer("Contents of server's buffer"));
+                if (pattern) {
+                    steps.add(new DataSteps.Checksum(READ_BUFFER));
+                }
             }
             steps.add(new DataSteps.WriteBuffer(MESSAGE));
+            if (pattern) {
+                steps.add(new DataSteps.FillPattern(BufferPattern.WRITE, WRITE_BUFFER));
+            }
             steps.add(new DataSteps.PostSend(WrOpcode.RDMA_WRITE, settings.size()));
             steps.add(new DataSteps.PollCq("RDMA WRITE", settings.pollTimeoutMillis()));
             if (snapshots) {
@@ -123,6 +155,9 @@ public final class Flows {
         steps.add(new ConnectSteps.Sync("W", "the client's WRITE is done"));
         if (server) {
             steps.add(new DataSteps.ReadBuffer("Contents of server buffer"));
+            if (pattern) {
+                steps.add(new DataSteps.Checksum(WRITE_BUFFER));
+            }
         }
         steps.add(new DataSteps.Teardown());
         return steps;
