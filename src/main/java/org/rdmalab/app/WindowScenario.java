@@ -256,6 +256,14 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
      * retransmissions show on the ladder).
      */
     public static WindowScenario bulk(int bytes) {
+        return bulk(bytes, null);
+    }
+
+    /**
+     * As {@link #bulk(int)}, with the local ACK timeout {@code rtsTimeout} ("0xc") in both sides'
+     * RTS step instead of the seed's 0x12 (1.07 s, which every lost READ response costs); null keeps it.
+     */
+    public static WindowScenario bulk(int bytes, String rtsTimeout) {
         boolean[] posted = new boolean[1];
         boolean[] finished = new boolean[1];
         return new WindowScenario("bulk", "the seed's flow with " + bytes / 1024 + " KiB buffers and path MTU 1024,"
@@ -271,6 +279,9 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                             }
                             if (row.step().id().equals("modify-rtr")) {
                                 row.step().parameter("path_mtu").set("1024");
+                            }
+                            if (rtsTimeout != null && row.step().id().equals("modify-rts")) {
+                                row.step().parameter("timeout").set(rtsTimeout);
                             }
                         }
                     }

@@ -8,7 +8,8 @@ import javafx.application.Platform;
 
 /**
  * Runs tasks on the JavaFX thread at the next frame, all that arrived since the last one together:
- * however many events a packet storm produces, the window handles them at most once a frame.
+ * however many events a packet storm produces, the window handles them at most once a frame. A
+ * task handed in while a frame's tasks run goes to the next frame.
  * Any thread may {@link #execute}; the timer runs only while there is work.
  */
 public final class FrameExecutor implements Executor {
@@ -20,8 +21,13 @@ public final class FrameExecutor implements Executor {
         public void handle(long now) {
             armed.set(false);
             stop();
-            Runnable task;
-            while ((task = tasks.poll()) != null) {
+            // Only what was there when the frame began: a task that a task hands in waits for the
+            // next frame, so the window draws in between (a view can spread its work over frames).
+            for (int i = tasks.size(); i > 0; i--) {
+                Runnable task = tasks.poll();
+                if (task == null) {
+                    break;
+                }
                 task.run();
             }
         }

@@ -3,7 +3,6 @@ package org.rdmalab.app.ladder;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executor;
@@ -41,7 +40,9 @@ import org.rdmalab.verbs.PacketEvent;
  * <p>Live, the software devices' packet events reach it in the lab's batches (never one per
  * packet). They are held for {@link #HOLD_MILLIS} and put in time order before they join the
  * {@link Ladder}, because the receiving device may report a packet a moment before the sending
- * one does; the ladder then pairs each send with its arrival. The view keeps the newest
+ * one does; the ladder then pairs each send with its arrival ({@link HeldPackets}). Each frame
+ * gives them at most {@link #BUDGET_NANOS} of the JavaFX thread; a storm of packets is drawn over
+ * the next frames, in order, and the window stays responsive. The view keeps the newest
  * {@link #LIVE_CAPACITY} arrows; every packet still goes to the session's capture file
  * ({@link SessionCapture}), which Save capture… copies. A native device (rxe0, a NIC) reports no
  * packets: the view says so and offers Open capture….
@@ -58,8 +59,11 @@ public final class LadderViewModel implements AutoCloseable {
     public static final int LIVE_CAPACITY = 10_000;
     /** How long live packets wait to be put in time order. */
     public static final long HOLD_MILLIS = 40;
-    /** A packet this much older than the newest one seen cannot be overtaken any more. */
-    private static final long SETTLED_NANOS = 5_000_000;
+    /**
+     * The JavaFX thread's time for the ladder's new packets in one frame; what is left is drawn
+     * in the next frames, so a storm of packets never stops the window for long.
+     */
+    static final long BUDGET_NANOS = 8_000_000;
 
     /** What is shown: the live lab's ladder, or a capture's. */
     public record Shown(Ladder ladder, Path capture, long truncated) {
@@ -77,11 +81,9 @@ public final class LadderViewModel implements AutoCloseable {
     private Ladder live = new Ladder(LIVE_CAPACITY);
     private final ArrowTrack liveTrack = new ArrowTrack(LIVE_CAPACITY);
     private ArrowTrack track = liveTrack;
-    private final List<PacketEvent> pending = new ArrayList<>();
+    private final HeldPackets pending = new HeldPackets(System::nanoTime, BUDGET_NANOS);
     private final List<PacketEvent> toWrite = new ArrayList<>();
     private boolean flushArmed;
-    private boolean arrivedSinceFlush;
-    private long newestPending = Long.MIN_VALUE;
     private final ReadOnlyObjectWrapper<Shown> shown = new ReadOnlyObjectWrapper<>();
     private final ReadOnlyLongWrapper revision = new ReadOnlyLongWrapper();
     private final ObservableList<QpPair> pairs = FXCollections.observableArrayList();
@@ -135,7 +137,6 @@ public final class LadderViewModel implements AutoCloseable {
     /** New sessions: a new live ladder and a new capture file. */
     private void restart() {
         pending.clear();
-        newestPending = Long.MIN_VALUE;
         live = new Ladder(LIVE_CAPACITY);
         liveTrack.clear();
         sessionCapture.restart();
@@ -149,8 +150,6 @@ public final class LadderViewModel implements AutoCloseable {
     private void heard(SideViewModel.SideEvent event) {
         if (event.event() instanceof LabEvent.Packet packet && packet.packet().bytes() != null) {
             pending.add(packet.packet());
-            arrivedSinceFlush = true;
-            newestPending = Math.max(newestPending, packet.packet().timestampNanos());
             if (!flushArmed) {
                 flushArmed = true;
                 afterHold.accept(this::flush);
@@ -159,95 +158,32 @@ public final class LadderViewModel implements AutoCloseable {
     }
 
     /**
-     * Puts the held packets that can no longer be overtaken into the ladder, in time order; all
-     * of them when nothing new arrived for a whole hold.
+     * Puts the held packets that can no longer be overtaken into the ladder, in time order (all of
+     * them when nothing new arrived for a whole hold), for at most {@link #BUDGET_NANOS}; what is
+     * left waits for the next frame, and the window draws in between.
      */
     void flush() {
         flushArmed = false;
-        if (pending.isEmpty()) {
-            return;
-        }
-        pending.sort(Comparator.comparingLong(PacketEvent::timestampNanos)
-                .thenComparing(packet -> packet.direction() != PacketEvent.Direction.SENT));
-        long settled = arrivedSinceFlush ? newestPending - SETTLED_NANOS : Long.MAX_VALUE;
-        arrivedSinceFlush = false;
-        boolean[] done = new boolean[pending.size()];
-        boolean added = false;
-        for (int i = 0; i < pending.size(); i++) {
-            if (done[i]) {
-                continue;
-            }
-            PacketEvent packet = pending.get(i);
-            if (packet.timestampNanos() > settled) {
-                break;
-            }
-            if (packet.direction() != PacketEvent.Direction.SENT && !droppedByFault(packet)
-                    && !awaiting.containsKey(key(packet))) {
-                // The sender stamps a packet once the socket took it, so the receiver may stamp its
-                // arrival a little earlier: its send, found a little later, goes first.
-                for (int j = i + 1; j < Math.min(pending.size(), i + LOOK_AHEAD); j++) {
-                    PacketEvent sent = pending.get(j);
-                    if (!done[j] && sent.direction() == PacketEvent.Direction.SENT && key(sent).equals(key(packet))) {
-                        // Stamped when it left, at the latest when it arrived.
-                        added |= take(new PacketEvent(packet.timestampNanos(), sent.direction(), sent.source(),
-                                sent.destination(), sent.opcode(), sent.destQp(), sent.psn(), sent.ackRequest(),
-                                sent.length(), sent.detail(), sent.faults(), sent.bytes()));
-                        done[j] = true;
-                        break;
-                    }
-                }
-            }
-            added |= take(packet);
-            done[i] = true;
-        }
-        int kept = 0;
-        for (int i = 0; i < pending.size(); i++) {
-            if (!done[i]) {
-                pending.set(kept++, pending.get(i));
-            }
-        }
-        pending.subList(kept, pending.size()).clear();
+        boolean[] added = new boolean[1];
+        HeldPackets.Left left = pending.drain(packet -> added[0] |= take(packet));
         if (!toWrite.isEmpty()) {
             sessionCapture.write(List.copyOf(toWrite), labAddresses);
             toWrite.clear();
         }
-        if (!pending.isEmpty()) {
+        if (left == HeldPackets.Left.OUT_OF_TIME) {
+            flushArmed = true;
+            ui.execute(this::flush);
+        } else if (left == HeldPackets.Left.UNSETTLED) {
             flushArmed = true;
             afterHold.accept(this::flush);
         }
-        if (added && !shown.get().fromCapture()) {
+        if (added[0] && !shown.get().fromCapture()) {
             changed();
         }
     }
 
-    /** How far ahead an arrival's send is looked for. */
-    private static final int LOOK_AHEAD = 256;
-
-    /** Sends whose arrival was not seen yet, by {@link #key}; bounded (a peer machine's arrivals are never seen). */
-    private final java.util.Map<String, Integer> awaiting = new java.util.LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(java.util.Map.Entry<String, Integer> eldest) {
-            return size() > 65_536;
-        }
-    };
-
-    private static String key(PacketEvent packet) {
-        return packet.source() + ">" + packet.destination() + " " + packet.opcode() + " " + packet.destQp() + " "
-                + packet.psn();
-    }
-
-    private static boolean droppedByFault(PacketEvent packet) {
-        return packet.faults().stream().anyMatch(fault -> fault.kind() == org.rdmalab.verbs.FaultKind.DROP);
-    }
-
     /** Hands one packet to the live ladder; true when the ladder drew something of it. */
     private boolean take(PacketEvent packet) {
-        String key = key(packet);
-        if (packet.direction() == PacketEvent.Direction.SENT) {
-            awaiting.merge(key, 1, Integer::sum);
-        } else if (!droppedByFault(packet)) {
-            awaiting.computeIfPresent(key, (k, count) -> count > 1 ? count - 1 : null);
-        }
         toWrite.add(packet);
         Arrow arrow = live.add(wirePacket(packet));
         liveTrack.add(arrow);
@@ -256,8 +192,10 @@ public final class LadderViewModel implements AutoCloseable {
 
     /** A device's packet event as the ladder takes it. */
     static WirePacket wirePacket(PacketEvent packet) {
-        List<String> faults = packet.faults().stream().map(PacketEvent.Fault::toString).toList();
-        boolean corrupted = packet.faults().stream().anyMatch(fault -> fault.kind() == org.rdmalab.verbs.FaultKind.CORRUPT);
+        List<String> faults = packet.faults().isEmpty() ? List.of()
+                : packet.faults().stream().map(PacketEvent.Fault::toString).toList();
+        boolean corrupted = !faults.isEmpty()
+                && packet.faults().stream().anyMatch(fault -> fault.kind() == org.rdmalab.verbs.FaultKind.CORRUPT);
         String reason = null;
         WirePacket.Seen seen;
         switch (packet.direction()) {
@@ -349,8 +287,12 @@ public final class LadderViewModel implements AutoCloseable {
      * outcome line says how many packets or why not.
      */
     public void saveCapture(Path file) {
-        arrivedSinceFlush = false; // every packet heard so far goes in
-        flush();
+        // Every packet heard so far goes in, whatever the frame's budget.
+        pending.settleAll();
+        while (pending.size() > 0) {
+            pending.settleAll();
+            flush();
+        }
         outcome.set(UiText.format("ladder.saving", file.getFileName()));
         sessionCapture.saveTo(file, result -> ui.execute(() -> outcome.set(result instanceof Long count
                 ? UiText.format("ladder.saved", count, file.getFileName())
@@ -379,6 +321,16 @@ public final class LadderViewModel implements AutoCloseable {
             }
         }
         return list;
+    }
+
+    /** Packets heard but not yet in the ladder (held for their time order, or for the next frame). */
+    int pendingCount() {
+        return pending.size();
+    }
+
+    /** Packets the live ladder counted so far, kept or not. */
+    long summaryPacketCount() {
+        return live.summary().packets();
     }
 
     /** The live ladder (work requests and completions join it here). */

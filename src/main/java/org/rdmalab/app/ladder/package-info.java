@@ -1,8 +1,9 @@
 /**
  * The Ladder tab, the first view of the Wire tab: the packets between two QPs drawn as a ladder
  * diagram. {@link org.rdmalab.app.ladder.LadderViewModel} feeds a {@link org.rdmalab.ladder.Ladder}
- * from the lab's live packets (batched, held a moment so that a packet's send and its arrival meet
- * in order) or from a capture opened from a file, writes the session's packets to a pcap file
+ * from the lab's live packets (batched, held a moment by {@link org.rdmalab.app.ladder.HeldPackets}
+ * so that a packet's send and its arrival meet in order, and handed to the ladder within a time
+ * budget per frame) or from a capture opened from a file, writes the session's packets to a pcap file
  * (Save capture…), and holds the selected packets and the one last clicked.
  * {@link org.rdmalab.app.ladder.LadderChart} (a Control, its skin a Canvas redrawn for the visible
  * window only) draws it, laid out by {@link org.rdmalab.app.ladder.LadderLayout} (time runs down,

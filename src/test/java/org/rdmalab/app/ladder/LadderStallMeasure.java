@@ -1,0 +1,303 @@
+package org.rdmalab.app.ladder;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import javafx.animation.AnimationTimer;
+import javafx.application.Platform;
+import javafx.stage.Stage;
+import org.rdmalab.app.MainWindow;
+import org.rdmalab.app.WindowScenario;
+import org.rdmalab.app.lab.LabViewModel;
+import org.rdmalab.app.lab.SideViewModel;
+import org.rdmalab.capture.PcapReader;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+
+/**
+ * A measurement, not a test (surefire does not run it: its name does not end in Test): the lab
+ * window (headless, Monocle, software rendering) with the Wire tab's Ladder or Packets view shown
+ * runs the seed's flow with buffers of N MiB and path MTU 1024, then the client WRITEs them to the
+ * server and READs them back, under a fault spec. Meanwhile an AnimationTimer records the gaps
+ * between JavaFX pulses (the longest one is the longest time the JavaFX thread was busy or blocked
+ * between two frames) and a sampler the heap. It measures from the WRITE's post until the views
+ * have taken every packet (the ladder holds none back and its count stood still for a second),
+ * then saves the session's capture and counts its packets against the devices' counters. Prints
+ * one line of figures.
+ *
+ * <p>Run after {@code mvn test-compile}, with the test class path
+ * ({@code mvn dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=cp.txt}):
+ * {@code java -cp target/test-classes:target/classes:$(cat cp.txt)
+ * org.rdmalab.app.ladder.LadderStallMeasure MIB FAULTS VIEW [RTS_TIMEOUT]}, e.g.
+ * {@code 64 drop=0.05,seed=3 ladder 0xc}. FAULTS is a {@code --fault} spec or {@code none}; VIEW
+ * is {@code ladder} or {@code packets}; RTS_TIMEOUT is both sides' local ACK timeout (the seed's
+ * 0x12 is 1.07 s, which every lost READ response costs). {@code -Dstalls=true} prints where the
+ * JavaFX thread is whenever a pulse is over 150 ms late.
+ */
+public final class LadderStallMeasure {
+
+    /** How long the views' packet counts must stand still after the transfer to count as caught up. */
+    private static final long STILL_NANOS = 1_000_000_000L;
+
+    private LadderStallMeasure() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 3) {
+            System.err.println("usage: LadderStallMeasure MIB FAULTS|none ladder|packets [RTS_TIMEOUT]");
+            System.exit(2);
+        }
+        int mib = Integer.parseInt(args[0]);
+        String faults = !args[1].equals("none") ? args[1] : null;
+        String view = args[2];
+        String timeout = args.length > 3 ? args[3] : null;
+        System.setProperty("glass.platform", "Monocle");
+        System.setProperty("monocle.platform", "Headless");
+        System.setProperty("prism.order", "sw");
+        System.setProperty("java.awt.headless", "true");
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        AtomicLong peakHeap = new AtomicLong();
+        AtomicLong peakLive = new AtomicLong();
+        AtomicLong longestGap = new AtomicLong();
+        AtomicLong gapsOver100 = new AtomicLong();
+        AtomicLong gapsOver50 = new AtomicLong();
+        AtomicLong frames = new AtomicLong();
+        AtomicLong lastPulse = new AtomicLong(System.nanoTime());
+        Thread[] fx = new Thread[1];
+        boolean[] measuring = new boolean[1];
+        CompletableFuture<Void> caughtUp = new CompletableFuture<>();
+        MainWindow[] window = new MainWindow[1];
+        Platform.startup(() -> {
+            try {
+                window[0] = MainWindow.create(Backends.installed(), DeviceOptions.defaults()
+                        .withUdpPort(org.rdmalab.testing.Ports.freeUdpPort()).withFaults(faults));
+                Stage stage = new Stage();
+                stage.setScene(window[0].scene());
+                stage.show();
+                new AnimationTimer() {
+                    private long last;
+
+                    @Override
+                    public void handle(long now) {
+                        lastPulse.set(System.nanoTime());
+                        fx[0] = Thread.currentThread();
+                        if (measuring[0] && last != 0) {
+                            long gap = now - last;
+                            frames.incrementAndGet();
+                            longestGap.accumulateAndGet(gap, Math::max);
+                            if (gap > 100_000_000L) {
+                                gapsOver100.incrementAndGet();
+                            }
+                            if (gap > 50_000_000L) {
+                                gapsOver50.incrementAndGet();
+                            }
+                        }
+                        last = now;
+                    }
+                }.start();
+            } catch (Exception e) {
+                caughtUp.completeExceptionally(e);
+            }
+        });
+        Thread sampler = new Thread(() -> {
+            while (!caughtUp.isDone()) {
+                peakHeap.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
+                peakLive.accumulateAndGet(liveAfterGc(), Math::max);
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "heap sampler");
+        sampler.setDaemon(true);
+        sampler.start();
+        if (Boolean.getBoolean("stalls")) {
+            Thread watch = new Thread(() -> watchStalls(caughtUp, measuring, fx, lastPulse), "stall watch");
+            watch.setDaemon(true);
+            watch.start();
+        }
+        long[] transferStarted = new long[1];
+        long[] transferEnded = new long[1];
+        long[] lastChange = new long[1];
+        long[] lastCount = {-1};
+        boolean[] started = new boolean[1];
+        WindowScenario bulk = WindowScenario.bulk(mib * 1024 * 1024, timeout);
+        Runnable[] check = new Runnable[1];
+        Runnable[] step = new Runnable[1];
+        check[0] = () -> {
+            try {
+                step[0].run();
+            } catch (RuntimeException e) {
+                caughtUp.completeExceptionally(e);
+            }
+        };
+        step[0] = () -> {
+            LabViewModel lab = window[0].lab();
+            if (Boolean.getBoolean("trace")) {
+                System.err.println("check: started " + started[0] + " transfer " + transferStarted[0] + " ended "
+                        + transferEnded[0] + " seen " + seen(window[0]) + " pending " + window[0].ladder().pendingCount()
+                        + " activity " + lab.sides().stream().map(side -> side.activityProperty().get()).toList()
+                        + " status " + lab.statusProperty().get());
+            }
+            if (!started[0]) {
+                if (lab.setup().devices().isEmpty() || lab.setup().gids().isEmpty()) {
+                    later(check[0]);
+                    return;
+                }
+                bulk.start().accept(lab);
+                WindowScenario.showView(view);
+                started[0] = true;
+            }
+            if (!measuring[0] && transferStarted[0] == 0
+                    && lab.sides().stream().anyMatch(side -> side.activityProperty().get().equals("bulk"))) {
+                // The flow's steps ran (the window built its views): the transfer starts.
+                measuring[0] = true;
+                transferStarted[0] = System.nanoTime();
+            }
+            // The scenario's end test also posts the WRITE and the READ once the flow ran.
+            boolean ended = transferEnded[0] == 0 && bulk.ended().test(lab);
+            if (transferStarted[0] != 0 && ended) {
+                transferEnded[0] = System.nanoTime();
+            }
+            if (transferEnded[0] != 0) {
+                long count = seen(window[0]);
+                long now = System.nanoTime();
+                if (count != lastCount[0] || window[0].ladder().pendingCount() > 0) {
+                    lastCount[0] = count;
+                    lastChange[0] = now;
+                } else if (now - lastChange[0] >= STILL_NANOS) {
+                    measuring[0] = false;
+                    caughtUp.complete(null);
+                    return;
+                }
+            }
+            later(check[0]);
+        };
+        Platform.runLater(check[0]);
+        caughtUp.get(2, TimeUnit.HOURS);
+        double transfer = (transferEnded[0] - transferStarted[0]) / 1e9;
+        double views = (lastChange[0] - transferStarted[0]) / 1e9;
+        long[] packets = onFx(() -> new long[] {window[0].ladder().summaryPacketCount(),
+                window[0].lab().packetLog().rows().size() + window[0].lab().packetLog().droppedProperty().get()});
+        String outcome = onFx(() -> String.join(" ", window[0].lab().completions().stream()
+                .map(row -> "wr_id " + row.completion().wrId() + " " + row.completion().status().cName()).toList()));
+        String capture = captureAgainstCounters(window[0]);
+        System.gc();
+        Thread.sleep(500);
+        long after = memory.getHeapMemoryUsage().getUsed();
+        System.out.printf(Locale.ROOT, "%d MiB WRITE + READ, faults %s, %s view, RTS timeout %s: transfer %.1f s,"
+                        + " views caught up %.1f s; %d frames (%.0f/s); longest JavaFX pulse gap %.1f ms; gaps over"
+                        + " 50 ms: %d, over 100 ms: %d; heap used peak %.0f MiB, live after GC peak %.0f MiB, after"
+                        + " the run %.0f MiB (max %.0f MiB); ladder %d packets, Packets table %d (keeps %d); %s; %s%n",
+                mib, faults, view, timeout == null ? "0x12" : timeout, transfer, views, frames.get(),
+                frames.get() / views, longestGap.get() / 1e6, gapsOver50.get(), gapsOver100.get(),
+                peakHeap.get() / 1048576.0, peakLive.get() / 1048576.0, after / 1048576.0,
+                memory.getHeapMemoryUsage().getMax() / 1048576.0, packets[0], packets[1],
+                onFx(() -> window[0].lab().packetLog().rows().size()), outcome, capture);
+        Platform.runLater(window[0]::close);
+        Thread.sleep(1000);
+        System.exit(0);
+    }
+
+    /** Packets the views took so far: the ladder's count and the Packets table's (kept or not). */
+    private static long seen(MainWindow window) {
+        return window.ladder().summaryPacketCount() + window.lab().packetLog().rows().size()
+                + window.lab().packetLog().droppedProperty().get();
+    }
+
+    /**
+     * Saves the session's capture, counts its packets and compares them with what the devices
+     * put on the wire: sent_pkts less fault_dropped and send_err, summed over both sides.
+     */
+    private static String captureAgainstCounters(MainWindow window) throws Exception {
+        Path file = Files.createTempFile("ladder-measure", ".pcap");
+        try {
+            CompletableFuture<String> saved = new CompletableFuture<>();
+            Platform.runLater(() -> {
+                window.ladder().outcomeProperty().addListener((observable, before, said) -> {
+                    if (!said.equals(org.rdmalab.app.common.UiText.format("ladder.saving", file.getFileName()))) {
+                        saved.complete(said);
+                    }
+                });
+                window.ladder().saveCapture(file);
+            });
+            saved.get(2, TimeUnit.MINUTES);
+            int port = onFx(() -> window.lab().currentProperty().get().base().udpPort());
+            long inFile = 0;
+            try (PcapReader reader = PcapReader.open(file).udpPort(port)) {
+                while (reader.next() != null) {
+                    inFile++;
+                }
+            }
+            long onWire = 0;
+            for (SideViewModel side : onFx(() -> java.util.List.copyOf(window.lab().sides()))) {
+                Map<String, Long> counters = side.session().resources().context().orElseThrow().queryCounters();
+                onWire += counters.getOrDefault("sent_pkts", 0L) - counters.getOrDefault("fault_dropped", 0L)
+                        - counters.getOrDefault("send_err", 0L);
+            }
+            return "capture " + inFile + " packets, devices sent_pkts - fault_dropped - send_err " + onWire
+                    + (inFile == onWire ? " (equal)" : " (DIFFER)");
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /** The heap in use after the last collection, summed over the pools that report it. */
+    private static long liveAfterGc() {
+        long sum = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP && pool.getCollectionUsage() != null) {
+                sum += pool.getCollectionUsage().getUsed();
+            }
+        }
+        return sum;
+    }
+
+    /** Prints where the JavaFX thread is while a pulse is more than 150 ms late. */
+    private static void watchStalls(CompletableFuture<Void> done, boolean[] measuring, Thread[] fx, AtomicLong lastPulse) {
+        while (!done.isDone()) {
+            try {
+                Thread.sleep(25);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long late = System.nanoTime() - lastPulse.get();
+            if (measuring[0] && fx[0] != null && late > 150_000_000L) {
+                StringBuilder trace = new StringBuilder(String.format(Locale.ROOT, "stall, %d ms since the last pulse:",
+                        late / 1_000_000));
+                StackTraceElement[] stack = fx[0].getStackTrace();
+                for (int i = 0; i < Math.min(stack.length, 30); i++) {
+                    trace.append("\n    ").append(stack[i]);
+                }
+                System.out.println(trace);
+            }
+        }
+    }
+
+    private static <T> T onFx(java.util.concurrent.Callable<T> task) throws Exception {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        Platform.runLater(() -> {
+            try {
+                result.complete(task.call());
+            } catch (Exception e) {
+                result.completeExceptionally(e);
+            }
+        });
+        return result.get(1, TimeUnit.MINUTES);
+    }
+
+    private static void later(Runnable action) {
+        javafx.animation.PauseTransition pause = new javafx.animation.PauseTransition(javafx.util.Duration.millis(100));
+        pause.setOnFinished(event -> action.run());
+        pause.play();
+    }
+}
