@@ -103,6 +103,9 @@ public final class MainView {
         inspector.getSelectionModel().selectedItemProperty().addListener((observable, before, tab) -> widen());
         buildSettingsMenu();
         buildHelp();
+        if (!Boolean.getBoolean("rdmalab.eagerTabs")) {
+            LazyTabContent.holdBackUnselected(inspector);
+        }
         labBand.sceneProperty().addListener((observable, before, scene) -> {
             if (scene != null) {
                 installKeys(scene);

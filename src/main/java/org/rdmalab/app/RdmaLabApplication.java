@@ -53,6 +53,7 @@ public final class RdmaLabApplication extends Application {
 
     @Override
     public void start(Stage primary) throws Exception {
+        long started = System.nanoTime();
         stage = primary;
         window = MainWindow.create(getParameters().getNamed().get("fault"), settings, store);
         stage.setScene(window.scene());
@@ -66,6 +67,7 @@ public final class RdmaLabApplication extends Application {
             stage.setMaximized(place.maximized());
         });
         window.follow(stage);
+        FirstFrame.watch(stage.getScene(), started);
         stage.show();
         String capture = getParameters().getNamed().get("capture");
         if (capture != null) {

@@ -8,7 +8,10 @@
  * start JavaFX from the jar's main class (with a window, or headless with Monocle for
  * {@code gui --screenshot}), {@link org.rdmalab.app.WindowScenario} holds the scripted runs
  * of {@code gui --scenario}, and {@link org.rdmalab.app.Appearance} the theme and the scale
- * factor that the scene's root ({@code ScaledRoot}) draws the window at. The features live beside it:
+ * factor that the scene's root ({@code ScaledRoot}) draws the window at. The step pane's tabs that
+ * are not shown yet stay out of the scene until first selected ({@link org.rdmalab.app.LazyTabContent}),
+ * and {@code -Drdmalab.firstFrame=print} says when the first frame came ({@code FirstFrame}). The
+ * features live beside it:
  * <ul>
  *   <li>{@link org.rdmalab.app.lab}: the lab's panes (setup, peers, step, traffic, connection data,
  *       resources, verbs log, completions, buffers) under {@link org.rdmalab.app.lab.LabViewModel},

@@ -54,6 +54,9 @@ class ChineseWindowTest {
     /** The summary line under step {@code index} of a side's step list. */
     private static String summary(FxRobot robot, String list, int index) {
         robot.interact(() -> robot.lookup(list).queryListView().scrollTo(index));
+        // The list lays its cells out in a later pulse: wait for the one scrolled to.
+        waitFor("step " + index + "'s cell", () -> robot.lookup(list + " .list-cell")
+                .match(node -> ((ListCell<?>) node).getIndex() == index).tryQuery().isPresent());
         ListCell<?> cell = robot.lookup(list + " .list-cell").match(node -> ((ListCell<?>) node).getIndex() == index)
                 .queryAs(ListCell.class);
         return robot.from(cell).lookup(".step-summary").queryAs(Label.class).getText();
@@ -114,7 +117,11 @@ class ChineseWindowTest {
 
     @Test
     void theDoctorTabSaysWhatItsChecksFoundAndTheirFixesInChinese(FxRobot robot) {
-        Label summary = robot.lookup("#doctorSummary").queryAs(Label.class);
+        // The Doctor tab's content joins the scene when the tab is first shown: read it from the tab.
+        javafx.scene.Node doctor = org.rdmalab.app.LazyTabContent.contentOf(robot.lookup(".inspector")
+                .queryAs(javafx.scene.control.TabPane.class).getTabs().stream()
+                .filter(tab -> "doctorTab".equals(tab.getId())).findFirst().orElseThrow());
+        Label summary = robot.from(doctor).lookup("#doctorSummary").queryAs(Label.class);
         waitFor("the devices", () -> !window.lab().setup().gids().isEmpty());
         robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
                 && "诊断".equals(label.getText())).queryAs(javafx.scene.Node.class));

@@ -160,6 +160,22 @@ class GuiScreenshotIT {
     }
 
     @Test
+    void theWindowSaysWhenItsFirstFrameWasDrawnAndClosesWhenAskedTo(@TempDir Path dir) throws Exception {
+        // The window itself (no --screenshot), on Monocle's headless screen, with preferences of its own.
+        Run run = gui(List.of("-Djava.util.prefs.userRoot=" + dir, "-Dglass.platform=Monocle",
+                "-Dmonocle.platform=Headless", "-Dprism.order=sw", "-Drdmalab.firstFrame=exit"));
+        assertEquals(0, run.exit(), run.output());
+        java.util.regex.Matcher line = java.util.regex.Pattern.compile(
+                "first frame: (\\d+) ms after the process started \\((\\d+) ms after JavaFX called start\\)")
+                .matcher(run.output());
+        assertTrue(line.find(), run.output());
+        long sinceProcess = Long.parseLong(line.group(1));
+        long sinceStart = Long.parseLong(line.group(2));
+        assertTrue(sinceStart > 0 && sinceProcess > sinceStart, run.output());
+        assertEquals(1, run.output().lines().filter(text -> text.startsWith("first frame:")).count(), "said once");
+    }
+
+    @Test
     void theDarkThemeAndProjectorModeAreTakenAsAskedTheLatterAtOneAndAHalfTimesTheSize(@TempDir Path dir)
             throws Exception {
         Path file = dir.resolve("dark.png");

@@ -53,7 +53,11 @@ class DoctorWindowTest {
 
     @Test
     void theDoctorTabRunsSoft0sChecksWhenFirstShownAndItsGidButtonFixesTheLab(FxRobot robot) {
-        Label summary = robot.lookup("#doctorSummary").queryAs(Label.class);
+        // The Doctor tab's content joins the scene when the tab is first shown: read it from the tab.
+        javafx.scene.Node doctor = org.rdmalab.app.LazyTabContent.contentOf(robot.lookup(".inspector")
+                .queryAs(javafx.scene.control.TabPane.class).getTabs().stream()
+                .filter(tab -> "doctorTab".equals(tab.getId())).findFirst().orElseThrow());
+        Label summary = robot.from(doctor).lookup("#doctorSummary").queryAs(Label.class);
         waitFor("the devices", () -> !window.lab().setup().gids().isEmpty());
         assertEquals("not run yet", summary.getText(), "the checks wait until the tab is shown");
         robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
