@@ -106,9 +106,9 @@ public final class AppLauncher {
     }
 
     /**
-     * As {@link #screenshot(Path, String, String, double, Theme, String, Path)}, with the built-in
-     * exercise {@code exercise} ({@code gui --exercise}; null for none) opened and its first hint
-     * shown before the scenario starts.
+     * As {@link #screenshot(Path, String, String, double, Theme, String, Path)}, with the exercise
+     * {@code exercise} ({@code gui --exercise}: a built-in's name or an exercise file; null for none)
+     * opened and its first hint shown before the scenario starts.
      */
     public static int screenshot(Path file, String scenario, String faultSpec, double scale, Theme theme, String view,
                                  Path capture, String exercise)
@@ -117,9 +117,7 @@ public final class AppLauncher {
         if (view != null) {
             WindowScenario.viewTab(view);
         }
-        if (exercise != null) {
-            MainWindow.exerciseNamed(exercise);
-        }
+        org.rdmalab.lab.exercise.Exercise opening = exercise == null ? null : MainWindow.exercise(exercise);
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null && !Files.isDirectory(parent)) {
             throw new IllegalArgumentException("folder " + parent + " does not exist; create it first or choose another"
@@ -160,7 +158,7 @@ public final class AppLauncher {
                         boolean devicesListed = !lab.setup().devices().isEmpty() && !lab.setup().gids().isEmpty();
                         if (exercise != null && !opened[0] && devicesListed) {
                             opened[0] = true;
-                            window[0].openExercise(exercise);
+                            window[0].openExercise(opening);
                             window[0].exercises().revealHint();
                         }
                         if (chosen != null && !started[0] && devicesListed) {

@@ -268,13 +268,36 @@ public final class MainWindow {
     }
 
     /**
-     * Opens the built-in exercise {@code name} as a student would: the Lessons tab's Exercises shown,
-     * the exercise chosen and started on the loopback lab ({@code gui --exercise NAME}).
+     * Opens an exercise as a student would: the Lessons tab's Exercises shown, the exercise chosen
+     * and started on the loopback lab ({@code gui --exercise NAME|FILE}); one read from a file joins
+     * the list.
+     */
+    public void openExercise(org.rdmalab.lab.exercise.Exercise exercise) {
+        showExercises();
+        if (!exercises.exercises().contains(exercise)) {
+            exercises.add(exercise);
+        }
+        exercises.chosenProperty().set(exercise);
+        exercises.start();
+    }
+
+    /**
+     * Opens the built-in exercise {@code name}, or the exercise file {@code name} names (read on a
+     * background thread), as {@link #openExercise(org.rdmalab.lab.exercise.Exercise)} does.
      *
-     * @throws IllegalArgumentException for an unknown name, listing the valid ones
+     * @throws IllegalArgumentException for an unknown built-in name, listing the valid ones
      */
     public void openExercise(String name) {
-        org.rdmalab.lab.exercise.Exercise exercise = exerciseNamed(name);
+        if (org.rdmalab.lab.exercise.ExerciseFile.namesFile(name)) {
+            showExercises();
+            exercises.open(java.nio.file.Path.of(name));
+        } else {
+            openExercise(exercise(name));
+        }
+    }
+
+    /** Lessons › Exercises in front. */
+    private void showExercises() {
         if (scene.lookup(".inspector") instanceof javafx.scene.control.TabPane inspector) {
             inspector.getTabs().stream().filter(tab -> "lessonsTab".equals(tab.getId())).findFirst()
                     .ifPresent(tab -> {
@@ -285,20 +308,24 @@ public final class MainWindow {
                         }
                     });
         }
-        exercises.chosenProperty().set(exercise);
-        exercises.start();
     }
 
     /**
-     * The built-in exercise called {@code name}.
+     * The exercise {@code gui --exercise} names: the exercise file it names (a path that exists, or
+     * one ending in .yaml or .yml), else the built-in exercise of that name.
      *
-     * @throws IllegalArgumentException for an unknown name, listing the valid ones
+     * @throws IllegalArgumentException for a file that is refused (its first problem, naming the file,
+     *     the line and the field) and for an unknown name, listing the valid ones, in one line
      */
-    public static org.rdmalab.lab.exercise.Exercise exerciseNamed(String name) {
+    public static org.rdmalab.lab.exercise.Exercise exercise(String name) {
+        if (org.rdmalab.lab.exercise.ExerciseFile.namesFile(name)) {
+            return org.rdmalab.lab.exercise.ExerciseFile.read(java.nio.file.Path.of(name));
+        }
         return org.rdmalab.lab.exercise.Exercises.named(name.trim().toLowerCase(java.util.Locale.ROOT))
                 .orElseThrow(() -> new IllegalArgumentException("unknown exercise '" + name + "'; valid exercises: "
                         + String.join(", ", org.rdmalab.lab.exercise.Exercises.all().stream()
-                        .map(org.rdmalab.lab.exercise.Exercise::name).toList())));
+                        .map(org.rdmalab.lab.exercise.Exercise::name).toList())
+                        + ", or an exercise file (" + org.rdmalab.lab.exercise.ExerciseFile.EXTENSION + ")"));
     }
 
     /** The Bench tab's view model (the bench scenario and tests drive it). */
@@ -405,7 +432,8 @@ public final class MainWindow {
         controllers.put(BenchView.class, new BenchView(bench));
         ScenariosViewModel scenarios = new ScenariosViewModel(lab, backends, base, ui);
         controllers.put(ScenariosView.class, new ScenariosView(scenarios));
-        ExercisesViewModel exercises = new ExercisesViewModel(lab);
+        ExercisesViewModel exercises = new ExercisesViewModel(lab, backgroundWork, ui);
+        exercises.useFaults(wanted -> faults.useSpec(wanted.toSpec()));
         controllers.put(ExercisesView.class, new ExercisesView(exercises));
         Views views = new Views(controllers);
         controllers.put(MainView.class, new MainView(lab, views, bench, appearance, () -> reset[0].run(),

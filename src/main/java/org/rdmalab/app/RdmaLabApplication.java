@@ -19,8 +19,8 @@ import org.rdmalab.app.settings.Theme;
  * {@code --lang=zh_CN} (else the remembered language, else the desktop's), {@code --scale=F},
  * {@code --theme=dark}; {@code --fault=SPEC} gives the software devices the faults
  * {@code gui --fault SPEC} names; {@code --capture=FILE} opens a capture in the Ladder tab
- * ({@code gui --capture FILE}) and shows it; {@code --exercise=NAME} opens that exercise
- * ({@code gui --exercise NAME}).
+ * ({@code gui --capture FILE}) and shows it; {@code --exercise=NAME} opens that exercise, a built-in
+ * one or an exercise file ({@code gui --exercise NAME|FILE}).
  */
 public final class RdmaLabApplication extends Application {
 

@@ -33,8 +33,9 @@ final class GuiCommand implements Callable<Integer> {
             + "or RDMA Lab's own) in the Ladder tab: its QP pairs and inferred messages drawn as a ladder.")
     Path capture;
 
-    @Option(names = "--exercise", paramLabel = "NAME", description = "Open a built-in guided exercise in the Lessons"
-            + " tab, started on the loopback lab (with --screenshot, before any --scenario runs).")
+    @Option(names = "--exercise", paramLabel = "NAME|FILE", description = "Open a guided exercise in the Lessons"
+            + " tab, started on the loopback lab (with --screenshot, before any --scenario runs): a built-in one by"
+            + " name (exercise list), or an instructor's exercise file (a path that exists or ends in .yaml).")
     String exercise;
 
     @Option(names = "--lang", paramLabel = "LANG", description = "The window's language: en or zh_CN (default: zh_CN "
@@ -70,7 +71,7 @@ final class GuiCommand implements Callable<Integer> {
             checkCapture(capture);
         }
         if (exercise != null) {
-            org.rdmalab.app.MainWindow.exerciseNamed(exercise);
+            org.rdmalab.app.MainWindow.exercise(exercise);
         }
         if (screenshot != null) {
             // A picture is the same on every machine: the user's remembered settings are neither read nor written.
@@ -102,7 +103,8 @@ final class GuiCommand implements Callable<Integer> {
             parameters.add("--capture=" + capture.toAbsolutePath());
         }
         if (exercise != null) {
-            parameters.add("--exercise=" + exercise);
+            parameters.add("--exercise=" + (org.rdmalab.lab.exercise.ExerciseFile.namesFile(exercise)
+                    ? Path.of(exercise).toAbsolutePath().toString() : exercise));
         }
         AppLauncher.launch(parameters.toArray(String[]::new));
         return 0;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -87,6 +88,23 @@ class GuiCommandTest {
         assertEquals(1, result.err().lines().count(), result.err());
         assertTrue(result.err().contains("unknown exercise 'no-such'; valid exercises: gid-for-roce, access-error,"),
                 result.err());
+        assertFalse(Files.exists(picture), "no window was rendered");
+    }
+
+    @org.junit.jupiter.api.Test
+    void aMissingOrRefusedExerciseFileIsOneLineAndExitTwoBeforeAnyWindow(@TempDir Path dir) throws Exception {
+        Path picture = dir.resolve("x.png");
+        Path missing = dir.resolve("mine.yaml");
+        CliRunner.Result result = CliRunner.run("gui", "--exercise", missing.toString(), "--screenshot",
+                picture.toString());
+        assertEquals(2, result.exitCode(), result.out() + result.err());
+        assertEquals(List.of("rdma-lab: " + missing + ":1: no such file"), result.err().lines().toList());
+        Path broken = Files.writeString(dir.resolve("broken.yaml"), org.rdmalab.lab.exercise.ExerciseFileTest.FULL
+                .replace("gid_idx: 3", "gid_idx: 256").replace("byte_len: 11}", "bytelen: 11}"));
+        result = CliRunner.run("gui", "--exercise", broken.toString());
+        assertEquals(2, result.exitCode(), result.out() + result.err());
+        assertEquals(List.of("rdma-lab: " + broken + ":14: start.gid_idx: 256 is outside -1..255 (and 1 more: exercise"
+                + " check lists them)"), result.err().lines().toList());
         assertFalse(Files.exists(picture), "no window was rendered");
     }
 }

@@ -12,8 +12,8 @@ import org.rdmalab.lab.exercise.Exercise;
 
 /**
  * Controller of {@code lessons/ExercisesView.fxml}: binds the list, the chosen exercise's words, the
- * checks (each marked open or met) and the hints to {@link ExercisesViewModel}; Start and Show a
- * hint delegate to it.
+ * checks (each marked open or met) and the hints to {@link ExercisesViewModel}; Start, Show a hint
+ * and Open exercise… delegate to it.
  */
 public final class ExercisesView {
 
@@ -43,6 +43,8 @@ public final class ExercisesView {
     private Button exerciseStart;
     @FXML
     private Button exerciseHint;
+    @FXML
+    private Button exerciseOpen;
 
     public ExercisesView(ExercisesViewModel model) {
         this.model = model;
@@ -67,6 +69,13 @@ public final class ExercisesView {
             }
         });
         exerciseList.getSelectionModel().select(model.chosenProperty().get());
+        // An exercise opened from a file is chosen by the model: the list follows.
+        model.chosenProperty().addListener((observable, before, now) -> {
+            if (now != null && exerciseList.getSelectionModel().getSelectedItem() != now) {
+                exerciseList.getSelectionModel().select(now);
+                exerciseList.scrollTo(now);
+            }
+        });
         exerciseList.getSelectionModel().selectedItemProperty().addListener((observable, before, now) -> {
             if (now != null) {
                 model.chosenProperty().set(now);
@@ -140,6 +149,11 @@ public final class ExercisesView {
     @FXML
     private void onStart() {
         model.start();
+    }
+
+    @FXML
+    private void onOpen() {
+        model.chooseAndOpen(exerciseOpen.getScene() == null ? null : exerciseOpen.getScene().getWindow());
     }
 
     @FXML

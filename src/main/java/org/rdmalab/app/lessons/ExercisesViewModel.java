@@ -1,7 +1,10 @@
 package org.rdmalab.app.lessons;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
@@ -23,16 +26,22 @@ import org.rdmalab.lab.LabSetup;
 import org.rdmalab.lab.Role;
 import org.rdmalab.lab.exercise.Attempt;
 import org.rdmalab.lab.exercise.Exercise;
+import org.rdmalab.lab.exercise.ExerciseFile;
 import org.rdmalab.lab.exercise.Exercises;
+import org.rdmalab.verbs.FaultSettings;
 
 /**
- * The Exercises tab's state: the built-in exercises, the one chosen (shown) and the one started,
+ * The Exercises tab's state: the built-in exercises and those opened from an instructor's file
+ * ({@link #open}: read on a background thread, a wrong file said in one line), the one chosen (shown)
+ * and the one started,
  * its hints revealed so far, and each of its checks, open or met, as the lab's events arrive. Starting
  * an exercise sets the loopback lab to its starting point: its flow and GID index in the setup bar,
  * new sessions, and its step parameters; a setup applied later (another GID, say) keeps the
- * exercise's parameters on the new sessions, and the attempt follows them.
+ * exercise's parameters on the new sessions, and the attempt follows them. An exercise whose start
+ * names faults hands them to the Faults tab ({@link #useFaults}) before the lab's devices open, and
+ * one that names a device has the setup bar choose it.
  *
- * <p>JavaFX thread only.
+ * <p>JavaFX thread only, but for the file read {@link #open} hands to its background executor.
  */
 public final class ExercisesViewModel {
 
@@ -56,10 +65,25 @@ public final class ExercisesViewModel {
     private final ReadOnlyBooleanWrapper moreHints = new ReadOnlyBooleanWrapper();
     private final ReadOnlyStringWrapper progress = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper problem = new ReadOnlyStringWrapper("");
+    private final Executor background;
+    private final Executor ui;
+    private Consumer<FaultSettings> faults = settings -> { };
+    private ExerciseFiles files = ExerciseFiles.dialogs();
     private Attempt attempt;
 
+    /** A tab that reads exercise files on the calling thread (tests). */
     public ExercisesViewModel(LabViewModel lab) {
+        this(lab, Runnable::run, Runnable::run);
+    }
+
+    /**
+     * @param background where an exercise file is read
+     * @param ui the JavaFX thread, where what was read comes back
+     */
+    public ExercisesViewModel(LabViewModel lab, Executor background, Executor ui) {
         this.lab = lab;
+        this.background = background;
+        this.ui = ui;
         lab.afterEvent(this::heard);
         lab.afterEvents(this::refresh);
         lab.sides().addListener((ListChangeListener<SideViewModel>) change -> sidesRebuilt());
@@ -83,13 +107,82 @@ public final class ExercisesViewModel {
         started.set(exercise);
         hints.clear();
         problem.set("");
+        if (exercise.start().faults() != null) {
+            faults.accept(exercise.start().faults());
+        }
         LabSetup setup = exercise.start().setup(lab.defaultSetup());
+        if (exercise.start().device() != null) {
+            lab.setup().preferDevice(exercise.start().device());
+        }
         lab.setup().modeProperty().set(LabSetup.Mode.LOOPBACK);
         lab.setup().flowProperty().set(setup.flow());
         lab.setup().gidIndexProperty().set(setup.gidIndex());
         lab.apply(setup);
         refresh();
         lab.status(UiText.format("exercises.startedStatus", UiText.say(exercise.title())));
+    }
+
+    /**
+     * Opens an instructor's exercise file: read on the background executor, then, on this thread,
+     * added to the list (in place of one of the same name opened before), chosen and started. A
+     * file that is refused leaves the lab as it is and says its first problem in
+     * {@link #problemProperty()} and the status line.
+     */
+    public void open(Path file) {
+        background.execute(() -> {
+            Exercise read;
+            try {
+                read = ExerciseFile.read(file);
+            } catch (ExerciseFile.Refused refused) {
+                ui.execute(() -> refused(refused.getMessage()));
+                return;
+            }
+            ui.execute(() -> {
+                add(read);
+                chosen.set(read);
+                start();
+                lab.status(UiText.format("exercises.openedStatus", UiText.say(read.title()), file.getFileName()));
+            });
+        });
+    }
+
+    private void refused(String why) {
+        problem.set(UiText.format("exercises.openFailed", why));
+        lab.status(UiText.format("exercises.openFailed", why));
+    }
+
+    /**
+     * Puts {@code exercise} (an instructor's, read from a file) in the list after the others, or in
+     * place of the one of the same name opened before (the file edited and opened again).
+     */
+    public void add(Exercise exercise) {
+        for (int i = 0; i < exercises.size(); i++) {
+            if (exercises.get(i).name().equals(exercise.name())) {
+                exercises.set(i, exercise);
+                return;
+            }
+        }
+        exercises.add(exercise);
+    }
+
+    /** Asks where an exercise file is ({@link #files()}) and opens it; nothing when the user cancels. */
+    public void chooseAndOpen(javafx.stage.Window owner) {
+        files.toOpen(owner).ifPresent(this::open);
+    }
+
+    /** Where Open exercise… asks for a file. */
+    public ExerciseFiles files() {
+        return files;
+    }
+
+    /** Where Open exercise… asks for a file (tests answer without a dialog). */
+    public void setFiles(ExerciseFiles files) {
+        this.files = files;
+    }
+
+    /** Who sets the software devices' faults when an exercise's start names some (the Faults tab). */
+    public void useFaults(Consumer<FaultSettings> sink) {
+        this.faults = sink;
     }
 
     /** Shows the next hint of the started exercise. */
@@ -162,7 +255,7 @@ public final class ExercisesViewModel {
                 : UiText.format("exercises.progress", count, statuses.size()));
     }
 
-    /** The built-in exercises, in the order a lab takes them. */
+    /** The built-in exercises, in the order a lab takes them, then those opened from files. */
     public ObservableList<Exercise> exercises() {
         return exercises;
     }

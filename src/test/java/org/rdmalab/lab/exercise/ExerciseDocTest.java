@@ -20,10 +20,10 @@ import org.rdmalab.verbs.FaultSettings;
  * done, with the devices carrying the file's faults; played the other way round it is not.
  */
 @Timeout(120)
-class ExerciseDocTest {
+public class ExerciseDocTest {
 
     /** The first ```yaml block of docs/exercises.md. */
-    static String docExample() throws Exception {
+    public static String docExample() throws Exception {
         String doc = Files.readString(Path.of("docs", "exercises.md"));
         Matcher block = Pattern.compile("```yaml\n(.*?)```", Pattern.DOTALL).matcher(doc);
         assertTrue(block.find(), "docs/exercises.md has a ```yaml block");
