@@ -89,6 +89,7 @@ public final class MainWindow {
     private ScenariosViewModel scenarios;
 
     private org.rdmalab.app.ladder.LadderViewModel ladder;
+    private org.rdmalab.app.ladder.WorkRequestsViewModel workRequests;
 
     private MainWindow(LabViewModel lab, BenchViewModel bench, Scene scene, ExecutorService background,
                        SettingsStore store, Appearance appearance) {
@@ -255,6 +256,11 @@ public final class MainWindow {
     /** The Lessons tab's scenario gallery (tests and gui --scenario drive it). */
     public ScenariosViewModel scenarios() {
         return scenarios;
+    }
+
+    /** The Ladder tab's work requests, tied to their packets and completions (tests read them). */
+    public org.rdmalab.app.ladder.WorkRequestsViewModel workRequests() {
+        return workRequests;
     }
 
     /** The Ladder tab's view model (captures, the selected packets; tests drive it). */
@@ -425,7 +431,12 @@ public final class MainWindow {
         controllers.put(FaultsView.class, new FaultsView(faults));
         org.rdmalab.app.ladder.LadderViewModel ladder = new org.rdmalab.app.ladder.LadderViewModel(lab, backgroundWork, ui,
                 org.rdmalab.app.ladder.LadderViewModel.pauseTransition());
-        controllers.put(org.rdmalab.app.ladder.LadderView.class, new org.rdmalab.app.ladder.LadderView(ladder));
+        org.rdmalab.app.ladder.WorkRequestsViewModel workRequests = new org.rdmalab.app.ladder.WorkRequestsViewModel(lab,
+                ladder);
+        controllers.put(org.rdmalab.app.ladder.LadderView.class, new org.rdmalab.app.ladder.LadderView(ladder,
+                workRequests));
+        controllers.put(org.rdmalab.app.ladder.WorkRequestsView.class,
+                new org.rdmalab.app.ladder.WorkRequestsView(workRequests));
         controllers.put(DoctorView.class, new DoctorView(new DoctorViewModel(lab, backends, base, backgroundWork, ui)));
         BenchViewModel bench = new BenchViewModel(new BenchEngine(backends), backends, () -> benchTopology(base),
                 backgroundWork, ui);
@@ -446,6 +457,7 @@ public final class MainWindow {
         language[0] = window::chooseLanguage;
         window.faults = faults;
         window.ladder = ladder;
+        window.workRequests = workRequests;
         window.language = settings.language();
         window.showSetup(settings);
         LabSetup chosen;

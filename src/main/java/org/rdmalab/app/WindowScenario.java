@@ -234,14 +234,13 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
         SideViewModel client = lab.sides().get(lab.sides().size() - 1);
         client.perform("bad rkey", session -> {
             var resources = session.resources();
-            var qp = resources.queuePair().orElseThrow();
             var mr = resources.memoryRegion().orElseThrow();
             var remote = resources.remoteData().orElseThrow();
             var wr = new org.rdmalab.verbs.SendWorkRequest(7, List.of(mr.sge(0, 11)),
                     org.rdmalab.verbs.WrOpcode.RDMA_WRITE, org.rdmalab.verbs.SendFlag.SIGNALED.value(), 0, remote.addr(),
                     remote.rkey() + 0x100, 0, 0);
             try {
-                qp.postSend(wr);
+                session.traffic().postSend(List.of(wr));
                 var polled = session.traffic().pollCompletions(java.time.Duration.ofSeconds(10), 4);
                 return polled.isEmpty() ? "no completion" : polled.get(0).status().cName();
             } catch (org.rdmalab.verbs.VerbsException e) {

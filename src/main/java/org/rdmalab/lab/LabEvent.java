@@ -6,6 +6,7 @@ import org.rdmalab.verbs.PacketEvent;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.VerbsException;
 import org.rdmalab.verbs.WorkCompletion;
+import org.rdmalab.verbs.WrOpcode;
 
 /**
  * Something that happened in a lab session. The CLI prints these, the GUI draws them, tests assert
@@ -64,6 +65,24 @@ public sealed interface LabEvent {
                 return call + (result.isEmpty() ? "" : " = " + result);
             }
             return call + " = -1: " + (result.isEmpty() ? "errno " + errno.name() + " (" + errno.text() + ")" : result);
+        }
+    }
+
+    /**
+     * {@code ibv_post_send} of one send work request returned 0, so the request is on the send queue
+     * (the verbs log has the call itself). Views tie it to its packets and its completion.
+     *
+     * @param qpNum the QP it was posted to
+     * @param wrId its wr_id
+     * @param opcode its opcode
+     * @param length bytes of its scatter/gather list
+     * @param signaled IBV_SEND_SIGNALED: it completes on success too (or the QP was created with sq_sig_all)
+     */
+    record SendPosted(int qpNum, long wrId, WrOpcode opcode, long length, boolean signaled) implements LabEvent {
+
+        /** Requires the opcode. */
+        public SendPosted {
+            java.util.Objects.requireNonNull(opcode, "opcode");
         }
     }
 

@@ -240,6 +240,11 @@ public final class LabTraffic {
             throw e;
         }
         session.emit(LabEvent.VerbCall.ok("ibv_post_send", arguments, "0 (" + what + ")"));
+        session.emit(posted(qp, wr));
+    }
+
+    private static LabEvent.SendPosted posted(QueuePair qp, SendWorkRequest wr) {
+        return new LabEvent.SendPosted(qp.qpNum(), wr.wrId(), wr.opcode(), wr.totalLength(), wr.signaled());
     }
 
     /** {@code ibv_post_recv} of the WRs on the session's QP, remembered for their completions, logged. */
@@ -323,6 +328,7 @@ public final class LabTraffic {
                     wr.opcode(), (int) Math.min(Integer.MAX_VALUE, wr.totalLength()), wr.remoteAddress(), wr.rkey())
                     .english() + (chain.size() > 1 ? ", WR " + (i + 1) + " of " + chain.size() + " in one call" : "")
                     + ")"));
+            session.emit(posted(qp, wr));
         }
     }
 

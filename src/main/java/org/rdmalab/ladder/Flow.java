@@ -1,14 +1,12 @@
 package org.rdmalab.ladder;
 
-import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import org.rdmalab.wire.Psn;
 
 /**
- * One side of a QP pair as requester: the PSNs it sent, its messages by first PSN, and the work
- * requests posted to it that no packet carried yet. PSNs are unwrapped to a 64-bit count so that
+ * One side of a QP pair as requester: the PSNs it sent and its messages by first PSN. PSNs are unwrapped to a 64-bit count so that
  * the 24-bit wrap orders nothing wrongly. Memory is bounded: the oldest PSNs and messages are
  * forgotten past {@link #REMEMBERED}.
  *
@@ -30,7 +28,6 @@ final class Flow {
     };
     final TreeMap<Long, Message> messages = new TreeMap<>();
     Message open;
-    final ArrayDeque<WorkRequest> posted = new ArrayDeque<>();
     /** Ladder index of the latest request packet, or -1. */
     long lastRequestIndex = -1;
     boolean lastRequestWasRetransmission;

@@ -16,8 +16,8 @@ import org.rdmalab.wire.RocePacket;
  * The packets between QPs as a ladder: each packet an {@link Arrow} from one QP of a pair to the
  * other, grouped into QP pairs and {@link Message}s, requests linked to the ACK or NAK that
  * answered them, retransmissions naming the packet they repeat, and the waits before them
- * ({@link Gap}). Live, the lab's work requests and completions join in ({@link #posted},
- * {@link #completed}); from a capture the messages are inferred from the opcodes and PSNs.
+ * ({@link Gap}). Live, a {@link WorkRequestTracker} ties the lab's work requests and completions to
+ * the messages; from a capture the messages are inferred from the opcodes and PSNs.
  *
  * <p>RC packets name only their destination QP, so a pair is found from both directions: a request
  * to (B, Y) and an ACK to (A, X) between the same hosts are one pair. Only RC packets join a pair;
@@ -38,7 +38,6 @@ public final class Ladder {
     private final ArrayDeque<Message> messages = new ArrayDeque<>();
     private final List<QpPair> pairs = new ArrayList<>();
     private final Map<String, QpPair> byEndpoint = new LinkedHashMap<>();
-    private final ArrayDeque<WorkRequest> workRequests = new ArrayDeque<>();
     /** Unmatched sent arrows per "source>destination opcode psn", oldest first, for the receiver's report. */
     private final Map<String, ArrayDeque<Arrow>> inFlight = new LinkedHashMap<>();
     private final TreeMap<String, Integer> naks = new TreeMap<>();
@@ -53,7 +52,6 @@ public final class Ladder {
     private long icrcBad;
     private long dropped;
     private long unpaired;
-    private long completions;
 
     /** A ladder that keeps its newest {@code capacity} arrows. */
     public Ladder(int capacity) {
@@ -277,14 +275,6 @@ public final class Ladder {
             message = new Message(nextMessage++, arrow.pair, arrow.fromA, arrow.opcode, psn, arrow.index);
             flow.addMessage(message);
             messages.add(message);
-            WorkRequest request = flow.posted.poll();
-            if (request != null) {
-                message.workRequest = request;
-                request.message = message;
-                if (request.state == WorkRequest.State.POSTED) {
-                    request.state = WorkRequest.State.IN_FLIGHT;
-                }
-            }
         }
         message.lastPsn = psn;
         message.packets++;
@@ -409,11 +399,6 @@ public final class Ladder {
             message.answerIndex = arrow.index;
             message.answerSyndrome = arrow.aethSyndrome;
         }
-        WorkRequest request = message.workRequest;
-        if (ack && request != null && request.state.ordinal() < WorkRequest.State.ACKNOWLEDGED.ordinal()
-                && (message.complete || message.firstOpcode().isReadRequest())) {
-            request.state = WorkRequest.State.ACKNOWLEDGED;
-        }
     }
 
     /** The arrow with ladder index {@code index}, or null when it was forgotten. */
@@ -435,6 +420,20 @@ public final class Ladder {
             it.next();
         }
         return it.next();
+    }
+
+    /** The arrows kept whose index is above {@code index}, oldest first (the newest few cost only their number). */
+    public List<Arrow> arrowsAfter(long index) {
+        ArrayList<Arrow> after = new ArrayList<>();
+        for (Iterator<Arrow> back = arrows.descendingIterator(); back.hasNext(); ) {
+            Arrow arrow = back.next();
+            if (arrow.index <= index) {
+                break;
+            }
+            after.add(arrow);
+        }
+        Collections.reverse(after);
+        return after;
     }
 
     /** Ladder index of the oldest arrow kept (1 until one was forgotten). */
@@ -462,86 +461,9 @@ public final class Ladder {
         return List.copyOf(pairs);
     }
 
-    /** The work requests posted (live), oldest first. */
-    public List<WorkRequest> workRequests() {
-        return List.copyOf(workRequests);
-    }
-
     /** When the first packet was seen (the ladder's time zero), or {@link Long#MIN_VALUE}. */
     public long firstTimeNanos() {
         return firstTime;
-    }
-
-    /**
-     * A send-queue work request was posted on the live lab: side {@code side} on {@code host}, its
-     * QP {@code qpn} connected to {@code peerQpn} on {@code peerHost}. Its message will be the next
-     * one that QP's requests start.
-     */
-    public WorkRequest posted(String side, String host, int qpn, String peerHost, int peerQpn, long wrId, String opcode,
-                              long length, long nanos) {
-        QpPair pair = byEndpoint.get(peerHost + "/" + peerQpn);
-        if (pair == null) {
-            pair = byEndpoint.get(host + "/" + qpn);
-        }
-        if (pair == null) {
-            pair = new QpPair(pairs.size() + 1, host, qpn, peerHost, peerQpn);
-            pairs.add(pair);
-            byEndpoint.put(peerHost + "/" + peerQpn, pair);
-            byEndpoint.put(host + "/" + qpn, pair);
-        } else {
-            fill(pair, host, qpn, peerHost, peerQpn);
-        }
-        boolean fromA = pair.qpA == qpn && pair.hostA.equals(host);
-        WorkRequest request = new WorkRequest(side, host, qpn, wrId, opcode, length, nanos);
-        (fromA ? pair.fromA : pair.fromB).posted.add(request);
-        workRequests.add(request);
-        while (workRequests.size() > Math.min(capacity, 100_000)) {
-            workRequests.poll();
-        }
-        return request;
-    }
-
-    private void fill(QpPair pair, String host, int qpn, String peerHost, int peerQpn) {
-        if (pair.hostB.equals(peerHost) && pair.qpB == peerQpn && pair.qpA < 0) {
-            pair.qpA = qpn;
-            byEndpoint.put(host + "/" + qpn, pair);
-        } else if (pair.hostA.equals(peerHost) && pair.qpA == peerQpn && pair.qpB < 0) {
-            pair.qpB = qpn;
-            byEndpoint.put(host + "/" + qpn, pair);
-        } else if (pair.hostA.equals(host) && pair.qpA == qpn && pair.qpB < 0) {
-            pair.qpB = peerQpn;
-            byEndpoint.put(peerHost + "/" + peerQpn, pair);
-        } else if (pair.hostB.equals(host) && pair.qpB == qpn && pair.qpA < 0) {
-            pair.qpA = peerQpn;
-            byEndpoint.put(peerHost + "/" + peerQpn, pair);
-        }
-    }
-
-    /**
-     * A completion arrived for work request {@code wrId} of {@code side}'s QP {@code qpn}, with
-     * verbs.h's status name; returns the work request it completes, or null (a receive, or one
-     * the ladder forgot).
-     */
-    public WorkRequest completed(String side, int qpn, long wrId, String status) {
-        completions++;
-        for (Iterator<WorkRequest> back = workRequests.descendingIterator(); back.hasNext(); ) {
-            WorkRequest request = back.next();
-            if (request.side().equals(side) && request.qpn() == qpn && request.wrId() == wrId && request.status == null) {
-                request.status = status;
-                request.completionIndex = completions;
-                request.state = "IBV_WC_WR_FLUSH_ERR".equals(status) ? WorkRequest.State.FLUSHED
-                        : WorkRequest.State.COMPLETED;
-                if (request.state == WorkRequest.State.FLUSHED) {
-                    // Never sent: later messages of that QP are not its.
-                    for (QpPair pair : pairs) {
-                        pair.fromA.posted.remove(request);
-                        pair.fromB.posted.remove(request);
-                    }
-                }
-                return request;
-            }
-        }
-        return null;
     }
 
     /** What the ladder counted so far (every packet seen, not only those kept). */

@@ -120,11 +120,11 @@ public final class Message {
 
     /** The work request that made it (live traffic), or null when inferred from the wire. */
     public WorkRequest workRequest() {
-        return workRequest;
+        return workRequest == null || workRequest.number() == 0 ? null : workRequest;
     }
 
     /** True when it was inferred from opcodes and PSNs rather than tied to a work request. */
     public boolean inferred() {
-        return workRequest == null;
+        return workRequest() == null;
     }
 }

@@ -1,24 +1,35 @@
 package org.rdmalab.ladder;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.rdmalab.verbs.WrOpcode;
+
 /**
- * A send-queue work request posted in a live lab, as the ladder ties it to its packets and its
- * completion.
+ * A send-queue work request posted in a live lab, as {@link WorkRequestTracker} ties it to its
+ * message, its packets (requests, retransmissions, responses, ACKs and NAKs) and its completion.
  *
- * <p>Threads: the ladder's.
+ * <p>Threads: the tracker's.
  */
 public final class WorkRequest {
 
-    /** Where it stands, as the wire and the CQ show it. */
+    /** Where it stands, as the wire and the CQ show it; it only moves forward. */
     public enum State {
-        /** Posted; no packet of it seen yet. */
+        /** Posted ({@code ibv_post_send} returned 0); no packet of it seen yet. */
         POSTED("posted"),
-        /** Some of its packets went out; no reply covers them yet. */
+        /** Its first packet went out; no ACK or response covers its last PSN yet. */
         IN_FLIGHT("in flight"),
-        /** Its last PSN was acknowledged (or its READ / atomic answered). */
+        /**
+         * The responder acknowledged its last PSN: an ACK (or a later one, coalesced) for a SEND or
+         * WRITE, the last response of a READ, the ATOMIC_ACKNOWLEDGE of an atomic.
+         */
         ACKNOWLEDGED("acknowledged"),
-        /** Its completion arrived. */
+        /** Its completion was polled, with IBV_WC_SUCCESS or an error status ({@link #status()}). */
         COMPLETED("completed"),
-        /** Its completion arrived with IBV_WC_WR_FLUSH_ERR: the QP was in error and never sent it. */
+        /**
+         * Its completion was polled with IBV_WC_WR_FLUSH_ERR: the QP went to the error state before
+         * the request was done, so the device flushed it.
+         */
         FLUSHED("flushed");
 
         private final String words;
@@ -33,29 +44,44 @@ public final class WorkRequest {
         }
     }
 
+    /** A retransmission of one of its PSNs, with why the requester sent it again. */
+    public record Resent(int psn, long index, Gap gap) {
+    }
+
+    private final long number;
     private final String side;
     private final String host;
     private final int qpn;
     private final long wrId;
-    private final String opcode;
+    private final WrOpcode opcode;
     private final long length;
-    private final long postedNanos;
+    private final boolean signaled;
     State state = State.POSTED;
     Message message;
     String status;
-    long completionIndex = -1;
+    long[] packets = new long[4];
+    int packetCount;
+    long packetsForgotten;
+    final List<Resent> resent = new ArrayList<>();
 
-    WorkRequest(String side, String host, int qpn, long wrId, String opcode, long length, long postedNanos) {
+    WorkRequest(long number, String side, String host, int qpn, long wrId, WrOpcode opcode, long length,
+                boolean signaled) {
+        this.number = number;
         this.side = side;
         this.host = host;
         this.qpn = qpn;
         this.wrId = wrId;
         this.opcode = opcode;
         this.length = length;
-        this.postedNanos = postedNanos;
+        this.signaled = signaled;
     }
 
-    /** The lab side that posted it ("server", "client"). */
+    /** 1 for the first request the tracker was told of, 2 for the next... */
+    public long number() {
+        return number;
+    }
+
+    /** The lab side that posted it ("server", "client", "local"). */
     public String side() {
         return side;
     }
@@ -74,18 +100,18 @@ public final class WorkRequest {
         return wrId;
     }
 
-    /** verbs.h's name: IBV_WR_RDMA_WRITE, ... */
-    public String opcode() {
+    public WrOpcode opcode() {
         return opcode;
     }
 
-    /** Bytes it moves. */
+    /** Bytes it moves (the sum of its scatter/gather list). */
     public long length() {
         return length;
     }
 
-    public long postedNanos() {
-        return postedNanos;
+    /** True when it asked for a completion on success (IBV_SEND_SIGNALED). */
+    public boolean signaled() {
+        return signaled;
     }
 
     public State state() {
@@ -97,22 +123,98 @@ public final class WorkRequest {
         return message;
     }
 
-    /** "PSN 5..8", "PSN 5", or "" before its first packet. */
+    /**
+     * "5", "5..8", "16777215..2" across the 24-bit wrap, or "" before its first packet; a READ's
+     * range runs to its last response PSN.
+     */
     public String psnRange() {
         if (message == null) {
             return "";
         }
-        return message.firstPsn() == message.lastPsn() ? "PSN " + message.firstPsn()
-                : "PSN " + message.firstPsn() + ".." + message.lastPsn();
+        return message.firstPsn() == message.lastPsn() ? Integer.toString(message.firstPsn())
+                : message.firstPsn() + ".." + message.lastPsn();
     }
 
-    /** Its completion's status (IBV_WC_SUCCESS, ...), or null before it. */
+    /** Its completion's status as verbs.h names it (IBV_WC_SUCCESS, ...), or null before it. */
     public String status() {
         return status;
     }
 
-    /** The completion's number in the ladder's completion list, or -1 before it. */
-    public long completionIndex() {
-        return completionIndex;
+    /** True once a completion came with another status than IBV_WC_SUCCESS (a flush included). */
+    public boolean failed() {
+        return status != null && !"IBV_WC_SUCCESS".equals(status);
+    }
+
+    /**
+     * Ladder indices of its packets, oldest first: its requests and their retransmissions, a READ's
+     * responses, and the ACKs and NAKs that answered it (the newest {@link WorkRequestTracker}'s
+     * limit of them).
+     */
+    public long[] packets() {
+        return Arrays.copyOf(packets, packetCount);
+    }
+
+    /** True when the packet with ladder index {@code index} is one of {@link #packets()}. */
+    public boolean hasPacket(long index) {
+        return packetCount > 0 && index >= packets[0] && index <= packets[packetCount - 1]
+                && Arrays.binarySearch(packets, 0, packetCount, index) >= 0;
+    }
+
+    /** Its packets seen, including those let go to bound memory. */
+    public long packetsSeen() {
+        return packetCount + packetsForgotten;
+    }
+
+    /** Its PSNs sent again, in the order they went out, each with the wait before it (or null within a burst). */
+    public List<Resent> resent() {
+        return List.copyOf(resent);
+    }
+
+    void addPacket(long index, int limit) {
+        if (packetCount > 0 && packets[packetCount - 1] >= index) {
+            if (hasPacket(index)) {
+                return;
+            }
+            // A coalesced ACK seen before a later packet of this request: keep the list in order.
+            int at = -Arrays.binarySearch(packets, 0, packetCount, index) - 1;
+            grow();
+            System.arraycopy(packets, at, packets, at + 1, packetCount - at);
+            packets[at] = index;
+            packetCount++;
+            trim(limit);
+            return;
+        }
+        grow();
+        packets[packetCount++] = index;
+        trim(limit);
+    }
+
+    private void grow() {
+        if (packetCount == packets.length) {
+            packets = Arrays.copyOf(packets, packets.length * 2);
+        }
+    }
+
+    private void trim(int limit) {
+        if (packetCount > limit) {
+            int drop = packetCount - limit / 2;
+            System.arraycopy(packets, drop, packets, 0, packetCount - drop);
+            packetCount -= drop;
+            packetsForgotten += drop;
+        }
+    }
+
+    /** Moves to {@code next} unless it stands there or further already. */
+    void advance(State next) {
+        if (next.ordinal() > state.ordinal()) {
+            state = next;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return side + " wr_id " + Long.toUnsignedString(wrId) + " " + opcode.cName() + " " + length + " B"
+                + (message == null ? "" : " PSN " + psnRange()) + " " + state.words()
+                + (status == null ? "" : " " + status);
     }
 }

@@ -4,8 +4,9 @@
  * (the AETH's syndrome: ACK with its MSN, RNR NAK with its timer, the NAK codes), retransmissions
  * naming the packet they repeat, duplicates, reorders, bad ICRCs, drops with the fault that caused
  * them, and the waits before retransmissions (retransmit timeout, RNR wait, READ re-request) with
- * their durations. Live, a lab's work requests and completions are tied to their messages; from a
- * capture ({@link org.rdmalab.ladder.CaptureLadder}) the messages are inferred and say so.
+ * their durations. Live, a {@link org.rdmalab.ladder.WorkRequestTracker} ties a lab's work requests
+ * to their messages, packets and completions, with each request's state (posted, in flight,
+ * acknowledged, completed, flushed); from a capture ({@link org.rdmalab.ladder.CaptureLadder}) the messages are inferred and say so.
  * {@link org.rdmalab.ladder.LadderText} prints it ({@code pcap ladder}, {@code loopback --ladder}).
  *
  * <p>UI-free: it uses {@code wire}, {@code capture} and {@code verbs}'s vocabulary, never JavaFX,

@@ -70,7 +70,9 @@ class ViewsLoadTest {
                 new org.rdmalab.app.lessons.ScenariosViewModel(lab, Backends.installed(), DeviceOptions.defaults(),
                         Runnable::run)));
         ladder = new org.rdmalab.app.ladder.LadderViewModel(lab, Runnable::run, Runnable::run, Runnable::run);
-        controllers.put(org.rdmalab.app.ladder.LadderView.class, new org.rdmalab.app.ladder.LadderView(ladder));
+        org.rdmalab.app.ladder.WorkRequestsViewModel requests = new org.rdmalab.app.ladder.WorkRequestsViewModel(lab, ladder);
+        controllers.put(org.rdmalab.app.ladder.LadderView.class, new org.rdmalab.app.ladder.LadderView(ladder, requests));
+        controllers.put(org.rdmalab.app.ladder.WorkRequestsView.class, new org.rdmalab.app.ladder.WorkRequestsView(requests));
         controllers.put(org.rdmalab.app.packets.PacketView.class,
                 new org.rdmalab.app.packets.PacketView(new org.rdmalab.app.packets.PacketViewModel()));
         views = new Views(controllers);
@@ -90,7 +92,7 @@ class ViewsLoadTest {
         "lab/ResourcesView:resources-view", "lab/VerbsLogView:verbs-log-view", "packets/PacketsView:packets-view",
         "packets/PacketView:packet-view",
         "bench/BenchView:bench-view", "faults/FaultsView:faults-view", "lessons/ScenariosView:scenarios-view",
-        "ladder/LadderView:ladder-view"})
+        "ladder/LadderView:ladder-view", "ladder/WorkRequestsView:work-requests-view"})
     void loads(String viewAndStyle, FxRobot robot) {
         String[] parts = viewAndStyle.split(":");
         Parent[] root = new Parent[1];

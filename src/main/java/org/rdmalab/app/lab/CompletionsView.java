@@ -83,6 +83,26 @@ public final class CompletionsView {
         countLabel.textProperty().bind(Bindings.createStringBinding(
                 () -> Columns.count(log.rows().size(), log.droppedProperty().get(), "completions"),
                 log.rows(), log.droppedProperty()));
+        // One selection with the views tied to it: the table shows the lab's, and a row picked becomes it.
+        boolean[] following = new boolean[1];
+        completionTable.getSelectionModel().selectedItemProperty().addListener((observable, before, row) -> {
+            if (!following[0]) {
+                lab.selectedCompletionProperty().set(row);
+            }
+        });
+        lab.selectedCompletionProperty().addListener((observable, before, row) -> {
+            following[0] = true;
+            try {
+                if (row == null) {
+                    completionTable.getSelectionModel().clearSelection();
+                } else if (completionTable.getSelectionModel().getSelectedItem() != row) {
+                    completionTable.getSelectionModel().select(row);
+                    completionTable.scrollTo(row);
+                }
+            } finally {
+                following[0] = false;
+            }
+        });
         log.rows().addListener((javafx.collections.ListChangeListener<CompletionRow>) change -> {
             if (!log.rows().isEmpty()) {
                 completionTable.scrollTo(log.rows().size() - 1);

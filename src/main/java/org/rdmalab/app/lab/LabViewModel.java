@@ -48,6 +48,7 @@ public final class LabViewModel implements AutoCloseable {
     private final ObjectProperty<SideViewModel> selectedSide = new SimpleObjectProperty<>();
     private final ObjectProperty<StepRow> selectedStep = new SimpleObjectProperty<>();
     private final BoundedLog<CompletionRow> completions = new BoundedLog<>(TABLE_LIMIT);
+    private final ObjectProperty<CompletionRow> selectedCompletion = new SimpleObjectProperty<>();
     private final BoundedLog<VerbRow> verbs = new BoundedLog<>(TABLE_LIMIT);
     private final BoundedLog<PacketRow> packets = new BoundedLog<>(TABLE_LIMIT);
     private final BoundedLog<String> control = new BoundedLog<>(TABLE_LIMIT);
@@ -132,6 +133,7 @@ public final class LabViewModel implements AutoCloseable {
                     this::onEvents));
         }
         traffic.clear();
+        selectedCompletion.set(null);
         completions.clear();
         verbs.clear();
         packets.clear();
@@ -337,6 +339,14 @@ public final class LabViewModel implements AutoCloseable {
 
     public ObservableList<CompletionRow> completions() {
         return completions.rows();
+    }
+
+    /**
+     * The completion selected in the completions table, or by a view tied to it (the Ladder tab's
+     * work requests); null for none.
+     */
+    public ObjectProperty<CompletionRow> selectedCompletionProperty() {
+        return selectedCompletion;
     }
 
     BoundedLog<CompletionRow> completionLog() {

@@ -14,11 +14,14 @@ import org.rdmalab.ladder.QpPair;
 /**
  * Controller of {@code LadderView.fxml}: puts the {@link LadderChart} in its place and binds the
  * toolbar (the pair drawn, zoom, the newest packet, Open capture…, Save capture…, back to live)
- * and the lines above the chart (a native device, a capture that could not be read, the counts).
+ * and the lines above the chart (a native device, a capture that could not be read, the counts);
+ * the work requests sit between them and the chart, and one picked there scrolls the chart to its
+ * first packet.
  */
 public final class LadderView {
 
     private final LadderViewModel viewModel;
+    private final WorkRequestsViewModel requests;
     private LadderChart chart;
 
     @FXML
@@ -36,10 +39,17 @@ public final class LadderView {
     @FXML
     private Label outcomeLabel;
     @FXML
+    private VBox ladderRoot;
+    @FXML
     private StackPane chartHolder;
 
-    public LadderView(LadderViewModel viewModel) {
+    /**
+     * @param viewModel the ladder's
+     * @param requests the work requests above it (a request picked there scrolls the ladder to its packets)
+     */
+    public LadderView(LadderViewModel viewModel, WorkRequestsViewModel requests) {
         this.viewModel = viewModel;
+        this.requests = requests;
     }
 
     @FXML
@@ -47,8 +57,13 @@ public final class LadderView {
         chart = new LadderChart(viewModel);
         chart.setId("ladderChart");
         chartHolder.getChildren().add(chart);
-        chartHolder.getParent().getProperties().put(LadderViewModel.class, viewModel);
-        ((VBox) chartHolder.getParent()).getProperties().put(LadderChart.class, chart);
+        ladderRoot.getProperties().put(LadderViewModel.class, viewModel);
+        ladderRoot.getProperties().put(LadderChart.class, chart);
+        requests.revealProperty().addListener((observable, before, index) -> {
+            if (index.longValue() >= 0) {
+                chart.scrollTo(index.longValue());
+            }
+        });
         sourceLabel.textProperty().bind(Bindings.createStringBinding(() -> {
             LadderViewModel.Shown shown = viewModel.shownProperty().get();
             return shown.fromCapture() ? UiText.format("ladder.fromCapture", shown.capture().getFileName())

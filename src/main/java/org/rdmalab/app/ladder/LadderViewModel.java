@@ -299,15 +299,20 @@ public final class LadderViewModel implements AutoCloseable {
                 : UiText.format("ladder.cannotSave", file.getFileName(), ((Exception) result).getMessage()))));
     }
 
-    /** The user clicked arrow {@code arrow} (null: empty space); it becomes the selection. */
+    /**
+     * The user clicked arrow {@code arrow} (null: empty space); it becomes the selection. The clicked
+     * property changes after the selection, and on every click (clicked again, it passes through
+     * null), so a view that ties the packet to more (its work request) has the last word.
+     */
     public void click(Arrow arrow) {
-        clicked.set(arrow);
-        if (arrow == null) {
-            selected.clear();
-        } else {
-            selected.clear();
+        selected.clear();
+        if (arrow != null) {
             selected.add(arrow.index());
+            if (clicked.get() == arrow) {
+                clicked.set(null);
+            }
         }
+        clicked.set(arrow);
     }
 
     /** The arrows shown, oldest first, for the chart (of the pair chosen, or all). */

@@ -9,7 +9,12 @@
  * window only) draws it, laid out by {@link org.rdmalab.app.ladder.LadderLayout} (time runs down,
  * long idle stretches compressed, zoom in time) with the words of
  * {@link org.rdmalab.app.ladder.ArrowLabels}; {@link org.rdmalab.app.ladder.LadderView} is the
- * controller of {@code fxml/ladder/LadderView.fxml}.
+ * controller of {@code fxml/ladder/LadderView.fxml}. Above the chart,
+ * {@link org.rdmalab.app.ladder.WorkRequestsViewModel} lists the lab's posted work requests
+ * (a {@link org.rdmalab.ladder.WorkRequestTracker} ties them to their packets and completions) and
+ * holds the one selection that ties a request, its packets and its completion in the lab's
+ * completions table; {@link org.rdmalab.app.ladder.WorkRequestsView} is the controller of
+ * {@code fxml/ladder/WorkRequestsView.fxml}.
  *
  * <p>Threads: everything here runs on the JavaFX thread, except reading a capture and writing the
  * session's capture, which run on a background executor and come back through the UI executor.

@@ -234,12 +234,16 @@ class LadderWindowTest {
         org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
         LadderChart.DrawnArrow ack = FxWait.onFx(() -> chart(robot).visible().arrows().get(1));
         javafx.geometry.Bounds bounds = FxWait.onFx(() -> chart(robot).localToScreen(chart(robot).getLayoutBounds()));
-        robot.clickOn(bounds.getMinX() + bounds.getWidth() / 2, bounds.getMinY() + ack.y() + 4);
+        // Just below the arrow's line, inside the chart even when the arrow is drawn at its lower edge.
+        robot.clickOn(bounds.getMinX() + bounds.getWidth() / 2, bounds.getMinY() + Math.min(ack.y() + 4,
+                bounds.getHeight() - 2));
         org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
         assertEquals(ack.index(), FxWait.onFx(() -> window.ladder().clickedProperty().get().index()));
         List<Boolean> lit = FxWait.onFx(() -> chart(robot).visible().arrows().stream()
                 .map(LadderChart.DrawnArrow::highlighted).toList());
-        assertEquals(List.of(false, true), lit);
+        // The ACK belongs to the seed's WRITE request: the request is selected, its packets lit.
+        assertEquals(List.of(true, true), lit);
+        assertEquals(0L, FxWait.onFx(() -> window.workRequests().selectedProperty().get().wrId()));
         // Another view selects the WRITE (a work request's packets): the chart lights it instead.
         long write = FxWait.onFx(() -> chart(robot).visible().arrows().get(0).index());
         FxWait.onFx(() -> {
