@@ -102,6 +102,25 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                         : " (" + String.join("; ", gallery.problems()) + ")")));
     }
 
+    /**
+     * Selects in the Ladder tab's work requests the client's request {@code wrId} once its packets
+     * are on the ladder; false while they are not.
+     */
+    private static boolean selectRequest(long wrId) {
+        var requests = inspector().map(pane -> pane.lookup("#requestTable")).map(node -> node.getProperties()
+                .get(org.rdmalab.app.ladder.WorkRequestsViewModel.class))
+                .filter(org.rdmalab.app.ladder.WorkRequestsViewModel.class::isInstance)
+                .map(org.rdmalab.app.ladder.WorkRequestsViewModel.class::cast);
+        if (requests.isEmpty()) {
+            return true; // another view shown: nothing to select
+        }
+        var request = requests.get().requests().stream().filter(each -> each.wrId() == wrId
+                && "client".equals(each.side()) && each.state() == org.rdmalab.ladder.WorkRequest.State.COMPLETED
+                && each.packets().length > 0).findFirst();
+        request.ifPresent(requests.get()::select);
+        return request.isPresent();
+    }
+
     /** The shown window's scenario gallery. */
     private static java.util.Optional<org.rdmalab.app.lessons.ScenariosViewModel> scenarios() {
         return inspector().map(pane -> pane.lookup(".scenarios-view")).map(node -> node.getProperties()
@@ -267,7 +286,7 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
         boolean[] finished = new boolean[1];
         return new WindowScenario("bulk", "the seed's flow with " + bytes / 1024 + " KiB buffers and path MTU 1024,"
                 + " then an RDMA WRITE and an RDMA READ of them all; with --fault drop=0.05 the Ladder tab shows"
-                + " the retransmissions", lab -> {
+                + " the retransmissions, the WRITE selected with its packets lit", lab -> {
                     selectInspectorTab("ladderTab");
                     lab.setup().useRecommendedGid();
                     lab.apply(lab.defaultSetup().withGidIndex(lab.setup().gidIndexProperty().get()));
@@ -294,7 +313,8 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                         writeAndReadBack(lab, bytes, outcome -> finished[0] = true);
                         return false;
                     }
-                    return finished[0];
+                    // The picture shows the tie: the WRITE (wr_id 1) selected, its packets lit on the ladder.
+                    return finished[0] && selectRequest(1);
                 });
     }
 
@@ -411,7 +431,8 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
      */
     private static boolean select(javafx.scene.control.TabPane pane, String id) {
         for (javafx.scene.control.Tab tab : pane.getTabs()) {
-            if (id.equals(tab.getId()) || tab.getContent() instanceof javafx.scene.control.TabPane inner
+            // A tab not opened yet holds its content back (LazyTabContent): look inside it all the same.
+            if (id.equals(tab.getId()) || LazyTabContent.contentOf(tab) instanceof javafx.scene.control.TabPane inner
                     && select(inner, id)) {
                 pane.getSelectionModel().select(tab);
                 return true;

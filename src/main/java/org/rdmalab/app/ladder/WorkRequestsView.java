@@ -54,6 +54,7 @@ public final class WorkRequestsView {
     @FXML
     private void initialize() {
         requestTable.setItems(viewModel.requests());
+        requestTable.getProperties().put(WorkRequestsViewModel.class, viewModel);
         requestTable.setPlaceholder(new Label(UiText.text("wr.none")));
         Columns.show(sideColumn, request -> UiText.side(request.side()));
         Columns.show(wrIdColumn, request -> Long.toUnsignedString(request.wrId()));
@@ -114,6 +115,11 @@ public final class WorkRequestsView {
             }
         });
         detailLabel.textProperty().bind(viewModel.detailProperty());
+        javafx.scene.control.Tooltip whole = new javafx.scene.control.Tooltip();
+        whole.textProperty().bind(viewModel.detailProperty());
+        whole.setWrapText(true);
+        whole.setMaxWidth(600);
+        detailLabel.setTooltip(whole);
         detailLabel.visibleProperty().bind(viewModel.selectedProperty().isNotNull());
         detailLabel.managedProperty().bind(detailLabel.visibleProperty());
     }
