@@ -45,8 +45,11 @@ final class HeldPackets {
 
     private final LongSupplier clock;
     private final long budgetNanos;
+    /** Held packets: from {@link #head} on, sorted up to {@link #sortedTo}; null where one was taken ahead. */
     private final List<PacketEvent> pending = new ArrayList<>();
-    private boolean unsorted;
+    /** The first packet not handed out yet; what is before it is cleared now and then, not each drain. */
+    private int head;
+    private int sortedTo;
     private boolean arrivedSinceDrain;
     private long newest = Long.MIN_VALUE;
     /** Sends handed out whose arrival was not seen yet; bounded (a peer machine's arrivals are never seen). */
@@ -69,22 +72,28 @@ final class HeldPackets {
     /** Holds {@code packet}. */
     void add(PacketEvent packet) {
         pending.add(packet);
-        unsorted = true;
         arrivedSinceDrain = true;
         newest = Math.max(newest, packet.timestampNanos());
     }
 
     /** Packets held. */
     int size() {
-        return pending.size();
+        int count = 0;
+        for (int i = head; i < pending.size(); i++) {
+            if (pending.get(i) != null) {
+                count++;
+            }
+        }
+        return count;
     }
 
     /** Forgets every held packet (new sessions). */
     void clear() {
         pending.clear();
+        head = 0;
+        sortedTo = 0;
         awaiting.clear();
         newest = Long.MIN_VALUE;
-        unsorted = false;
         arrivedSinceDrain = false;
     }
 
@@ -99,26 +108,22 @@ final class HeldPackets {
      * budget is spent; at least {@value #CLOCK_EVERY} go each time, so every call makes progress.
      */
     Left drain(Consumer<PacketEvent> sink) {
-        if (pending.isEmpty()) {
+        skipTaken();
+        if (head == pending.size()) {
             return Left.NOTHING;
         }
-        if (unsorted) {
-            pending.sort(Comparator.comparingLong(PacketEvent::timestampNanos)
-                    .thenComparing(packet -> packet.direction() != PacketEvent.Direction.SENT));
-            unsorted = false;
-        }
+        sortNew();
         long settled = arrivedSinceDrain ? newest - SETTLED_NANOS : Long.MAX_VALUE;
         arrivedSinceDrain = false;
         long deadline = clock.getAsLong() + budgetNanos;
-        boolean[] done = new boolean[pending.size()];
         int handed = 0;
         int nextLook = CLOCK_EVERY;
         boolean outOfTime = false;
-        for (int i = 0; i < pending.size(); i++) {
-            if (done[i]) {
-                continue;
+        for (; head < pending.size(); head++) {
+            PacketEvent packet = pending.get(head);
+            if (packet == null) {
+                continue; // a send taken ahead with its arrival
             }
-            PacketEvent packet = pending.get(i);
             if (packet.timestampNanos() > settled) {
                 break;
             }
@@ -134,15 +139,15 @@ final class HeldPackets {
                 if (!awaiting.containsKey(key)) {
                     // The sender stamps a packet once the socket took it, so the receiver may stamp
                     // its arrival a little earlier: its send, found a little later, goes first.
-                    for (int j = i + 1; j < Math.min(pending.size(), i + LOOK_AHEAD); j++) {
+                    for (int j = head + 1; j < Math.min(pending.size(), head + LOOK_AHEAD); j++) {
                         PacketEvent sent = pending.get(j);
-                        if (!done[j] && sent.direction() == PacketEvent.Direction.SENT && key.equals(Key.of(sent))) {
+                        if (sent != null && sent.direction() == PacketEvent.Direction.SENT && key.equals(Key.of(sent))) {
                             // Stamped when it left, at the latest when it arrived.
                             hand(new PacketEvent(packet.timestampNanos(), sent.direction(), sent.source(),
                                     sent.destination(), sent.opcode(), sent.destQp(), sent.psn(), sent.ackRequest(),
                                     sent.length(), sent.detail(), sent.faults(), sent.bytes()), sink);
                             handed++;
-                            done[j] = true;
+                            pending.set(j, null);
                             break;
                         }
                     }
@@ -150,21 +155,72 @@ final class HeldPackets {
             }
             hand(packet, sink);
             handed++;
-            done[i] = true;
+            pending.set(head, null);
         }
-        int kept = 0;
-        for (int i = 0; i < pending.size(); i++) {
-            if (!done[i]) {
-                pending.set(kept++, pending.get(i));
-            }
+        skipTaken();
+        if (head > 4096 && head > pending.size() / 2) {
+            // Now and then, not each drain: clearing the front moves everything behind it.
+            pending.subList(0, head).clear();
+            sortedTo -= head;
+            head = 0;
         }
-        pending.subList(kept, pending.size()).clear();
         if (outOfTime) {
             // What is left was settled by this drain's measure; what arrives meanwhile is measured again.
-            arrivedSinceDrain = settled != Long.MAX_VALUE || arrivedSinceDrain;
+            arrivedSinceDrain = settled != Long.MAX_VALUE;
             return Left.OUT_OF_TIME;
         }
-        return pending.isEmpty() ? Left.NOTHING : Left.UNSETTLED;
+        return head == pending.size() ? Left.NOTHING : Left.UNSETTLED;
+    }
+
+    private void skipTaken() {
+        while (head < pending.size() && pending.get(head) == null) {
+            head++;
+        }
+        if (head == pending.size()) {
+            pending.clear();
+            head = 0;
+            sortedTo = 0;
+        }
+    }
+
+    /** Time order, each send before an arrival stamped the same. */
+    private static final Comparator<PacketEvent> ORDER = Comparator.comparingLong(PacketEvent::timestampNanos)
+            .thenComparing(packet -> packet.direction() != PacketEvent.Direction.SENT);
+
+    /**
+     * Sorts the packets heard since the last drain and merges them into the sorted ones: only from
+     * where the oldest new one belongs, which is near the end, so a long backlog is not sorted
+     * again each frame. The sorted part holds no null before the end of the merge (taken packets
+     * are nulled only just behind the head, which the merge never reaches back to when it holds
+     * one: then it sorts from the head, leaving the nulls out).
+     */
+    private void sortNew() {
+        int size = pending.size();
+        if (sortedTo >= size) {
+            return;
+        }
+        sortedTo = Math.max(sortedTo, head);
+        pending.subList(sortedTo, size).sort(ORDER);
+        PacketEvent oldestNew = pending.get(sortedTo);
+        // The first sorted packet that goes after the oldest new one; searched from the end.
+        int from = sortedTo;
+        while (from > head) {
+            PacketEvent before = pending.get(from - 1);
+            if (before == null) {
+                from = head; // a taken packet in the way: sort all that is held, without the taken ones
+                pending.subList(head, size).removeIf(java.util.Objects::isNull);
+                size = pending.size();
+                break;
+            }
+            if (ORDER.compare(before, oldestNew) <= 0) {
+                break;
+            }
+            from--;
+        }
+        if (from < sortedTo) {
+            pending.subList(from, size).sort(ORDER); // two sorted runs: one merge
+        }
+        sortedTo = size;
     }
 
     private void hand(PacketEvent packet, Consumer<PacketEvent> sink) {

@@ -145,4 +145,45 @@ class HeldPacketsTest {
             assertEquals(i, out.get(i).psn());
         }
     }
+
+    @Test
+    void aLongBacklogHeardInPiecesBetweenCutDrainsComesOutOnceWithEachSendBeforeItsArrival() {
+        List<PacketEvent> arrivals = new ArrayList<>();
+        List<PacketEvent> heard = storm(4_000, arrivals);
+        // Heard as the lab hands them: batch after batch in time, each batch in any order.
+        heard.sort(java.util.Comparator.comparingInt(PacketEvent::psn));
+        for (int piece = 0; piece < 20; piece++) {
+            Collections.shuffle(heard.subList(piece * 400, piece * 400 + 400), new Random(piece));
+        }
+        HeldPackets held = new HeldPackets(new JumpingClock(), 1);
+        List<PacketEvent> out = new ArrayList<>();
+        for (int piece = 0; piece < 20; piece++) {
+            heard.subList(piece * 400, piece * 400 + 400).forEach(held::add);
+            held.drain(out::add); // cut short each time: a backlog builds up
+        }
+        drainAll(held, out);
+        assertEquals(8_000, out.size());
+        assertEquals(8_000, out.stream().map(System::identityHashCode).distinct().count() + out.stream()
+                .filter(packet -> packet.direction() == PacketEvent.Direction.SENT).count()
+                - out.stream().filter(packet -> packet.direction() == PacketEvent.Direction.SENT)
+                        .map(System::identityHashCode).distinct().count(), "no packet twice");
+        java.util.Map<Integer, Integer> sentAt = new java.util.HashMap<>();
+        for (int i = 0; i < out.size(); i++) {
+            PacketEvent packet = out.get(i);
+            if (packet.direction() == PacketEvent.Direction.SENT) {
+                assertEquals(null, sentAt.put(packet.psn(), i), "PSN " + packet.psn() + " sent once");
+            }
+        }
+        for (int i = 0; i < out.size(); i++) {
+            PacketEvent packet = out.get(i);
+            if (packet.direction() == PacketEvent.Direction.RECEIVED) {
+                assertSame(arrivals.get(packet.psn()), packet);
+                assertTrue(sentAt.get(packet.psn()) < i, "PSN " + packet.psn() + " sent before it arrived");
+            }
+        }
+        // Once all was heard, the rest came out in time order.
+        for (int i = out.size() - 1_000; i < out.size(); i++) {
+            assertTrue(out.get(i - 1).timestampNanos() <= out.get(i).timestampNanos(), "in time order at " + i);
+        }
+    }
 }

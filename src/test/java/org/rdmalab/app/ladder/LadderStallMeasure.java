@@ -51,6 +51,15 @@ public final class LadderStallMeasure {
     }
 
     public static void main(String[] args) throws Exception {
+        try {
+            measure(args);
+        } catch (Exception | Error e) {
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static void measure(String[] args) throws Exception {
         if (args.length < 3) {
             System.err.println("usage: LadderStallMeasure MIB FAULTS|none ladder|packets [RTS_TIMEOUT]");
             System.exit(2);
@@ -186,7 +195,7 @@ public final class LadderStallMeasure {
         caughtUp.get(2, TimeUnit.HOURS);
         double transfer = (transferEnded[0] - transferStarted[0]) / 1e9;
         double views = (lastChange[0] - transferStarted[0]) / 1e9;
-        long[] packets = onFx(() -> new long[] {window[0].ladder().summaryPacketCount(),
+        long[] packets = onFx(() -> new long[] {window[0].ladder().summaryPacketCount(), window[0].ladder().arrows().size(),
                 window[0].lab().packetLog().rows().size() + window[0].lab().packetLog().droppedProperty().get()});
         String outcome = onFx(() -> String.join(" ", window[0].lab().completions().stream()
                 .map(row -> "wr_id " + row.completion().wrId() + " " + row.completion().status().cName()).toList()));
@@ -197,11 +206,11 @@ public final class LadderStallMeasure {
         System.out.printf(Locale.ROOT, "%d MiB WRITE + READ, faults %s, %s view, RTS timeout %s: transfer %.1f s,"
                         + " views caught up %.1f s; %d frames (%.0f/s); longest JavaFX pulse gap %.1f ms; gaps over"
                         + " 50 ms: %d, over 100 ms: %d; heap used peak %.0f MiB, live after GC peak %.0f MiB, after"
-                        + " the run %.0f MiB (max %.0f MiB); ladder %d packets, Packets table %d (keeps %d); %s; %s%n",
+                        + " the run %.0f MiB (max %.0f MiB); ladder %d packets (keeps %d arrows), Packets table %d (keeps %d); %s; %s%n",
                 mib, faults, view, timeout == null ? "0x12" : timeout, transfer, views, frames.get(),
                 frames.get() / views, longestGap.get() / 1e6, gapsOver50.get(), gapsOver100.get(),
                 peakHeap.get() / 1048576.0, peakLive.get() / 1048576.0, after / 1048576.0,
-                memory.getHeapMemoryUsage().getMax() / 1048576.0, packets[0], packets[1],
+                memory.getHeapMemoryUsage().getMax() / 1048576.0, packets[0], packets[1], packets[2],
                 onFx(() -> window[0].lab().packetLog().rows().size()), outcome, capture);
         Platform.runLater(window[0]::close);
         Thread.sleep(1000);
