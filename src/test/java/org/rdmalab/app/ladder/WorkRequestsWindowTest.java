@@ -244,6 +244,9 @@ class WorkRequestsWindowTest {
         assertNotNull(seedRow);
         assertEquals(0, seedRow.completion().wrId());
         assertEquals("IBV_WC_SUCCESS", seedRow.completion().status().cName());
+        // The chart draws the new highlight in its next frame.
+        FxWait.waitFor("the WRITE and its ACK drawn lit", 10, () -> FxWait.onFx(() -> chart(robot).visible().arrows()
+                .stream().filter(LadderChart.DrawnArrow::highlighted).count()) == 2);
         assertEquals(List.of("RDMA_WRITE_ONLY PSN 0 AckReq", "ACK PSN 0 MSN 1"), FxWait.onFx(() -> chart(robot)
                 .visible().arrows().stream().filter(LadderChart.DrawnArrow::highlighted)
                 .map(LadderChart.DrawnArrow::name).toList()));
@@ -263,10 +266,12 @@ class WorkRequestsWindowTest {
         org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
         List<Double> ys = FxWait.onFx(() -> chart(robot).visible().arrows().stream().map(LadderChart.DrawnArrow::y)
                 .toList());
-        double height = bounds.getHeight();
+        // Where the chart is now: the line under the request table may have moved it since the first click.
+        javafx.geometry.Bounds now = FxWait.onFx(() -> chart(robot).localToScreen(chart(robot).getLayoutBounds()));
+        double height = now.getHeight();
         double empty = java.util.stream.DoubleStream.iterate(height - 4, y -> y > 4, y -> y - 2)
                 .filter(y -> ys.stream().allMatch(arrowY -> Math.abs(arrowY - y) > 40)).findFirst().orElseThrow();
-        robot.clickOn(bounds.getMinX() + bounds.getWidth() / 2, bounds.getMinY() + empty);
+        robot.clickOn(now.getMinX() + now.getWidth() / 2, now.getMinY() + empty);
         org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
         assertEquals(null, FxWait.onFx(() -> window.workRequests().selectedProperty().get()));
         assertEquals(null, FxWait.onFx(() -> lab().selectedCompletionProperty().get()));
