@@ -254,7 +254,15 @@ class LadderWindowTest {
         org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
         assertEquals(List.of(true, false), FxWait.onFx(() -> chart(robot).visible().arrows().stream()
                 .map(LadderChart.DrawnArrow::highlighted).toList()));
-        robot.clickOn(bounds.getMinX() + bounds.getWidth() / 2, bounds.getMaxY() - 5);
+        // Empty space: where the chart is now (the request table's line can move it), 40 px clear of every
+        // arrow in view and of the bottom edge, below which the next arrow may lie (a click picks the
+        // nearest arrow within about 25 px, drawn or not).
+        javafx.geometry.Bounds now = FxWait.onFx(() -> chart(robot).localToScreen(chart(robot).getLayoutBounds()));
+        List<Double> ys = FxWait.onFx(() -> chart(robot).visible().arrows().stream().map(LadderChart.DrawnArrow::y)
+                .toList());
+        double empty = java.util.stream.DoubleStream.iterate(now.getHeight() - 40, y -> y > 4, y -> y - 2)
+                .filter(y -> ys.stream().allMatch(arrowY -> Math.abs(arrowY - y) > 40)).findFirst().orElseThrow();
+        robot.clickOn(now.getMinX() + now.getWidth() / 2, now.getMinY() + empty);
         org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
         assertEquals(null, FxWait.onFx(() -> window.ladder().clickedProperty().get()), "empty space clears it");
         assertTrue(FxWait.onFx(() -> window.ladder().selectedPackets().isEmpty()));
