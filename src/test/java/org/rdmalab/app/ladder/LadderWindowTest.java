@@ -5,11 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import javafx.stage.Stage;
 import javafx.stage.Window;
 import org.junit.jupiter.api.AfterEach;
@@ -106,35 +104,6 @@ class LadderWindowTest {
                         || side.failedIndex() >= 0));
     }
 
-    /** Every arrow the chart draws from the top of the ladder to its end, scrolling a view at a time. */
-    private static List<LadderChart.DrawnArrow> everyArrow(LadderChart chart) {
-        Map<Long, LadderChart.DrawnArrow> seen = new TreeMap<>();
-        FxWait.onFx(() -> {
-            chart.followProperty().set(false);
-            chart.topProperty().set(0);
-            return null;
-        });
-        for (int page = 0; page < 10_000; page++) {
-            org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
-            LadderChart.Visible visible = FxWait.onFx(chart::visible);
-            visible.arrows().forEach(arrow -> seen.putIfAbsent(arrow.index(), arrow));
-            if (seen.size() >= visible.total()) {
-                break;
-            }
-            double before = FxWait.onFx(() -> chart.topProperty().get());
-            FxWait.onFx(() -> {
-                chart.topProperty().set(before + chart.getHeight() * 0.8);
-                return null;
-            });
-            org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
-            if (FxWait.onFx(() -> chart.topProperty().get()) == before) {
-                visible = FxWait.onFx(chart::visible);
-                visible.arrows().forEach(arrow -> seen.putIfAbsent(arrow.index(), arrow));
-                break;
-            }
-        }
-        return new ArrayList<>(seen.values());
-    }
 
     private static long count(List<LadderChart.DrawnArrow> arrows, String name) {
         return arrows.stream().filter(arrow -> arrow.name().equals(name)).count();
@@ -150,7 +119,7 @@ class LadderWindowTest {
         CompletionRow completion = lab().completions().get(0);
         assertEquals("IBV_WC_SUCCESS", completion.completion().status().cName());
         FxWait.waitFor("the ladder", 10, () -> FxWait.onFx(() -> chart(robot).visible().total()) >= 4);
-        List<LadderChart.DrawnArrow> arrows = everyArrow(chart(robot));
+        List<LadderChart.DrawnArrow> arrows = LadderReading.everyArrow(chart(robot));
         String write = "RDMA_WRITE_ONLY PSN 0 AckReq";
         assertEquals(2, count(arrows, write), () -> "the WRITE twice: " + arrows);
         LadderChart.DrawnArrow first = arrows.stream().filter(arrow -> arrow.name().equals(write)).findFirst().orElseThrow();
@@ -190,7 +159,7 @@ class LadderWindowTest {
         assertEquals(List.of("IBV_WC_SUCCESS", "IBV_WC_SUCCESS"), lab().completions().stream()
                 .filter(row -> row.completion().wrId() == 1 || row.completion().wrId() == 2)
                 .map(row -> row.completion().status().cName()).toList());
-        List<LadderChart.DrawnArrow> arrows = everyArrow(chart(robot));
+        List<LadderChart.DrawnArrow> arrows = LadderReading.everyArrow(chart(robot));
         // An independent count: a WRITE packet whose PSN the client's QP already sent is a retransmission of
         // the first packet with that PSN, and no other WRITE packet is.
         Map<Integer, Long> firstWithPsn = new java.util.HashMap<>();
@@ -328,7 +297,7 @@ class LadderWindowTest {
         assertEquals("IBV_WC_REM_ACCESS_ERR", outcome[0]);
         FxWait.waitFor("the NAK on the ladder", 10, () -> FxWait.onFx(() -> chart(robot).visible().arrows().stream()
                 .anyMatch(arrow -> arrow.name().startsWith("NAK"))));
-        List<LadderChart.DrawnArrow> arrows = everyArrow(chart(robot));
+        List<LadderChart.DrawnArrow> arrows = LadderReading.everyArrow(chart(robot));
         List<LadderChart.DrawnArrow> naks = arrows.stream().filter(arrow -> arrow.name().startsWith("NAK")).toList();
         assertEquals(1, naks.size(), () -> arrows.toString());
         assertTrue(naks.get(0).name().matches("NAK remote access error \\(code 2\\) PSN 1 MSN \\d+"), naks.get(0).name());
@@ -345,7 +314,7 @@ class LadderWindowTest {
         showLadder(robot);
         runSeedFlow();
         FxWait.waitFor("the WRITE and its ACK", 10, () -> FxWait.onFx(() -> chart(robot).visible().total()) >= 2);
-        List<LadderChart.DrawnArrow> live = everyArrow(chart(robot));
+        List<LadderChart.DrawnArrow> live = LadderReading.everyArrow(chart(robot));
         assertEquals(List.of("RDMA_WRITE_ONLY PSN 0 AckReq", "ACK PSN 0 MSN 1"),
                 live.stream().map(LadderChart.DrawnArrow::name).toList());
         Path saved = dir.resolve("session.pcap");
@@ -364,7 +333,7 @@ class LadderWindowTest {
         robot.clickOn("#openButton");
         FxWait.waitFor("the capture drawn", 10, () -> FxWait.onFx(() -> window.ladder().shownProperty().get()
                 .fromCapture() && !window.ladder().loadingProperty().get()));
-        List<LadderChart.DrawnArrow> read = everyArrow(chart(robot));
+        List<LadderChart.DrawnArrow> read = LadderReading.everyArrow(chart(robot));
         assertEquals(live.stream().map(LadderChart.DrawnArrow::name).toList(),
                 read.stream().map(LadderChart.DrawnArrow::name).toList());
         assertTrue(FxWait.onFx(() -> window.ladder().summaryProperty().get()).contains("inferred"));
@@ -395,7 +364,7 @@ class LadderWindowTest {
         });
         FxWait.waitFor("the capture drawn", 10, () -> FxWait.onFx(() -> window.ladder().shownProperty().get()
                 .fromCapture() && !window.ladder().loadingProperty().get()));
-        List<LadderChart.DrawnArrow> arrows = everyArrow(chart(robot));
+        List<LadderChart.DrawnArrow> arrows = LadderReading.everyArrow(chart(robot));
         assertEquals(List.of("RDMA_WRITE_FIRST PSN 5", "RDMA_WRITE_LAST PSN 6 AckReq", "RDMA_WRITE_FIRST PSN 5",
                 "RDMA_WRITE_LAST PSN 6 AckReq", "ACK PSN 6 MSN 1", "SEND_ONLY PSN 7 AckReq",
                 "RNR NAK timer 14 (1.28 ms) PSN 7 MSN 1"), arrows.stream().map(LadderChart.DrawnArrow::name).toList());

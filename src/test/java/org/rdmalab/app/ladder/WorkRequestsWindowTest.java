@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
@@ -99,34 +97,6 @@ class WorkRequestsWindowTest {
         }
     }
 
-    /** Every arrow the chart draws, top to bottom, scrolling a view at a time (as LadderWindowTest reads them). */
-    private static List<LadderChart.DrawnArrow> everyArrow(LadderChart chart) {
-        Map<Long, LadderChart.DrawnArrow> seen = new TreeMap<>();
-        FxWait.onFx(() -> {
-            chart.followProperty().set(false);
-            chart.topProperty().set(0);
-            return null;
-        });
-        for (int page = 0; page < 10_000; page++) {
-            org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
-            LadderChart.Visible visible = FxWait.onFx(chart::visible);
-            visible.arrows().forEach(arrow -> seen.putIfAbsent(arrow.index(), arrow));
-            if (seen.size() >= visible.total()) {
-                break;
-            }
-            double before = FxWait.onFx(() -> chart.topProperty().get());
-            FxWait.onFx(() -> {
-                chart.topProperty().set(before + chart.getHeight() * 0.8);
-                return null;
-            });
-            org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
-            if (FxWait.onFx(() -> chart.topProperty().get()) == before) {
-                FxWait.onFx(chart::visible).arrows().forEach(arrow -> seen.putIfAbsent(arrow.index(), arrow));
-                break;
-            }
-        }
-        return List.copyOf(seen.values());
-    }
 
     /** Scrolls {@code table} to its first item that {@code which} accepts and clicks that row. */
     @SuppressWarnings("unchecked")
@@ -202,7 +172,7 @@ class WorkRequestsWindowTest {
         assertEquals("client", write.side());
         assertEquals("completed: IBV_WC_REM_ACCESS_ERR", WorkRequestsViewModel.stateWords(write));
         assertEquals("completed", WorkRequestsViewModel.stateWords(request(0)), "the seed's WRITE succeeded");
-        List<LadderChart.DrawnArrow> arrows = everyArrow(chart(robot));
+        List<LadderChart.DrawnArrow> arrows = LadderReading.everyArrow(chart(robot));
         List<LadderChart.DrawnArrow> naks = arrows.stream().filter(arrow -> arrow.name().startsWith("NAK")).toList();
         assertEquals(1, naks.size(), arrows::toString);
         assertTrue(naks.get(0).name().matches("NAK remote access error \\(code 2\\) PSN 1 MSN \\d+"), naks.get(0).name());
@@ -213,7 +183,7 @@ class WorkRequestsWindowTest {
         assertEquals("IBV_WC_REM_ACCESS_ERR", FxWait.onFx(() -> lab().selectedCompletionProperty().get())
                 .completion().status().cName());
         assertEquals(write, FxWait.onFx(() -> window.workRequests().selectedProperty().get()));
-        arrows = everyArrow(chart(robot));
+        arrows = LadderReading.everyArrow(chart(robot));
         List<String> litNames = arrows.stream().filter(LadderChart.DrawnArrow::highlighted)
                 .map(LadderChart.DrawnArrow::name).toList();
         assertEquals(2, litNames.size(), litNames::toString);
@@ -250,7 +220,7 @@ class WorkRequestsWindowTest {
         FxWait.waitFor("the WRITE and its ACK lit", 10, () -> FxWait.onFx(() -> Set.copyOf(window.ladder()
                 .selectedPackets())).size() == 2);
         org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
-        assertEquals(List.of("RDMA_WRITE_ONLY PSN 0 AckReq", "ACK PSN 0 MSN 1"), everyArrow(chart(robot)).stream()
+        assertEquals(List.of("RDMA_WRITE_ONLY PSN 0 AckReq", "ACK PSN 0 MSN 1"), LadderReading.everyArrow(chart(robot)).stream()
                 .filter(LadderChart.DrawnArrow::highlighted).map(LadderChart.DrawnArrow::name).toList());
 
         // The request picked in its own table selects its completion.
@@ -304,7 +274,7 @@ class WorkRequestsWindowTest {
 
         clickRow(robot, "#requestTable", (WorkRequest request) -> request.wrId() == 1);
         assertEquals(1, FxWait.onFx(() -> lab().selectedCompletionProperty().get()).completion().wrId());
-        List<LadderChart.DrawnArrow> arrows = everyArrow(chart(robot));
+        List<LadderChart.DrawnArrow> arrows = LadderReading.everyArrow(chart(robot));
         // An independent count from the drawn names: the WRITE's packets are the WRITE arrows with PSN 1..64
         // (first sends and retransmissions) and the ACKs and NAKs with a PSN in that range.
         Set<Long> expected = new TreeSet<>();
@@ -338,6 +308,6 @@ class WorkRequestsWindowTest {
         clickRow(robot, "#completionTable", (CompletionRow row) -> row.completion().wrId() == 2);
         assertEquals(2, FxWait.onFx(() -> window.workRequests().selectedProperty().get()).wrId());
         clickRow(robot, "#completionTable", (CompletionRow row) -> row.completion().wrId() == 1);
-        assertEquals(expected, lit(everyArrow(chart(robot))));
+        assertEquals(expected, lit(LadderReading.everyArrow(chart(robot))));
     }
 }
