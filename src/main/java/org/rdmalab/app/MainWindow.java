@@ -88,6 +88,7 @@ public final class MainWindow {
 
     private ScenariosViewModel scenarios;
 
+    private final ScaledPopups popups;
     private org.rdmalab.app.ladder.LadderViewModel ladder;
     private org.rdmalab.app.ladder.WorkRequestsViewModel workRequests;
 
@@ -102,6 +103,7 @@ public final class MainWindow {
         appearance.themeProperty().addListener((observable, before, now) -> showTheme(now));
         showTheme(appearance.themeProperty().get());
         ((ScaledRoot) scene.getRoot()).factorProperty().bind(appearance.scaleProperty());
+        popups = ScaledPopups.follow(scene, appearance.scaleProperty());
     }
 
     /** The window's theme and scale, switched at run time. */
@@ -345,6 +347,7 @@ public final class MainWindow {
 
     /** Releases every session, worker and the background thread. */
     public void close() {
+        popups.close();
         bench.close();
         lab.close();
         if (ladder != null) {

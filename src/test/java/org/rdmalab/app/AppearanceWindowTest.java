@@ -143,6 +143,52 @@ class AppearanceWindowTest {
         assertEquals(height, FxWait.onFx(() -> status.localToScene(status.getLayoutBounds()).getHeight()), 0.01);
     }
 
+    /** How tall {@code node} is drawn on the screen, and how wide the popup window holding it is. */
+    private static double[] drawnHeightAndPopupWidth(javafx.scene.Node node) {
+        return FxWait.onFx(() -> new double[] {node.localToScreen(node.getLayoutBounds()).getHeight(),
+                node.getScene().getWindow().getWidth()});
+    }
+
+    /** The settings menu's "Dark theme" item, the menu open: its height on screen and the menu's width. */
+    private static double[] settingsMenuSize(FxRobot robot) {
+        robot.clickOn("#settingsMenu");
+        double[] size = drawnHeightAndPopupWidth(menuItem(robot, "Dark theme").lookup(".label"));
+        robot.type(KeyCode.ESCAPE);
+        return size;
+    }
+
+    /** The device picker's list, open: its first cell's height on screen and the list's width. */
+    private static double[] deviceListSize(FxRobot robot) {
+        robot.clickOn("#devicePicker");
+        waitFor("the device list", () -> robot.lookup(".list-cell").match(node -> node.getScene() != null
+                && node.getScene().getWindow() instanceof javafx.stage.PopupWindow).tryQuery().isPresent());
+        double[] size = drawnHeightAndPopupWidth(robot.lookup(".list-cell")
+                .match(node -> node.getScene().getWindow() instanceof javafx.stage.PopupWindow).query());
+        robot.type(KeyCode.ESCAPE);
+        return size;
+    }
+
+    @Test
+    void projectorDrawsTheMenusAndListsThatOpenOverTheWindowAsMuchLargerAndADeskBringsThemBack(FxRobot robot) {
+        robot.interact(() -> {
+            stage.setWidth(1440);
+            stage.setHeight(900);
+        });
+        double[] menu = settingsMenuSize(robot);
+        double[] list = deviceListSize(robot);
+        robot.interact(() -> window.appearance().scale(1.5));
+        double[] bigMenu = settingsMenuSize(robot);
+        double[] bigList = deviceListSize(robot);
+        assertEquals(menu[0] * 1.5, bigMenu[0], 0.5, "a menu item's words are drawn 1.5 times taller");
+        assertEquals(menu[1] * 1.5, bigMenu[1], 2, "and the menu is 1.5 times wider, holding them");
+        assertEquals(list[0] * 1.5, bigList[0], 0.5, "a drop-down list's row is 1.5 times taller");
+        assertEquals(list[1] * 1.5, bigList[1], 2, "and the list 1.5 times wider");
+        robot.interact(() -> window.appearance().scale(1.0));
+        double[] back = settingsMenuSize(robot);
+        assertEquals(menu[0], back[0], 0.01, "at a desk again, the menu is its own size");
+        assertEquals(menu[1], back[1], 0.5);
+    }
+
     @Test
     void f1ListsEveryKeyAndEscOrF1ClosesIt(FxRobot robot) {
         javafx.scene.Node help = robot.lookup("#helpOverlay").query();
