@@ -9,7 +9,10 @@
  * {@code exercises.properties} (English) and {@code exercises_zh_CN.properties} beside these classes.
  * {@link org.rdmalab.lab.exercise.ExerciseFile} reads an instructor's exercise file (YAML, the
  * format of docs/exercises.md) into an exercise, or refuses it with one line per problem naming the
- * file, the line and the field; three of the built-in exercises are such files in the jar.
+ * file, the line and the field; three of the built-in exercises are such files in the jar. Its
+ * reading is in parts: {@code YamlReading} (the problems and the readers of single values),
+ * {@code StartReading} (the start, checked against the seed's steps) and {@code CheckReading}
+ * (the checks).
  *
  * <p>UI-free, like the rest of {@code lab}. Threads: an attempt is safe to feed from several
  * threads (the sessions' workers, the devices' threads) and to read from another; a window feeds it
