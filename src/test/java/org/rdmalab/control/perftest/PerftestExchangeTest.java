@@ -152,4 +152,82 @@ class PerftestExchangeTest {
         assertEquals(5.7, PerftestExchange.leadingNumber("5.70-beta"), 1e-9);
         assertTrue(Double.isNaN(PerftestExchange.leadingNumber("GET")));
     }
+
+    @Test
+    void versionsAreReadAsCReadsThemToTheFirstCharacterThatIsNotPartOfANumber() {
+        assertEquals(6.0, PerftestExchange.leadingNumber("6.0.1"), 1e-9, "a second dot ends the number");
+        assertEquals(0.5, PerftestExchange.leadingNumber(".5"), 1e-9);
+        assertEquals(12.0, PerftestExchange.leadingNumber("12"), 1e-9);
+        assertTrue(Double.isNaN(PerftestExchange.leadingNumber(".")));
+        assertTrue(Double.isNaN(PerftestExchange.leadingNumber("")));
+    }
+
+    private static PerftestExchange peer(byte[] bytes, boolean client) {
+        return new PerftestExchange(ControlChannel.of(new ByteArrayInputStream(bytes), new ByteArrayOutputStream(),
+                "peer"), client);
+    }
+
+    @Test
+    void theOldestPeerTakenIs570AndAVersionFillingAll16BytesIsRead() throws ControlException {
+        assertEquals("5.70", peer(version("5.70"), true).versions(PerftestExchange.VERSION));
+        ControlException e = assertThrows(ControlException.class,
+                () -> peer(version("5.69"), true).versions(PerftestExchange.VERSION));
+        assertEquals("the peer is perftest 5.69, which is older than 5.70; use perftest 5.70 or later", e.getMessage());
+        assertEquals("6.1234567890abcd", peer(ascii("6.1234567890abcd"), true).versions(PerftestExchange.VERSION));
+    }
+
+    @Test
+    void theSmallerOfTwoMtusIsTakenAndOnlyTheDigits1To5AreMtus() throws ControlException {
+        assertEquals(Mtu.MTU_256, peer(ascii("1\0"), true).mtu(Mtu.MTU_1024));
+        assertEquals(Mtu.MTU_2048, peer(ascii("4x"), true).mtu(Mtu.MTU_4096), "a non-digit may follow");
+        assertEquals(Mtu.MTU_1024, peer(ascii("5\0"), true).mtu(Mtu.MTU_1024), "the peer's is larger");
+        assertEquals(Mtu.MTU_4096, peer(ascii("0\0"), true).mtu(Mtu.MTU_4096));
+        assertEquals(Mtu.MTU_4096, peer(ascii("6\0"), true).mtu(Mtu.MTU_4096));
+        assertEquals(Mtu.MTU_4096, peer(ascii("12"), true).mtu(Mtu.MTU_4096), "12 is no MTU value");
+    }
+
+    /**
+     * A peer that answers only what it was sent first (the client writes first) or that may not be
+     * written to before its block was read (a server reads first): each side in its role's order.
+     */
+    @Test
+    void aClientWritesBeforeItReadsAndAServerReadsBeforeItWrites() throws ControlException {
+        ByteArrayOutputStream clientSent = new ByteArrayOutputStream();
+        java.io.InputStream answersAfterAWrite = new ByteArrayInputStream(int32(7)) {
+            @Override
+            public synchronized int read(byte[] b, int off, int len) {
+                if (clientSent.size() == 0) {
+                    throw new AssertionError("the client read before it wrote");
+                }
+                return super.read(b, off, len);
+            }
+        };
+        PerftestExchange client = new PerftestExchange(ControlChannel.of(answersAfterAWrite, clientSent, "server"),
+                true);
+        assertArrayEquals(int32(7), client.swap(int32(5), "a block"));
+        assertArrayEquals(int32(5), clientSent.toByteArray());
+
+        ByteArrayInputStream request = new ByteArrayInputStream(int32(9));
+        ByteArrayOutputStream serverSent = new ByteArrayOutputStream() {
+            @Override
+            public synchronized void write(byte[] b, int off, int len) {
+                if (request.available() > 0) {
+                    throw new AssertionError("the server wrote before it read");
+                }
+                super.write(b, off, len);
+            }
+        };
+        PerftestExchange server = new PerftestExchange(ControlChannel.of(request, serverSent, "client"), false);
+        assertArrayEquals(int32(9), server.swap(int32(3), "a block"));
+        assertArrayEquals(int32(3), serverSent.toByteArray());
+    }
+
+    @Test
+    void keysOneByteLongerOrShorterThanTheirFormAreRefused() throws ControlException {
+        PerftestKeys keys = new PerftestKeys(1, 2, 3, 4, 5, 6, GID, 7);
+        assertEquals(keys, PerftestKeys.parse(keys.serialize(true), true));
+        assertThrows(ControlException.class, () -> PerftestKeys.parse(concat(keys.serialize(true), new byte[1]), true));
+        assertThrows(ControlException.class, () -> PerftestKeys.parse(Arrays.copyOf(keys.serialize(true), 107), true));
+        assertEquals(new PerftestKeys(1, 2, 3, 4, 5, 6, Gid.ZERO, 7), PerftestKeys.parse(keys.serialize(false), false));
+    }
 }

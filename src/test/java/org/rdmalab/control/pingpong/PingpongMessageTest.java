@@ -111,4 +111,14 @@ class PingpongMessageTest {
         assertEquals("peer 10.0.0.2:18515 closed the connection after 20 of 52 bytes of the LID:QPN:PSN:GID message",
                 e.getMessage());
     }
+
+    @Test
+    void aServerWhoseClientNeverSaysDoneFails() {
+        ControlChannel channel = ControlChannel.of(new ByteArrayInputStream(ascii(WIRE)), new ByteArrayOutputStream(),
+                "10.0.0.2:18515");
+        PingpongMessage local = new PingpongMessage(2, 0x456, 0x10, Gid.ZERO);
+        ControlException e = assertThrows(ControlException.class,
+                () -> new PingpongExchange(channel).asServer(local.toConnectionData()));
+        assertEquals(ControlException.Reason.PEER_CLOSED, e.reason());
+    }
 }

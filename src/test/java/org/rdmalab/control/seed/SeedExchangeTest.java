@@ -85,4 +85,19 @@ class SeedExchangeTest {
         SeedExchange exchange = new SeedExchange(ControlChannel.of(trickle, new ByteArrayOutputStream(), "peer"));
         assertEquals(PEER, exchange.exchange(LOCAL));
     }
+
+    @Test
+    void aPeerGoneBeforeTheLastSyncIsWrittenEndsTheSessionQuietly() throws ControlException {
+        java.io.OutputStream gone = new java.io.OutputStream() {
+            @Override
+            public void write(int b) throws java.io.IOException {
+                throw new java.io.IOException("Broken pipe");
+            }
+        };
+        SeedExchange exchange = new SeedExchange(ControlChannel.of(new ByteArrayInputStream(new byte[0]), gone,
+                "10.0.0.2:12025"));
+        assertEquals(Optional.empty(), exchange.finalSync(SeedExchange.SYNC_WRITTEN));
+        ControlException early = assertThrows(ControlException.class, () -> exchange.sync(SeedExchange.SYNC_READY));
+        assertEquals(ControlException.Reason.PEER_CLOSED, early.reason());
+    }
 }
