@@ -16,7 +16,10 @@
  * org.rdmalab.bench.BenchRow} per size and path (with {@code --run_infinitely}, one per interval
  * until the run is stopped). {@link org.rdmalab.bench.LatencyStats} and {@link
  * org.rdmalab.bench.BandwidthStats} compute perftest's figures; {@link org.rdmalab.bench.BenchFormat}
- * prints its tables and {@link org.rdmalab.bench.BenchJson} its JSON keys.
+ * prints its tables and {@link org.rdmalab.bench.BenchJson} its JSON keys. The traffic itself is
+ * {@code RdmaTraffic}, one side's entry, with its loops {@code BandwidthLoop} and {@code LatencyLoop},
+ * {@code TrafficQueues} (posts, polls, receives and waits) and {@code SampleTimes} (the stamped
+ * times); {@code UdpBaseline} runs the same patterns over plain UDP.
  *
  * <p>Threads: a run uses its own threads ({@code rdmalab-bench}, and in a loopback run
  * {@code rdmalab-bench-server} and {@code rdmalab-bench-client}); the listener is called on them and
