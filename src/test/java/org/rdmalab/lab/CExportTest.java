@@ -333,4 +333,87 @@ class CExportTest {
                 () -> new CExport.ExtraWork(WrOpcode.ATOMIC_CMP_AND_SWP, 0, 4, 0, null, 0, true, 1, 2));
         assertTrue(e.getMessage().startsWith("IBV_WR_ATOMIC_CMP_AND_SWP works on one 8-byte word"), e.getMessage());
     }
+
+    /** The part of the program that one role runs. */
+    private static String part(String program, Role role) {
+        int client = program.indexOf("static int run_client(");
+        return role == Role.SERVER ? program.substring(program.indexOf("static int run_server("), client)
+                : program.substring(client);
+    }
+
+    @Test
+    void theOtherRoleRunsTheSameFlowWithTheSessionsSharedValuesAndItsOwnBuffer() {
+        String writeOnly = CExport.of(chosen(session(Role.CLIENT, Flows.SeedFlow.WRITE_ONLY)), List.of());
+        assertTrue(writeOnly.contains("the seed's write-only flow as one C program, from a client session."));
+        assertFalse(part(writeOnly, Role.SERVER).contains("(post-send)"), "no SEND in the write-only flow");
+        assertTrue(part(writeOnly, Role.SERVER).contains("attr.timeout = 0xe;"), "the chosen ACK timeout is shared");
+
+        String rc = CExport.of(chosen(session(Role.CLIENT, Flows.SeedFlow.RC_EXAMPLE)), List.of());
+        assertTrue(rc.contains("the seed's rc-example flow as one C program, from a client session."));
+        String server = part(rc, Role.SERVER);
+        assertTrue(server.contains("(post-send)"), server);
+        assertTrue(server.contains("attr.timeout = 0xe;"), server);
+        assertTrue(server.contains("\"" + Flows.SERVER_SEND_TEXT + "\""), "the server keeps its own buffer text");
+        assertTrue(part(rc, Role.CLIENT).contains("(post-recv)"));
+        assertFalse(part(rc, Role.CLIENT).contains(Flows.SERVER_SEND_TEXT));
+    }
+
+    @Test
+    void theHeaderCountsTheExtrasAndTheStepsAreNumberedFromOne() {
+        LabSession session = session(Role.SERVER, Flows.SeedFlow.WRITE_ONLY);
+        assertFalse(CExport.of(session, List.of()).contains("extra work request"));
+        assertTrue(CExport.of(session, List.of(WRITE_WITH_IMM)).contains(
+                " * After the seed's steps the server posts 1 extra work request.\n"));
+        String two = CExport.of(session, List.of(WRITE_WITH_IMM, WRITE_WITH_IMM));
+        assertTrue(two.contains(" * After the seed's steps the server posts 2 extra work requests.\n"), two);
+        List<Step> steps = session.steps();
+        String server = part(two, Role.SERVER);
+        for (int i = 0; i < steps.size(); i++) {
+            assertTrue(server.contains("/* ---- " + (i + 1) + ". " + steps.get(i).title() + " (" + steps.get(i).id()
+                    + ") ---- */"), steps.get(i).id());
+        }
+    }
+
+    @Test
+    void everyStepIsFollowedByTheCheckOfItsResult() {
+        LabSession session = session(Role.CLIENT, Flows.SeedFlow.RC_EXAMPLE);
+        String program = part(CExport.of(session, List.of()), Role.CLIENT);
+        java.util.Map<Class<?>, String> checks = new java.util.LinkedHashMap<>();
+        checks.put(DeviceSteps.OpenDevice.class, "fprintf(stderr, \"no device %s could be opened (ibv_devices lists them)\\n\", config.dev_name);");
+        checks.put(DeviceSteps.QueryPort.class, "strerror(rc < 0 ? errno : rc));");
+        checks.put(ResourceSteps.AllocatePd.class, "fprintf(stderr, \"ibv_alloc_pd failed\\n\");");
+        checks.put(ResourceSteps.CreateCq.class, "fprintf(stderr, \"ibv_create_cq failed\\n\");");
+        checks.put(ResourceSteps.RegisterMr.class, "fprintf(stderr, \"ibv_reg_mr failed\\n\");");
+        checks.put(ResourceSteps.CreateQp.class, "fprintf(stdout, \"QP was created, QP number=0x%x\\n\", res->qp->qp_num);");
+        checks.put(ConnectSteps.Connect.class, "fprintf(stdout, \"TCP connection was established\\n\");");
+        checks.put(ConnectSteps.Exchange.class, "fprintf(stdout, \"Remote rkey = 0x%x\\n\", remote_con_data.rkey);");
+        checks.put(ConnectSteps.Sync.class, "fprintf(stderr, \"sync error: the peer went away\\n\");");
+        checks.put(DataSteps.PostRecv.class, "fprintf(stdout, \"Receive Request was posted\\n\");");
+        checks.put(DataSteps.Teardown.class, "res->sock = -1;");
+        int checked = 0;
+        for (Step step : session.steps()) {
+            List<String> lines = block(program, "(" + step.id() + ") ---- */");
+            if (step instanceof ModifySteps.Modify modify) {
+                assertTrue(lines.contains("fprintf(stderr, \"failed to modify QP state to " + modify.target().name()
+                        + ": %s\\n\", strerror(rc));"), lines::toString);
+                checked++;
+            } else if (checks.containsKey(step.getClass())) {
+                String check = checks.get(step.getClass());
+                assertTrue(lines.stream().anyMatch(line -> line.endsWith(check)), () -> step.id() + ": " + lines);
+                checked++;
+            }
+        }
+        assertTrue(checked >= 13, "steps checked: " + checked);
+    }
+
+    @Test
+    void theDataCommentShowsPrintableBytesAndADotForTheRest() {
+        LabSession session = session(Role.CLIENT, Flows.SeedFlow.WRITE_ONLY);
+        step(session, "reg-mr").parameter("size").set("64");
+        byte[] data = {' ', '~', 0x1f, 0x7f, '*', '/', '"', '\\', 'a', (byte) 0xe9};
+        String program = CExport.of(session, List.of(new CExport.ExtraWork(WrOpcode.SEND, 0, data.length, 0, data,
+                0, true, 0, 0)));
+        List<String> posted = block(program, "/* ---- extra 1: IBV_WR_SEND ---- */");
+        assertTrue(posted.contains("};  /* \" ~......a.\" */"), posted::toString);
+    }
 }

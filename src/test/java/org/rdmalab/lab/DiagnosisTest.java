@@ -199,4 +199,31 @@ class DiagnosisTest {
         assertFalse(result.ok());
         assertTrue(result.diagnosis().isEmpty());
     }
+
+    @Test
+    void anAttributeTheTransitionDoesNotTakeIsBlamedOnFlagsAndTheFixDropsIt() throws Exception {
+        pair();
+        String defaults = step(client, "modify-rtr").parameter("flags").defaultValue();
+        setBoth("modify-rtr", "flags", defaults + ",SQ_PSN");
+        StepResult last = runBoth();
+        Diagnosis diagnosis = last.diagnosis().orElseThrow(() -> new AssertionError(last.toString()));
+        assertEquals(List.of("modify-rtr", "flags"), List.of(diagnosis.stepId(), diagnosis.parameter()));
+        assertEquals(Errno.EINVAL, diagnosis.errno());
+        assertTrue(diagnosis.explanation().contains("SQ_PSN"), diagnosis.explanation());
+        Diagnosis.Fix fix = diagnosis.fix().orElseThrow();
+        assertEquals(defaults, fix.value());
+        assertEquals("drop SQ_PSN from the mask", fix.label());
+    }
+
+    @Test
+    void aLinkLocalSourceGidIsBlamedOnQueryPortWithWhatSoft0SaidAndTheRecommendedGid() throws Exception {
+        pair();
+        setBoth("query-port", "gid_idx", "1");
+        StepResult last = runBoth();
+        assertEquals(Step.Status.FAILED, step(client, "modify-rtr").status());
+        Diagnosis diagnosis = last.diagnosis().orElseThrow(() -> new AssertionError(last.toString()));
+        assertEquals(List.of("query-port", "gid_idx"), List.of(diagnosis.stepId(), diagnosis.parameter()));
+        assertTrue(diagnosis.explanation().startsWith("grh.sgid_index 1 is "), diagnosis.explanation());
+        assertEquals("3", diagnosis.fix().orElseThrow().value());
+    }
 }
