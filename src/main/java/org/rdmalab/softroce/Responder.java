@@ -1,32 +1,33 @@
 package org.rdmalab.softroce;
 
-import java.nio.ByteBuffer;
+import static org.rdmalab.softroce.ResponderInfo.IN_SEND;
+import static org.rdmalab.softroce.ResponderInfo.IN_WRITE;
+import static org.rdmalab.softroce.ResponderInfo.NONE;
+
+import org.rdmalab.verbs.AccessFlag;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.WcOpcode;
+import org.rdmalab.verbs.WcStatus;
 import org.rdmalab.wire.Aeth;
-import org.rdmalab.wire.AtomicAckEth;
-import org.rdmalab.wire.AtomicEth;
 import org.rdmalab.wire.Opcode;
 import org.rdmalab.wire.Psn;
 import org.rdmalab.wire.RocePacket;
-import org.rdmalab.wire.RocePacketEncoder;
-import org.rdmalab.verbs.AccessFlag;
-import org.rdmalab.verbs.QpState;
-import org.rdmalab.verbs.WcFlag;
-import org.rdmalab.verbs.WcOpcode;
-import org.rdmalab.verbs.WcStatus;
-import org.rdmalab.verbs.WorkCompletion;
 
 /**
  * The responder of a queue pair: executes incoming requests and answers them with ACKs, NAKs,
  * RNR NAKs, READ responses and atomic ACKs. It corresponds to rxe's {@code rxe_resp.c}; a request
  * runs through states named as rxe's {@code enum resp_states} ({@link State}), and each method
- * names the rxe function it stands for.
+ * names the rxe function it stands for. This class takes a request in and checks it (the PSN, the
+ * opcode sequence, the QP's access, the resources, the length, the receive); the rest is split
+ * where rxe's file has its seams: {@link ResponderExecution} places the data and answers READs
+ * and atomics, {@link ResponderResources} keeps them to answer duplicates, and
+ * {@link ResponderReplies} sends the ACKs, NAKs and READ responses. They share the receive side's
+ * state, {@link ResponderInfo}.
  *
- * <p>It owns the receive side (rxe's {@code qp->resp}): the expected PSN ({@code resp.psn}), the
- * message sequence number ({@code resp.msn}), whether a sequence NAK was sent
- * ({@code resp.sent_psn_nak}), the message in progress and its receive ({@code resp.opcode},
- * {@code resp.wqe}), the WRITE target ({@code resp.mr}, {@code resp.va}, {@code resp.resid}),
- * UC's dropped message ({@code resp.drop_msg}) and the saved READ/atomic resources
- * ({@code resp.resources}), and it consumes the receive queue ({@link WorkQueue}).
+ * <p>It owns the receive side (rxe's {@code qp->resp}): the expected PSN, the message sequence
+ * number, the message in progress and its receive ({@link ResponderInfo}) and the saved
+ * READ/atomic resources ({@link ResponderResources}), and it consumes the receive queue
+ * ({@link WorkQueue}).
  *
  * <p>Threads: the transport loop only.
  */
@@ -60,78 +61,53 @@ final class Responder {
         RESPST_DONE
     }
 
-    private static final int NONE = 0;
-    private static final int IN_SEND = 1;
-    private static final int IN_WRITE = 2;
-
     private final QpConfig config;
     private final WorkQueue<RecvWqe> receiveQueue;
-
-    private int expectedPsn;
-    private int msn;
-    private boolean sequenceNakSent;
-    private int inProgress;
-    private RecvWqe currentRecv;
-    private int recvOffset;
-    private SoftMemoryRegion writeRegion;
-    private long writeAddress;
-    private long writeRemaining;
-    private long writeLength;
-    private boolean ucDropping;
-    private Resource[] resources = newResources(1);
-    private int nextResource;
-    // The READ being answered (rxe's qp->resp.res while read_reply runs): its responses go out a
-    // few at a time, as the socket takes them.
-    private boolean replying;
-    private boolean replyScheduled;
-    private SoftMemoryRegion replyRegion;
-    private int replyFirstPsn;
-    private boolean replyFromStart;
-    private int replyCount;
-    private int replyNext;
-    private long replyAddress;
-    private long replyLength;
+    private final ResponderInfo info = new ResponderInfo();
+    private final ResponderReplies replies;
+    private final ResponderResources resources;
+    private final ResponderExecution execution;
 
     Responder(QpConfig config, WorkQueue<RecvWqe> receiveQueue) {
         this.config = config;
         this.receiveQueue = receiveQueue;
+        this.replies = new ResponderReplies(config, info, receiveQueue);
+        this.resources = new ResponderResources(config, info, replies);
+        this.execution = new ResponderExecution(config, info, receiveQueue, resources, replies);
     }
 
     /** {@code rq_psn} applied by {@code ibv_modify_qp}. */
     void setPsn(int rqPsn) {
-        expectedPsn = rqPsn;
+        info.expectedPsn = rqPsn;
     }
 
     /** INIT to RTR: a fresh message sequence and {@code max_dest_rd_atomic} resource slots. */
     void start() {
-        msn = 0;
-        sequenceNakSent = false;
-        inProgress = NONE;
-        ucDropping = false;
-        resources = newResources(Math.max(1, config.maxDestRdAtomic));
-        nextResource = 0;
+        info.msn = 0;
+        info.sequenceNakSent = false;
+        info.inProgress = NONE;
+        info.ucDropping = false;
+        resources.start(Math.max(1, config.maxDestRdAtomic));
     }
 
     /** Back to the initial state (reset): no receive, no message, no resource. */
     void reset() {
         receiveQueue.clear();
-        currentRecv = null;
-        inProgress = NONE;
-        writeRegion = null;
-        for (Resource resource : resources) {
-            resource.clear();
-        }
-        stopReadReply();
+        info.currentRecv = null;
+        info.inProgress = NONE;
+        info.writeRegion = null;
+        resources.clear();
+        replies.stopReadReply();
     }
 
     /** The QP goes to ERR: the receive in use and every posted one complete with a flush error. */
     void flush() {
-        currentRecv = null; // the queue's head: flushed first below
+        info.currentRecv = null; // the queue's head: flushed first below
         while (receiveQueue.peek() != null) {
             flushHead();
         }
-        inProgress = NONE;
-        stopReadReply();
+        info.inProgress = NONE;
+        replies.stopReadReply();
     }
 
     /** The head receive's slot is freed, then it completes with a flush error. */
@@ -169,18 +145,18 @@ final class Responder {
         switch (checkPsn(psn)) {
             case RESPST_ERR_PSN_OUT_OF_SEQ -> {
                 // rxe (check_psn) counts out_of_seq_request once per sequence NAK, not per dropped packet.
-                if (!sequenceNakSent) {
-                    sequenceNakSent = true;
+                if (!info.sequenceNakSent) {
+                    info.sequenceNakSent = true;
                     config.count(Counter.OUT_OF_SEQ_REQUEST);
-                    sendAcknowledge(Aeth.nakSyndrome(Aeth.NAK_PSN_SEQUENCE_ERROR), expectedPsn);
+                    replies.sendAcknowledge(Aeth.nakSyndrome(Aeth.NAK_PSN_SEQUENCE_ERROR), info.expectedPsn);
                 }
             }
             case RESPST_DUPLICATE_REQUEST -> {
                 config.count(Counter.DUPLICATE_REQUEST);
-                duplicateRequest(packet, psn);
+                resources.duplicateRequest(packet, psn);
             }
             default -> {
-                sequenceNakSent = false;
+                info.sequenceNakSent = false;
                 execute(packet, psn, false);
             }
         }
@@ -188,7 +164,7 @@ final class Responder {
 
     /** {@code check_psn}. */
     private State checkPsn(int psn) {
-        int distance = Psn.diff(psn, expectedPsn);
+        int distance = Psn.diff(psn, info.expectedPsn);
         if (distance > 0) {
             return State.RESPST_ERR_PSN_OUT_OF_SEQ;
         }
@@ -196,66 +172,6 @@ final class Responder {
             return State.RESPST_DUPLICATE_REQUEST;
         }
         return State.RESPST_CHK_OP_SEQ;
-    }
-
-    /**
-     * {@code duplicate_request}: SENDs and WRITEs are acknowledged again with the last PSN; an
-     * atomic's saved result is replayed from the resource that holds it. A READ asked again, in
-     * whole or from a later PSN after lost responses, is answered from its PSN on if it is the
-     * saved READ or a part of it (same rkey, its range inside the original one): from the first
-     * PSN with FIRST or ONLY, from a later one continuing the message with MIDDLE … LAST. Any other
-     * duplicate READ, and a duplicate with no saved resource, is dropped without an answer (rxe's
-     * class D). A READ whose memory region is gone by then is a remote access error.
-     */
-    private void duplicateRequest(RocePacket packet, int psn) {
-        Opcode op = packet.opcode();
-        if (op.isSend() || op.isWrite()) {
-            sendAcknowledge(Aeth.ACK_SYNDROME, Psn.add(expectedPsn, -1));
-            return;
-        }
-        Resource resource = findResource(psn, op.isReadRequest());
-        if (resource == null) {
-            return;
-        }
-        if (op.isReadRequest()) {
-            int rkey = packet.rethRkey();
-            long address = packet.rethVirtualAddress();
-            long length = packet.rethDmaLength();
-            if (!resource.holds(rkey, address, length)) {
-                return;
-            }
-            SoftMemoryRegion region = null;
-            if (length != 0) {
-                region = remoteRegion(rkey, address, length, AccessFlag.REMOTE_READ);
-                if (region == null) {
-                    responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, false);
-                    return;
-                }
-            }
-            sendReadResponses(psn, psn == resource.firstPsn, region, address, length);
-        } else {
-            sendAtomicAcknowledge(psn, resource.original);
-        }
-    }
-
-    /** {@code find_resource}. */
-    private Resource findResource(int psn, boolean read) {
-        for (Resource resource : resources) {
-            if (resource.saved && resource.read == read && Psn.diff(psn, resource.firstPsn) >= 0
-                    && Psn.diff(psn, resource.firstPsn) < resource.psnCount) {
-                return resource;
-            }
-        }
-        return null;
-    }
-
-    /** {@code check_rkey}: the region an rkey names, if it is this PD's, allows {@code right} and holds the range. */
-    private SoftMemoryRegion remoteRegion(int rkey, long address, long length, AccessFlag right) {
-        SoftMemoryRegion region = config.context.regionByKey(rkey);
-        if (region == null || region.softPd() != config.pd || !region.allows(right) || !region.contains(address, length)) {
-            return null;
-        }
-        return region;
     }
 
     /**
@@ -271,14 +187,15 @@ final class Responder {
                 case RESPST_CHK_OP_VALID -> checkOpValid(op, psn, uc);
                 case RESPST_CHK_RESOURCE -> checkResource(op, psn, uc);
                 case RESPST_CHK_LENGTH -> checkLength(packet, psn, uc);
-                case RESPST_READ_REPLY -> readReply(packet, psn, uc);
-                case RESPST_ATOMIC_REPLY -> atomicReply(packet, psn, uc);
-                case RESPST_EXECUTE -> (op.isSend() ? sendDataIn(packet, psn, uc) : writeDataIn(packet, psn, uc))
+                case RESPST_READ_REPLY -> execution.readReply(packet, psn, uc);
+                case RESPST_ATOMIC_REPLY -> execution.atomicReply(packet, psn, uc);
+                case RESPST_EXECUTE -> (op.isSend() ? execution.sendDataIn(packet, psn, uc)
+                        : execution.writeDataIn(packet, psn, uc))
                         ? State.RESPST_ACKNOWLEDGE : State.RESPST_DONE;
                 case RESPST_ACKNOWLEDGE -> {
-                    expectedPsn = Psn.add(expectedPsn, 1);
+                    info.expectedPsn = Psn.add(info.expectedPsn, 1);
                     if (!uc && packet.ackRequest()) {
-                        sendAcknowledge(Aeth.ACK_SYNDROME, psn);
+                        replies.sendAcknowledge(Aeth.ACK_SYNDROME, psn);
                     }
                     yield State.RESPST_DONE;
                 }
@@ -290,12 +207,12 @@ final class Responder {
     /** {@code check_op_seq}: MIDDLE and LAST continue a message of their kind; FIRST and ONLY start one. */
     private State checkOpSeq(Opcode op, int psn, boolean uc) {
         if (op.isMiddle() || op.isLast()) {
-            if ((op.isSend() && inProgress != IN_SEND) || (op.isWrite() && inProgress != IN_WRITE)) {
-                responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
+            if ((op.isSend() && info.inProgress != IN_SEND) || (op.isWrite() && info.inProgress != IN_WRITE)) {
+                replies.responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
                 return State.RESPST_DONE;
             }
-        } else if (inProgress != NONE) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
+        } else if (info.inProgress != NONE) {
+            replies.responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
             return State.RESPST_DONE;
         }
         return State.RESPST_CHK_OP_VALID;
@@ -307,7 +224,7 @@ final class Responder {
         if ((op.isWrite() && !AccessFlag.has(access, AccessFlag.REMOTE_WRITE))
                 || (op.isReadRequest() && !AccessFlag.has(access, AccessFlag.REMOTE_READ))
                 || (op.isAtomic() && !AccessFlag.has(access, AccessFlag.REMOTE_ATOMIC))) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
+            replies.responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
             return State.RESPST_DONE;
         }
         return State.RESPST_CHK_RESOURCE;
@@ -322,7 +239,7 @@ final class Responder {
      */
     private State checkResource(Opcode op, int psn, boolean uc) {
         if ((op.isReadRequest() || op.isAtomic()) && config.maxDestRdAtomic == 0) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
+            replies.responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
             return State.RESPST_DONE;
         }
         if ((op.isSend() || (op.isWrite() && op.hasImmDt())) && !takeReceive(psn, uc)) {
@@ -356,7 +273,7 @@ final class Responder {
             bad = true;
         }
         if (bad) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
+            replies.responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
             return State.RESPST_DONE;
         }
         if (op.isReadRequest()) {
@@ -373,314 +290,19 @@ final class Responder {
      * with none posted, an RNR NAK ({@code RESPST_ERR_RNR}).
      */
     private boolean takeReceive(int psn, boolean uc) {
-        if (currentRecv != null) {
+        if (info.currentRecv != null) {
             return true;
         }
-        currentRecv = receiveQueue.peek(); // in use until it completes, then its slot is free
-        if (currentRecv == null) {
+        info.currentRecv = receiveQueue.peek(); // in use until it completes, then its slot is free
+        if (info.currentRecv == null) {
             if (!uc) {
                 config.count(Counter.SEND_RNR_ERR);
-                sendAcknowledge(Aeth.rnrNakSyndrome(config.minRnrTimer), psn);
+                replies.sendAcknowledge(Aeth.rnrNakSyndrome(config.minRnrTimer), psn);
             }
             return false;
         }
-        recvOffset = 0;
+        info.recvOffset = 0;
         return true;
-    }
-
-    /** {@code send_data_in}: the payload goes into the receive; its last packet completes it. */
-    private boolean sendDataIn(RocePacket packet, int psn, boolean uc) {
-        Opcode op = packet.opcode();
-        RecvWqe recv = currentRecv;
-        int payload = packet.payloadLength();
-        // rxe (send_data_in, copy_data) finds both faults while it copies into the receive and
-        // calls each a malformed receive (RESPST_ERR_MALFORMED_WQE, class A): the receive
-        // completes with IBV_WC_LOC_QP_OP_ERR and the NAK is a remote operational error.
-        if ((long) recvOffset + payload > recv.capacity || !recv.resolve(config.context, config.pd)) {
-            responderError(psn, Aeth.NAK_REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_QP_OP_ERR, uc);
-            return false;
-        }
-        if (payload > 0) {
-            recv.sges.copy(recvOffset, packet.buffer(), packet.payloadOffset(), payload, true);
-        }
-        recvOffset += payload;
-        if (op.isLast() || op.isOnly()) {
-            boolean imm = packet.hasImmDt();
-            doComplete(recv.wrId, WcOpcode.RECV, recvOffset, imm ? packet.immDt() : 0,
-                    imm ? WcFlag.WITH_IMM.value() : 0, packet.solicitedEvent());
-        } else {
-            inProgress = IN_SEND;
-        }
-        return true;
-    }
-
-    /**
-     * {@code do_complete}: the receive completes (its completion given field by field, so that it
-     * allocates nothing) and the message sequence number advances.
-     */
-    private void doComplete(long wrId, WcOpcode opcode, int byteLength, int immData, int wcFlags, boolean solicited) {
-        inProgress = NONE;
-        msn = Psn.add(msn, 1);
-        // rxe (do_complete) counts rdma_recvs for each receive that completes successfully.
-        config.count(Counter.RDMA_RECVS);
-        // The slot is free before the completion is seen, as rxe advances the queue's consumer
-        // index before it posts the CQE: an application that reposts for each completion it polls
-        // never finds the queue full. Nothing reads the slot after this (wrId is a copy).
-        currentRecv = null;
-        receiveQueue.removeHead();
-        boolean stored = config.recvCq.push(wrId, WcStatus.SUCCESS, opcode, 0, byteLength, immData, config.qpn,
-                config.destQpn, wcFlags, solicited);
-        if (!stored) {
-            config.enterError();
-        }
-    }
-
-    /** {@code write_data_in}: the payload goes to the RETH's region; WRITE_WITH_IMM's last packet completes a receive. */
-    private boolean writeDataIn(RocePacket packet, int psn, boolean uc) {
-        Opcode op = packet.opcode();
-        int payload = packet.payloadLength();
-        boolean ends = op.isLast() || op.isOnly();
-        if (op.isFirst() || op.isOnly()) {
-            long address = packet.rethVirtualAddress();
-            long length = packet.rethDmaLength();
-            SoftMemoryRegion region = null;
-            if (length > 0) {
-                region = remoteRegion(packet.rethRkey(), address, length, AccessFlag.REMOTE_WRITE);
-                if (region == null) {
-                    // rxe (check_rkey, RESPST_ERR_RKEY_VIOLATION): a WRITE_WITH_IMM's receive, taken
-                    // before the rkey is checked, completes with the same status.
-                    responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, uc);
-                    return false;
-                }
-            }
-            writeRegion = region;
-            writeAddress = address;
-            writeRemaining = length;
-            writeLength = length;
-        }
-        if (!writeLengthFits(packet, payload, ends)) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, uc);
-            return false;
-        }
-        if (payload > 0) {
-            System.arraycopy(packet.buffer(), packet.payloadOffset(), writeRegion.memory(),
-                    writeRegion.offsetOf(writeAddress), payload);
-        }
-        writeAddress += payload;
-        writeRemaining -= payload;
-        if (ends) {
-            writeRegion = null;
-            if (op.hasImmDt()) {
-                doComplete(currentRecv.wrId, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength, packet.immDt(),
-                        WcFlag.WITH_IMM.value(), packet.solicitedEvent());
-            } else {
-                inProgress = NONE;
-                msn = Psn.add(msn, 1);
-            }
-        } else {
-            inProgress = IN_WRITE;
-        }
-        return true;
-    }
-
-    /**
-     * The length and PadCnt checks rxe makes on a WRITE packet against what is left of the RETH's
-     * DMA length ({@code check_rkey}, failing as {@code RESPST_ERR_LENGTH}): while more than one
-     * MTU is left the packet carries exactly one MTU and no pad; the packet that ends the WRITE
-     * carries all that is left, with PadCnt {@code (-left) & 3}. A WRITE of length 0 is not
-     * checked, as rxe skips it.
-     */
-    private boolean writeLengthFits(RocePacket packet, int payload, boolean ends) {
-        if (writeLength == 0) {
-            return payload == 0;
-        }
-        int pad = packet.padCount();
-        if (writeRemaining > config.mtu) {
-            return payload == config.mtu && pad == 0 && !ends;
-        }
-        return payload == writeRemaining && pad == ((int) -writeRemaining & 3);
-    }
-
-    /** {@code read_reply}: saves the READ as a resource, reserves its PSNs and sends the responses. */
-    private State readReply(RocePacket packet, int psn, boolean uc) {
-        int rkey = packet.rethRkey();
-        long address = packet.rethVirtualAddress();
-        long length = packet.rethDmaLength();
-        SoftMemoryRegion region = null;
-        if (length > 0) {
-            region = remoteRegion(rkey, address, length, AccessFlag.REMOTE_READ);
-            if (region == null) {
-                responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, uc);
-                return State.RESPST_DONE;
-            }
-        }
-        int count = Math.max(1, (int) ((length + config.mtu - 1) / config.mtu));
-        saveResource(true, psn, count, 0, rkey, address, length);
-        expectedPsn = Psn.add(expectedPsn, count);
-        msn = Psn.add(msn, 1);
-        sendReadResponses(psn, true, region, address, length);
-        return State.RESPST_DONE;
-    }
-
-    /** {@code atomic_reply}: executes the atomic once, saves its original value and answers it. */
-    private State atomicReply(RocePacket packet, int psn, boolean uc) {
-        AtomicEth eth = packet.atomicEth();
-        if ((eth.virtualAddress() & 7) != 0) {
-            responderError(psn, Aeth.NAK_INVALID_REQUEST, null, uc);
-            return State.RESPST_DONE;
-        }
-        SoftMemoryRegion region = remoteRegion(eth.rkey(), eth.virtualAddress(), 8, AccessFlag.REMOTE_ATOMIC);
-        if (region == null) {
-            responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, uc);
-            return State.RESPST_DONE;
-        }
-        long original = packet.opcode() == Opcode.RC_COMPARE_SWAP
-                ? region.compareSwap(eth.virtualAddress(), eth.compare(), eth.swapOrAdd())
-                : region.fetchAdd(eth.virtualAddress(), eth.swapOrAdd());
-        saveResource(false, psn, 1, original, eth.rkey(), eth.virtualAddress(), 8);
-        expectedPsn = Psn.add(expectedPsn, 1);
-        msn = Psn.add(msn, 1);
-        sendAtomicAcknowledge(psn, original);
-        return State.RESPST_DONE;
-    }
-
-    /** Saves a READ or atomic in the next resource slot, over the oldest one ({@code rxe_prepare_res}). */
-    private void saveResource(boolean read, int firstPsn, int psnCount, long original, int rkey, long address,
-                              long length) {
-        resources[nextResource].save(read, firstPsn, psnCount, original, rkey, address, length);
-        nextResource = (nextResource + 1) % resources.length;
-    }
-
-    /**
-     * At most this many READ responses leave in one turn of the loop; then the loop receives and
-     * runs other work before the next ones, as rxe's responder sends one response per pass of its
-     * state machine and its task yields after a bounded number of passes.
-     */
-    static final int READ_RESPONSES_PER_TURN = 64;
-
-    /**
-     * The READ responses, one per MTU chunk from {@code firstPsn} on ({@code read_reply}, one
-     * response per pass): the first ones now, the rest in later turns of the loop, and none while
-     * the socket has no room (the transport resumes the reply then). Requests that arrive
-     * meanwhile wait for the reply to end ({@link #replying()}), as rxe's do in its request queue.
-     * {@code fromStart}: the answer starts the message (FIRST or ONLY, rxe's
-     * {@code rdatm_res_state_new}); otherwise it continues one whose start was answered before
-     * (MIDDLE … LAST, {@code rdatm_res_state_replay}).
-     */
-    private void sendReadResponses(int firstPsn, boolean fromStart, SoftMemoryRegion region, long address,
-                                   long length) {
-        replying = true;
-        replyFromStart = fromStart;
-        replyRegion = region;
-        replyFirstPsn = firstPsn;
-        replyCount = Math.max(1, (int) ((length + config.mtu - 1) / config.mtu));
-        replyNext = 0;
-        replyAddress = address;
-        replyLength = length;
-        continueReadReply();
-    }
-
-    /** True while a READ's responses are still being sent; the next request waits until then. */
-    boolean replying() {
-        return replying;
-    }
-
-    /**
-     * Sends the next READ responses: up to {@link #READ_RESPONSES_PER_TURN}, fewer when the socket
-     * fills. Called when a reply starts, on a later turn of the loop and when the transport has
-     * room again.
-     */
-    void continueReadReply() {
-        int mtu = config.mtu;
-        int budget = READ_RESPONSES_PER_TURN;
-        while (replying && replyNext < replyCount) {
-            if (config.state == QpState.ERR || config.state == QpState.RESET || config.closed()) {
-                stopReadReply();
-                return;
-            }
-            if (config.transport.blocked()) {
-                config.transport.awaitWritable(config.qp);
-                return;
-            }
-            if (budget-- == 0) {
-                if (!replyScheduled) {
-                    replyScheduled = true;
-                    config.loop.schedule(0, () -> {
-                        replyScheduled = false;
-                        config.qp.resumeSending();
-                    });
-                }
-                return;
-            }
-            int i = replyNext;
-            int psn = Psn.add(replyFirstPsn, i);
-            int chunk = (int) Math.min(mtu, replyLength - (long) i * mtu);
-            if (chunk > 0 && replyRegion.isClosed()) {
-                // rxe rechecks the MR for every response after the first (rxe_recheck_mr).
-                stopReadReply();
-                responderError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, null, false);
-                return;
-            }
-            boolean first = i == 0 && replyFromStart;
-            boolean last = i == replyCount - 1;
-            Opcode op = first && last ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : first ? Opcode.RC_RDMA_READ_RESPONSE_FIRST
-                    : last ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
-            ByteBuffer out = config.transport.packetBuffer();
-            // FIRST, LAST and ONLY carry an ACK's AETH (the opcode says); MIDDLE none.
-            RocePacketEncoder.encodeResponse(out, op, config.destQpn, psn, Aeth.ACK_SYNDROME, msn,
-                    chunk == 0 ? null : replyRegion.memory(),
-                    chunk == 0 ? 0 : replyRegion.offsetOf(replyAddress + (long) i * mtu), chunk);
-            replyNext++;
-            config.transmit();
-        }
-        stopReadReply();
-    }
-
-    private void stopReadReply() {
-        replying = false;
-        replyRegion = null;
-    }
-
-    /** {@code send_atomic_ack}. */
-    private void sendAtomicAcknowledge(int psn, long original) {
-        ByteBuffer out = config.transport.packetBuffer();
-        RocePacketEncoder.encode(out, Opcode.RC_ATOMIC_ACKNOWLEDGE, config.destQpn, psn, false, false, null,
-                Aeth.ack(msn), null, new AtomicAckEth(original), 0, null, 0, 0);
-        config.transmit();
-    }
-
-    /**
-     * {@code send_ack}: an ACKNOWLEDGE whose AETH carries {@code syndrome} (ACK, NAK or RNR NAK) and
-     * the current MSN; written from the two fields, so an ACK builds no header object.
-     */
-    private void sendAcknowledge(int syndrome, int psn) {
-        ByteBuffer out = config.transport.packetBuffer();
-        RocePacketEncoder.encodeResponse(out, Opcode.RC_ACKNOWLEDGE, config.destQpn, psn, syndrome, msn, null, 0, 0);
-        config.transmit();
-    }
-
-    /**
-     * A request the responder cannot execute ({@code do_class_ac_error} and the error states):
-     * complete the receive in use with {@code recvStatus} (when there is one), move the QP to ERR
-     * and NAK with {@code code}. On UC the packet is silently dropped and the message abandoned
-     * ({@code do_class_d1e_error}).
-     */
-    private void responderError(int psn, int code, WcStatus recvStatus, boolean uc) {
-        if (uc) {
-            inProgress = NONE;
-            ucDropping = true;
-            return;
-        }
-        WorkCompletion cause = null;
-        if (currentRecv != null && recvStatus != null) {
-            RecvWqe recv = currentRecv;
-            cause = WorkCompletion.error(recv.wrId, recvStatus, WcOpcode.RECV, config.qpn);
-            currentRecv = null;
-            receiveQueue.removeHead();
-        }
-        config.enterError(config.recvCq, cause);
-        // The NAK leaves last: once the requester sees its error, this QP is already in ERR.
-        sendAcknowledge(Aeth.nakSyndrome(code), psn);
     }
 
     // ---- UC ----
@@ -689,71 +311,35 @@ final class Responder {
     void onUcRequest(RocePacket packet) {
         int psn = packet.psn();
         Opcode op = packet.opcode();
-        if (psn != expectedPsn) {
+        if (psn != info.expectedPsn) {
             // rxe (check_psn) counts nothing for UC: the message is dropped silently.
-            inProgress = NONE;
-            ucDropping = true;
-            writeRegion = null;
+            info.inProgress = NONE;
+            info.ucDropping = true;
+            info.writeRegion = null;
         }
-        expectedPsn = Psn.add(psn, 1);
-        if (ucDropping) {
+        info.expectedPsn = Psn.add(psn, 1);
+        if (info.ucDropping) {
             if (!(op.isFirst() || op.isOnly())) {
                 return;
             }
-            ucDropping = false;
-            if (currentRecv != null) {
-                recvOffset = 0;
+            info.ucDropping = false;
+            if (info.currentRecv != null) {
+                info.recvOffset = 0;
             }
         }
-        int before = expectedPsn;
-        expectedPsn = psn;
+        int before = info.expectedPsn;
+        info.expectedPsn = psn;
         execute(packet, psn, true);
-        expectedPsn = before;
+        info.expectedPsn = before;
     }
 
-    private static Resource[] newResources(int count) {
-        Resource[] slots = new Resource[count];
-        for (int i = 0; i < count; i++) {
-            slots[i] = new Resource();
-        }
-        return slots;
+    /** True while a READ's responses are still being sent; the next request waits until then. */
+    boolean replying() {
+        return replies.replying();
     }
 
-    /**
-     * A READ or atomic the responder executed, kept to answer duplicates (rxe's {@code struct
-     * resp_res}): its PSNs, an atomic's original value, and the rkey and range it named. The slots
-     * are made when the QP reaches RTR and overwritten in turn, as rxe reuses its
-     * {@code resp.resources} ring, so executing a READ or atomic allocates nothing.
-     */
-    private static final class Resource {
-        boolean saved;
-        boolean read;
-        int firstPsn;
-        int psnCount;
-        long original;
-        int rkey;
-        long address;
-        long length;
-
-        void save(boolean read, int firstPsn, int psnCount, long original, int rkey, long address, long length) {
-            this.saved = true;
-            this.read = read;
-            this.firstPsn = firstPsn;
-            this.psnCount = psnCount;
-            this.original = original;
-            this.rkey = rkey;
-            this.address = address;
-            this.length = length;
-        }
-
-        void clear() {
-            saved = false;
-        }
-
-        /** Whether a request for {@code length} bytes at {@code address} with {@code rkey} is this one or a part of it. */
-        boolean holds(int otherRkey, long otherAddress, long otherLength) {
-            return otherRkey == rkey && Long.compareUnsigned(otherAddress, address) >= 0 && otherLength <= length
-                    && Long.compareUnsigned(otherAddress + otherLength, address + length) <= 0;
-        }
+    /** Sends the next READ responses ({@link ResponderReplies#continueReadReply}). */
+    void continueReadReply() {
+        replies.continueReadReply();
     }
 }

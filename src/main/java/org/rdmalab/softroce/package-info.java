@@ -9,7 +9,9 @@
  * channel, QP), the transport in rxe's shape ({@code SoftQueuePair} the caller side as
  * {@code rxe_verbs.c} / {@code rxe_qp.c}, with its checks apart in {@code QpAttributeChecks};
  * {@code Requester}, {@code Completer} and {@code Responder} as {@code rxe_req.c},
- * {@code rxe_comp.c} and {@code rxe_resp.c}; packet I/O in
+ * {@code rxe_comp.c} and {@code rxe_resp.c}, the responder in parts along that file's seams
+ * ({@code ResponderExecution}, {@code ResponderResources}, {@code ResponderReplies}, sharing
+ * {@code ResponderInfo}); packet I/O in
  * {@code SoftTransport}), the {@link org.rdmalab.softroce.FaultInjector} and {@code FaultyLink}
  * (random and one-shot faults, changed while the device runs through the context's
  * {@link org.rdmalab.verbs.FaultControl}; each fault that fires is on its packet's
