@@ -3,12 +3,18 @@ package org.rdmalab.app.lessons;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmalab.app.lessons.LessonsWindow.awaitAFailedStep;
+import static org.rdmalab.app.lessons.LessonsWindow.awaitDevices;
+import static org.rdmalab.app.lessons.LessonsWindow.checks;
+import static org.rdmalab.app.lessons.LessonsWindow.met;
+import static org.rdmalab.app.lessons.LessonsWindow.open;
+import static org.rdmalab.app.lessons.LessonsWindow.runBothToTheEnd;
+import static org.rdmalab.app.lessons.LessonsWindow.useRecommendedGid;
+import static org.rdmalab.app.lessons.LessonsWindow.waitFor;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
-import java.util.function.BooleanSupplier;
 import javafx.scene.control.Label;
 import javafx.scene.control.ListView;
 import javafx.stage.Stage;
@@ -21,10 +27,7 @@ import org.rdmalab.app.MainWindow;
 import org.rdmalab.lab.exercise.Exercise;
 import org.rdmalab.lab.exercise.ExerciseDocTest;
 import org.rdmalab.lab.exercise.Exercises;
-import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.FaultSettings;
-import org.rdmalab.verbs.spi.Backends;
-import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
@@ -44,27 +47,12 @@ class ExerciseFileWindowTest {
 
     @Start
     void start(Stage stage) throws Exception {
-        window = MainWindow.create(Backends.installed(), DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort()));
-        stage.setScene(window.scene());
-        stage.show();
+        window = LessonsWindow.show(stage);
     }
 
     @AfterEach
     void close(FxRobot robot) {
         robot.interact(window::close);
-    }
-
-    private static void waitFor(String what, BooleanSupplier condition) {
-        FxWait.waitFor(what, 30, condition);
-    }
-
-    private static List<Label> checks(FxRobot robot) {
-        return robot.lookup(".exercise-check").queryAllAs(Label.class).stream().toList();
-    }
-
-    private static long met(FxRobot robot) {
-        return FxWait.onFx(() -> checks(robot).stream().filter(label -> label.getStyleClass()
-                .contains(ExercisesView.MET)).count());
     }
 
     private void answer(Path file) {
@@ -74,9 +62,8 @@ class ExerciseFileWindowTest {
     @Test
     void theDocsExampleOpenedFromAFileIsDoneByDoingIt(FxRobot robot) throws Exception {
         Path file = Files.writeString(folder.resolve("rtr-refused.yaml"), ExerciseDocTest.docExample());
-        waitFor("the devices", () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
-        robot.clickOn("#lessonsTab .tab-label");
-        robot.clickOn("#exercisesTab .tab-label");
+        awaitDevices(window);
+        open(robot, "Exercises");
         answer(file);
         robot.clickOn("#exerciseOpen");
         waitFor("the file's exercise started", () -> window.exercises().startedProperty().get() != null
@@ -94,21 +81,14 @@ class ExerciseFileWindowTest {
         assertEquals("Hint 1: Run both sides to the end (F8) and read the step that fails.",
                 robot.lookup(".exercise-hint").queryAs(Label.class).getText());
 
-        robot.clickOn("#serverSteps");
-        robot.type(javafx.scene.input.KeyCode.F8);
-        waitFor("RTR failing", () -> window.lab().sides().stream().allMatch(side -> !side.busyProperty().get()
-                && side.failedIndex() >= 0));
+        runBothToTheEnd(robot);
+        awaitAFailedStep(window);
         waitFor("check 1 drawn as met", () -> met(robot) == 1);
         assertTrue(checks(robot).get(0).getText().startsWith("✓ 1."), checks(robot).get(0).getText());
         assertFalse(window.exercises().doneProperty().get());
 
-        robot.clickOn("#useRecommendedGid");
-        waitFor("the GID fix replayed", () -> window.lab().setup().gidIndexProperty().get().equals("3")
-                && window.lab().sides().stream().allMatch(side -> !side.busyProperty().get() && side.failedIndex() < 0));
-        robot.clickOn("#lessonsTab .tab-label");
-        robot.clickOn("#exercisesTab .tab-label");
-        robot.clickOn("#serverSteps");
-        robot.type(javafx.scene.input.KeyCode.F8);
+        useRecommendedGid(robot, window);
+        runBothToTheEnd(robot);
         waitFor("every check met", () -> window.exercises().doneProperty().get());
         waitFor("the checks drawn as met", () -> met(robot) == 6);
         assertEquals("Done: every check is met", robot.lookup("#exerciseProgress").queryAs(Label.class).getText());
@@ -118,10 +98,9 @@ class ExerciseFileWindowTest {
     void aRefusedFileIsOneLineAndLeavesTheListAndTheLabAlone(FxRobot robot) throws Exception {
         Path file = Files.writeString(folder.resolve("broken.yaml"), ExerciseDocTest.docExample()
                 .replace("status: IBV_WC_SUCCESS", "status: IBV_WC_SUCESS"));
-        waitFor("the devices", () -> !window.lab().setup().gids().isEmpty() && !window.lab().sides().isEmpty());
+        awaitDevices(window);
         String gid = FxWait.onFx(() -> window.lab().setup().gidIndexProperty().get());
-        robot.clickOn("#lessonsTab .tab-label");
-        robot.clickOn("#exercisesTab .tab-label");
+        open(robot, "Exercises");
         answer(file);
         robot.clickOn("#exerciseOpen");
         Label problem = robot.lookup("#exerciseProblem").queryAs(Label.class);

@@ -18,11 +18,8 @@ import org.rdmalab.app.MainWindow;
 import org.rdmalab.app.lab.CompletionRow;
 import org.rdmalab.app.lab.SideViewModel;
 import org.rdmalab.app.lab.StepRow;
-import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.WcStatus;
-import org.rdmalab.verbs.spi.Backends;
-import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
@@ -35,9 +32,7 @@ class ScenariosWindowTest {
 
     @Start
     void start(Stage stage) throws Exception {
-        window = MainWindow.create(Backends.installed(), DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort()));
-        stage.setScene(window.scene());
-        stage.show();
+        window = LessonsWindow.show(stage);
     }
 
     @AfterEach
@@ -51,10 +46,7 @@ class ScenariosWindowTest {
 
     /** Opens Lessons → Scenarios and clicks {@code name} in the gallery's list. */
     private void pick(FxRobot robot, String name) {
-        robot.clickOn(robot.lookup(".inspector .tab-label").match(node -> ((Label) node).getText().equals("Lessons"))
-                .queryAs(javafx.scene.Node.class));
-        robot.clickOn(robot.lookup(".lessons-tabs .tab-label").match(node -> ((Label) node).getText()
-                .equals("Scenarios")).queryAs(javafx.scene.Node.class));
+        LessonsWindow.open(robot, "Scenarios");
         javafx.scene.control.ListView<?> list = robot.lookup("#scenarioList").queryListView();
         int index = window.scenarios().entries().stream().map(ScenariosViewModel.Entry::name).toList().indexOf(name);
         robot.interact(() -> list.scrollTo(index));
@@ -74,7 +66,7 @@ class ScenariosWindowTest {
         assertTrue(teaches.getText().contains("IBV_WC_REM_ACCESS_ERR"), teaches.getText());
         assertFalse(teaches.getText().contains("`"), "the docs' code marks are not shown: " + teaches.getText());
         robot.clickOn("#runButton");
-        FxWait.waitFor("the checked outcome", 30, () -> window.scenarios().phaseProperty().get()
+        LessonsWindow.waitFor("the checked outcome", () -> window.scenarios().phaseProperty().get()
                 == ScenariosViewModel.Phase.CHECKED);
         assertEquals("as expected: the WRITE completed with IBV_WC_REM_ACCESS_ERR and the READ behind it with"
                 + " IBV_WC_WR_FLUSH_ERR", outcome(robot));
@@ -99,7 +91,7 @@ class ScenariosWindowTest {
         while (side.nextIndexProperty().get() < index) {
             int before = side.nextIndexProperty().get();
             robot.clickOn("#" + name + "RunNext");
-            FxWait.waitFor(name + " step " + before, 30, () -> !side.busyProperty().get()
+            LessonsWindow.waitFor(name + " step " + before, () -> !side.busyProperty().get()
                     && (side.nextIndexProperty().get() > before || side.failedIndex() >= 0));
             assertEquals(-1, side.failedIndex(), () -> name + " failed: "
                     + side.steps().get(side.failedIndex()).summaryProperty().get());
@@ -127,7 +119,7 @@ class ScenariosWindowTest {
         // The traffic is the client's last step: its own Next step posts it and checks the outcome.
         assertEquals("scenario-traffic", side("client").steps().get(11).step().id());
         robot.clickOn("#clientRunNext");
-        FxWait.waitFor("the checked outcome", 30, () -> window.scenarios().phaseProperty().get()
+        LessonsWindow.waitFor("the checked outcome", () -> window.scenarios().phaseProperty().get()
                 == ScenariosViewModel.Phase.CHECKED);
         assertEquals("as expected: the SEND completed with IBV_WC_RNR_RETRY_EXC_ERR", outcome(robot));
         FxWait.waitFor("the client's last step done", 10, () -> side("client").steps().get(11).statusProperty().get()
