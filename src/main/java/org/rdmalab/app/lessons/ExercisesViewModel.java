@@ -125,8 +125,9 @@ public final class ExercisesViewModel {
     /**
      * Opens an instructor's exercise file: read on the background executor, then, on this thread,
      * added to the list (in place of one of the same name opened before), chosen and started. A
-     * file that is refused leaves the lab as it is and says its first problem in
-     * {@link #problemProperty()} and the status line.
+     * file that is refused leaves the lab as it is and names every problem (up to
+     * {@link #PROBLEMS_SHOWN}, one a line, the way {@code exercise check} prints them) in
+     * {@link #problemProperty()}, and the first with their number in the status line.
      */
     public void open(Path file) {
         background.execute(() -> {
@@ -134,7 +135,7 @@ public final class ExercisesViewModel {
             try {
                 read = ExerciseFile.read(file);
             } catch (ExerciseFile.Refused refused) {
-                ui.execute(() -> refused(refused.getMessage()));
+                ui.execute(() -> refused(file, refused));
                 return;
             }
             ui.execute(() -> {
@@ -146,9 +147,22 @@ public final class ExercisesViewModel {
         });
     }
 
-    private void refused(String why) {
-        problem.set(UiText.format("exercises.openFailed", why));
-        lab.status(UiText.format("exercises.openFailed", why));
+    /** How many of a refused file's problems the view lists before saying how many more there are. */
+    static final int PROBLEMS_SHOWN = 8;
+
+    private void refused(Path file, ExerciseFile.Refused refused) {
+        List<ExerciseFile.Problem> all = refused.problems();
+        if (all.size() == 1) {
+            problem.set(UiText.format("exercises.openFailed", all.get(0)));
+        } else {
+            StringBuilder text = new StringBuilder(UiText.format("exercises.openFailedMany", all.size()));
+            all.stream().limit(PROBLEMS_SHOWN).forEach(each -> text.append('\n').append(each));
+            if (all.size() > PROBLEMS_SHOWN) {
+                text.append('\n').append(UiText.format("exercises.openFailedMore", all.size() - PROBLEMS_SHOWN, file));
+            }
+            problem.set(text.toString());
+        }
+        lab.status(UiText.format("exercises.openFailed", refused.getMessage()));
     }
 
     /**

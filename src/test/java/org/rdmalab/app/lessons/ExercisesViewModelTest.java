@@ -4,12 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rdmalab.lab.exercise.ExerciseDocTest;
 import org.rdmalab.app.TestUiThread;
 import org.rdmalab.app.lab.LabViewModel;
 import org.rdmalab.app.lab.SideViewModel;
@@ -139,5 +144,54 @@ class ExercisesViewModelTest {
         });
         await("done", () -> exercises.doneProperty().get());
         assertEquals("Done: every check is met", onUi(() -> exercises.progressProperty().get()));
+    }
+
+    /** The docs' example file with {@code bad} more checks, each naming a QP state that does not exist. */
+    private static Path brokenFile(Path folder, int bad) throws Exception {
+        StringBuilder text = new StringBuilder(ExerciseDocTest.docExample());
+        for (int i = 0; i < bad; i++) {
+            text.append("  - {kind: qp_state, side: server, state: IBV_QPS_NOPE").append(i).append("}\n");
+        }
+        return Files.writeString(folder.resolve("broken-" + bad + ".yaml"), text);
+    }
+
+    private List<String> problemLines() {
+        return onUi(() -> exercises.problemProperty().get().lines().toList());
+    }
+
+    @Test
+    void aRefusedFileNamesEachOfItsProblemsOneALineUpToEightAndHowManyMoreThereAre(@TempDir Path folder)
+            throws Exception {
+        int before = onUi(() -> exercises.exercises().size());
+        Path two = brokenFile(folder, 2);
+        run(() -> exercises.open(two));
+        List<String> lines = problemLines();
+        assertEquals(3, lines.size(), String.join("\n", lines));
+        assertEquals("The exercise file was refused: 2 problems, each with its line and field:", lines.get(0));
+        assertTrue(lines.get(1).startsWith(two + ":") && lines.get(1).contains("IBV_QPS_NOPE0"), lines.get(1));
+        assertTrue(lines.get(2).contains("IBV_QPS_NOPE1"), lines.get(2));
+        assertTrue(onUi(() -> lab.statusProperty().get()).endsWith("(and 1 more: exercise check lists them)"),
+                "the status line is one line: the first problem and how many more");
+        assertFalse(onUi(() -> lab.statusProperty().get()).contains("\n"));
+
+        Path eight = brokenFile(folder, 8);
+        run(() -> exercises.open(eight));
+        lines = problemLines();
+        assertEquals(9, lines.size(), "eight problems are all listed");
+        assertTrue(lines.get(8).contains("IBV_QPS_NOPE7"), lines.get(8));
+
+        Path nine = brokenFile(folder, 9);
+        run(() -> exercises.open(nine));
+        lines = problemLines();
+        assertEquals(10, lines.size(), "eight listed, then how many more");
+        assertTrue(lines.get(8).contains("IBV_QPS_NOPE7"), lines.get(8));
+        assertEquals("… and 1 more: exercise check " + nine + " lists them all", lines.get(9));
+
+        Path one = brokenFile(folder, 1);
+        run(() -> exercises.open(one));
+        lines = problemLines();
+        assertEquals(1, lines.size(), "one problem is one line");
+        assertTrue(lines.get(0).startsWith("The exercise file was refused: " + one + ":"), lines.get(0));
+        assertEquals(before, (int) onUi(() -> exercises.exercises().size()), "no refused file joins the list");
     }
 }
