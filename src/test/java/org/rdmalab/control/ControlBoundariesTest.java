@@ -204,4 +204,24 @@ class ControlBoundariesTest {
         streams.close();
         assertTrue(streams.peerClosed());
     }
+
+    @Test
+    void aPortInUseAndAnAddressOfAnotherMachineAreRefusedWithWhatToChange() throws Exception {
+        try (ControlListener first = ControlListener.bind("127.0.0.1", 0)) {
+            assertEquals("127.0.0.1:" + first.port(), first.where());
+            try (ServerSocket holder = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+                int port = holder.getLocalPort();
+                ControlException inUse = assertThrows(ControlException.class, () -> ControlListener.bind("127.0.0.1",
+                        port));
+                assertEquals(ControlException.Reason.PORT_IN_USE, inUse.reason());
+                assertEquals("TCP port " + port + " is already in use on 127.0.0.1; is another demo running? choose"
+                        + " another --tcp-port", inUse.getMessage());
+            }
+        }
+        // 192.0.2.1 is TEST-NET-1: documentation only, never an address of this machine.
+        ControlException foreign = assertThrows(ControlException.class, () -> ControlListener.bind("192.0.2.1", 0));
+        assertEquals(ControlException.Reason.BAD_ADDRESS, foreign.reason());
+        assertEquals("192.0.2.1 is not an address of this machine; give one of its own IP addresses as <local_ip>",
+                foreign.getMessage());
+    }
 }
