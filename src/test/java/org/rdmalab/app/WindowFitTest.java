@@ -118,13 +118,66 @@ class WindowFitTest {
                 + problems.size() + " problems:\n" + String.join("\n", problems.stream().distinct().toList()));
     }
 
-    /** Lets layout and CSS settle: a few pulses (how many a font set needs varies). */
-    private static void settle() {
-        for (int i = 0; i < 3; i++) {
-            WaitForAsyncUtils.waitForFxEvents();
-            WaitForAsyncUtils.sleep(50, java.util.concurrent.TimeUnit.MILLISECONDS);
+    /**
+     * Lets layout and CSS settle: pulse after pulse (each one applies CSS and lays the scene out)
+     * until the labels' texts and boxes stay the same over {@link #STILL_PULSES} pulses (how many
+     * a font set needs varies), at most {@link #MAX_PULSES}.
+     */
+    private void settle() {
+        String before = afterNextPulse();
+        int still = 0;
+        for (int pulse = 0; pulse < MAX_PULSES && still < STILL_PULSES; pulse++) {
+            String now = afterNextPulse();
+            still = now.equals(before) ? still + 1 : 0;
+            before = now;
         }
         WaitForAsyncUtils.waitForFxEvents();
+    }
+
+    /** Pulses in a row with nothing moved that count as settled. */
+    private static final int STILL_PULSES = 3;
+    /** Pulses after which the window is checked as it is (about 2 s at Monocle's 60 a second). */
+    private static final int MAX_PULSES = 120;
+
+    /** The shown labels' texts and boxes, read on the JavaFX thread right after the next pulse's layout. */
+    private String afterNextPulse() {
+        java.util.concurrent.CompletableFuture<String> seen = new java.util.concurrent.CompletableFuture<>();
+        javafx.application.Platform.runLater(() -> new javafx.animation.AnimationTimer() {
+            @Override
+            public void handle(long now) {
+                stop();
+                // Runs after this pulse, once its CSS and layout are done.
+                javafx.application.Platform.runLater(() -> {
+                    try {
+                        seen.complete(layout());
+                    } catch (RuntimeException e) {
+                        seen.completeExceptionally(e);
+                    }
+                });
+            }
+        }.start());
+        try {
+            return seen.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new AssertionError(e.getCause());
+        } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("no pulse came", e);
+        }
+    }
+
+    /** What the checks read: each shown label's text, drawn text and box, and whether a layout is pending. */
+    private String layout() {
+        Parent root = window.scene().getRoot();
+        List<Labeled> shown = new ArrayList<>();
+        collect(root, shown);
+        StringBuilder all = new StringBuilder().append(root.isNeedsLayout()).append('\n');
+        for (Labeled labeled : shown) {
+            Node text = labeled.lookup(".text");
+            all.append(labeled.getText()).append('|')
+                    .append(text instanceof Text drawn ? drawn.getText() : "").append('|')
+                    .append(bounds(labeled)).append('\n');
+        }
+        return all.toString();
     }
 
     private static List<TabPane> innerTabPanes(Tab tab) {
