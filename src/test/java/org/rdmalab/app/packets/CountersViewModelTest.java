@@ -1,0 +1,111 @@
+package org.rdmalab.app.packets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rdmalab.app.TestUiThread;
+import org.rdmalab.app.lab.LabViewModel;
+import org.rdmalab.testing.Ports;
+import org.rdmalab.verbs.spi.Backends;
+import org.rdmalab.verbs.spi.DeviceOptions;
+
+/**
+ * The Wire tab's counters after the loopback lab ran the seed's flow: which rows are shown with and
+ * without "all", and how much each moved since the mark. A single thread stands in for JavaFX's.
+ */
+class CountersViewModelTest {
+
+    private TestUiThread uiThread;
+    private LabViewModel lab;
+    private CountersViewModel counters;
+
+    @BeforeEach
+    void start() {
+        uiThread = new TestUiThread(Duration.ofSeconds(30));
+        DeviceOptions base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
+        lab = onUi(() -> new LabViewModel(Backends.installed(), base, Runnable::run, uiThread,
+                LabViewModel.daemonWorkers()));
+        counters = onUi(() -> new CountersViewModel(lab, Runnable::run, uiThread));
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        onUi(() -> {
+            lab.close();
+            return null;
+        });
+        assertTrue(uiThread.stop());
+    }
+
+    private <T> T onUi(Callable<T> action) {
+        return uiThread.call(action);
+    }
+
+    private List<CountersViewModel.Row> rows() {
+        return onUi(() -> List.copyOf(counters.rows()));
+    }
+
+    private long value(List<CountersViewModel.Row> rows, String side, String name) {
+        return rows.stream().filter(row -> row.side().equals(side) && row.name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError(side + " " + name + " in " + rows)).value();
+    }
+
+    @Test
+    void zerosAreLeftOutUnlessAllAreAskedForAndTheMarkCountsFromTheValuesShown() {
+        onUi(() -> {
+            lab.apply(lab.defaultSetup().withGidIndex("3"));
+            lab.runAllToEnd();
+            return null;
+        });
+        uiThread.await("both sides to finish", () -> lab.sides().stream().allMatch(side -> !side.busyProperty().get()
+                && side.nextIndexProperty().get() == side.steps().size()));
+        onUi(() -> {
+            counters.refresh();
+            return null;
+        });
+        uiThread.await("both sides' sent packets counted", () -> counters.rows().stream()
+                .filter(row -> row.name().equals("sent_pkts")).count() == 2);
+        List<CountersViewModel.Row> shown = rows();
+        assertTrue(shown.stream().allMatch(row -> row.value() != 0), shown::toString);
+        assertTrue(shown.stream().allMatch(row -> row.sinceMark() == null && !row.moved()), shown::toString);
+        assertEquals(List.of("server", "client"), shown.stream().map(CountersViewModel.Row::side).distinct().toList());
+        assertTrue(value(shown, "client", "sent_pkts") > 0);
+
+        onUi(() -> {
+            counters.showAllProperty().set(true);
+            return null;
+        });
+        List<CountersViewModel.Row> all = rows();
+        assertTrue(all.size() > shown.size(), () -> all + " against " + shown);
+        assertTrue(all.stream().anyMatch(row -> row.value() == 0), all::toString);
+        assertTrue(all.containsAll(shown));
+
+        onUi(() -> {
+            counters.showAllProperty().set(false);
+            counters.mark();
+            return null;
+        });
+        List<CountersViewModel.Row> marked = rows();
+        assertEquals(shown.size(), marked.size());
+        assertTrue(marked.stream().allMatch(row -> Long.valueOf(0).equals(row.sinceMark()) && !row.moved()),
+                marked::toString);
+        assertEquals(value(shown, "client", "sent_pkts"), value(marked, "client", "sent_pkts"));
+    }
+
+    @Test
+    void aRowHasMovedOnlyWhenItChangedSinceAMark() {
+        assertTrue(new CountersViewModel.Row("client", "sent_pkts", 9, 3L).moved());
+        assertTrue(new CountersViewModel.Row("client", "sent_pkts", 9, -1L).moved());
+        assertFalse(new CountersViewModel.Row("client", "sent_pkts", 9, 0L).moved());
+        assertFalse(new CountersViewModel.Row("client", "sent_pkts", 9, null).moved());
+        assertNull(new CountersViewModel.Row("client", "sent_pkts", 9, null).sinceMark());
+    }
+}
