@@ -207,6 +207,23 @@ test_loopback_all() {
     fi
 }
 
+test_gallery_rxe0() {
+    # The window's Lessons › Scenarios gallery on rxe0, as a user picks rxe0 in its Device list and
+    # presses Run to the end on each scenario: the same eleven outcomes as loopback's, checked by the
+    # window's model, headless (GalleryOnDevice in the test classes; Monocle draws without a display).
+    [ -d target/test-classes/org/rdmalab/app/lessons ] \
+        || { problems="$problems\n    target/test-classes is missing (mvn package builds it)"; return; }
+    java "${JAVA_OPTS[@]}" -cp "$JAR:target/test-classes" org.rdmalab.app.lessons.GalleryOnDevice rxe0 \
+        >"$LOGS/gallery_rxe0.out" 2>&1
+    expect_status "GalleryOnDevice rxe0" "$?" 0
+    local name
+    for name in seed bulk send atomic bad-rkey out-of-bounds mr-no-remote-write qp-no-remote-write rnr \
+            retry-exceeded bad-transition; do
+        grep -Eq "^$name +CHECKED as expected" "$LOGS/gallery_rxe0.out" \
+            || problems="$problems\n    $name: $(grep -E "^$name " "$LOGS/gallery_rxe0.out" || echo 'no line')"
+    done
+}
+
 # Two more rxe devices on the two ends of a veth pair, so that packets really cross an interface
 # and tcpdump sees them: rxeA on vethA (10.2.0.1), rxeB on vethB (10.3.0.1). Both addresses are
 # local, so the kernel must accept packets from a local source (accept_local) and not filter them
@@ -614,7 +631,7 @@ test_no_leftovers() {
 }
 
 # ------------------------------------------------------------------------------------------ main
-ALL="devices demo_seed demo_lab demo_pingpong pingpong_vs_ibv_rc_pingpong seed_c_vs_demo loopback_all wire_seed wire_scenarios wire_bulk_loss bench_vs_perftest bench_perftest_peer doctor no_leftovers"
+ALL="devices demo_seed demo_lab demo_pingpong pingpong_vs_ibv_rc_pingpong seed_c_vs_demo loopback_all gallery_rxe0 wire_seed wire_scenarios wire_bulk_loss bench_vs_perftest bench_perftest_peer doctor no_leftovers"
 TESTS=${*:-$ALL}
 echo "kernel $(uname -r), $(nproc) CPUs; rxe0 on eth0 with $IP1 and $IP2; $(java -version 2>&1 | head -1)"
 # What rxe holds before any test: its own PD, CQ and QP1. Every run must leave exactly this.
