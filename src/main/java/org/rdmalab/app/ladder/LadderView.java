@@ -39,6 +39,8 @@ public final class LadderView {
     @FXML
     private Label outcomeLabel;
     @FXML
+    private Label requestLine;
+    @FXML
     private VBox ladderRoot;
     @FXML
     private StackPane chartHolder;
@@ -54,6 +56,14 @@ public final class LadderView {
 
     @FXML
     private void initialize() {
+        requestLine.textProperty().bind(requests.detailProperty());
+        javafx.scene.control.Tooltip whole = new javafx.scene.control.Tooltip();
+        whole.textProperty().bind(requests.detailProperty());
+        whole.setWrapText(true);
+        whole.setMaxWidth(600);
+        requestLine.setTooltip(whole);
+        requestLine.visibleProperty().bind(requests.selectedProperty().isNotNull());
+        requestLine.managedProperty().bind(requestLine.visibleProperty());
         chart = new LadderChart(viewModel);
         chart.setId("ladderChart");
         chartHolder.getChildren().add(chart);
@@ -97,6 +107,9 @@ public final class LadderView {
         noticeLabel.managedProperty().bind(noticeLabel.visibleProperty());
         summaryLabel.textProperty().bind(viewModel.summaryProperty());
         outcomeLabel.textProperty().bind(viewModel.outcomeProperty());
+        // No blank row while there is no outcome to say (the live lab's, say): the ladder gets it.
+        outcomeLabel.visibleProperty().bind(viewModel.outcomeProperty().isNotEmpty());
+        outcomeLabel.managedProperty().bind(outcomeLabel.visibleProperty());
     }
 
     /** The chart (tests read what it drew). */

@@ -37,8 +37,6 @@ public final class WorkRequestsView {
     private TableColumn<WorkRequest, String> psnColumn;
     @FXML
     private TableColumn<WorkRequest, String> stateColumn;
-    @FXML
-    private Label detailLabel;
 
     /** {@code value} of {@code request}, read again each time the requests change (once a batch). */
     private javafx.beans.value.ObservableValue<String> live(WorkRequest request,
@@ -114,13 +112,5 @@ public final class WorkRequestsView {
                 following = false;
             }
         });
-        detailLabel.textProperty().bind(viewModel.detailProperty());
-        javafx.scene.control.Tooltip whole = new javafx.scene.control.Tooltip();
-        whole.textProperty().bind(viewModel.detailProperty());
-        whole.setWrapText(true);
-        whole.setMaxWidth(600);
-        detailLabel.setTooltip(whole);
-        detailLabel.visibleProperty().bind(viewModel.selectedProperty().isNotNull());
-        detailLabel.managedProperty().bind(detailLabel.visibleProperty());
     }
 }

@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javafx.scene.control.Label;
 import javafx.scene.control.TableRow;
 import javafx.scene.control.TableView;
 import javafx.stage.Stage;
@@ -303,6 +304,20 @@ class WorkRequestsWindowTest {
         String detail = FxWait.onFx(() -> window.workRequests().detailProperty().get());
         assertEquals(resentPsns, resentIn(detail), detail);
         assertTrue(detail.contains("(retransmit timeout ") || detail.contains("(resent after NAK"), detail);
+        // The line is read on screen at the window's own size: two lines high above the request table
+        // (the table gives way, not the line), the whole of it in its tooltip.
+        Label line = robot.lookup("#requestLine").queryAs(Label.class);
+        TableView<?> requestTable = robot.lookup("#requestTable").queryAs(TableView.class);
+        FxWait.onFx(() -> {
+            assertTrue(line.isVisible() && line.getHeight() >= 30, "the line is two lines high: " + line.getHeight());
+            assertEquals(detail, line.getText());
+            assertEquals(detail, line.getTooltip().getText());
+            javafx.geometry.Bounds drawn = line.localToScene(line.getLayoutBounds());
+            javafx.geometry.Bounds table = requestTable.localToScene(requestTable.getLayoutBounds());
+            assertTrue(drawn.getMinY() >= 0 && drawn.getMaxY() <= table.getMinY() + 0.5,
+                    "above the table: " + drawn + " / " + table);
+            return true;
+        });
 
         // Its completion picked instead: the same packets.
         clickRow(robot, "#completionTable", (CompletionRow row) -> row.completion().wrId() == 2);
