@@ -1,8 +1,11 @@
 package org.rdmalab.app.lessons;
 
 import java.nio.file.Path;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import javafx.beans.property.ObjectProperty;
@@ -28,6 +31,7 @@ import org.rdmalab.lab.exercise.Attempt;
 import org.rdmalab.lab.exercise.Exercise;
 import org.rdmalab.lab.exercise.ExerciseFile;
 import org.rdmalab.lab.exercise.Exercises;
+import org.rdmalab.lab.exercise.Observations;
 import org.rdmalab.verbs.FaultSettings;
 
 /**
@@ -70,6 +74,10 @@ public final class ExercisesViewModel {
     private Consumer<FaultSettings> faults = settings -> { };
     private ExerciseFiles files = ExerciseFiles.dialogs();
     private Attempt attempt;
+    /** Each side's counters as last read on the background executor, for the attempt's counter checks. */
+    private final Map<Role, Map<String, Long>> counters = new ConcurrentHashMap<>();
+    private boolean readingCounters;
+    private boolean readCountersAgain;
 
     /** A tab that reads exercise files on the calling thread (tests). */
     public ExercisesViewModel(LabViewModel lab) {
@@ -85,7 +93,10 @@ public final class ExercisesViewModel {
         this.background = background;
         this.ui = ui;
         lab.afterEvent(this::heard);
-        lab.afterEvents(this::refresh);
+        lab.afterEvents(() -> {
+            refresh();
+            readCounters();
+        });
         lab.sides().addListener((ListChangeListener<SideViewModel>) change -> sidesRebuilt());
         chosen.addListener((observable, before, now) -> refresh());
         if (!exercises.isEmpty()) {
@@ -103,7 +114,8 @@ public final class ExercisesViewModel {
         if (exercise == null) {
             return;
         }
-        attempt = new Attempt(exercise, this::session);
+        counters.clear();
+        attempt = new Attempt(exercise, this::session, role -> Optional.ofNullable(counters.get(role)));
         started.set(exercise);
         hints.clear();
         problem.set("");
@@ -209,6 +221,56 @@ public final class ExercisesViewModel {
     }
 
     /** The session of the lab's side that plays {@code role}, if there is one now. */
+    /**
+     * Reads the counters that the attempt's open counter checks name, on the background executor and
+     * never on this thread (on a kernel device they are files under /sys), then checks them as of the
+     * latest event: one read in flight at a time, and one more after it when events came meanwhile.
+     */
+    private void readCounters() {
+        Attempt reading = attempt;
+        if (reading == null) {
+            return;
+        }
+        Map<Role, LabSession> sessions = new EnumMap<>(Role.class);
+        for (Role role : Role.values()) {
+            LabSession session = session(role);
+            if (session != null && reading.wantsCounters(role)) {
+                sessions.put(role, session);
+            }
+        }
+        if (sessions.isEmpty()) {
+            return;
+        }
+        if (readingCounters) {
+            readCountersAgain = true;
+            return;
+        }
+        readingCounters = true;
+        background.execute(() -> {
+            Map<Role, Optional<Map<String, Long>>> read = new EnumMap<>(Role.class);
+            Observations.CounterSource live = Observations.CounterSource.live(sessions::get);
+            sessions.keySet().forEach(role -> read.put(role, live.sinceOpen(role)));
+            ui.execute(() -> {
+                readingCounters = false;
+                if (attempt == reading) {
+                    read.forEach((role, values) -> {
+                        if (values.isPresent()) {
+                            counters.put(role, values.get());
+                        } else {
+                            counters.remove(role);
+                        }
+                        reading.recheckCounters(role);
+                    });
+                    refresh();
+                }
+                if (readCountersAgain) {
+                    readCountersAgain = false;
+                    readCounters();
+                }
+            });
+        });
+    }
+
     private LabSession session(Role role) {
         return lab.sides().stream().filter(side -> side.role() == role).map(SideViewModel::session).findFirst()
                 .orElse(null);

@@ -52,9 +52,72 @@ public final class Attempt {
      * setup). {@code sessions} is asked on the thread that feeds the attempt.
      */
     public Attempt(Exercise exercise, java.util.function.Function<Role, LabSession> sessions) {
+        this(exercise, sessions, Observations.CounterSource.live(sessions));
+    }
+
+    /**
+     * As {@link #Attempt(Exercise, java.util.function.Function)}, a counter check reading the
+     * counters {@code counters} gives (a window's: read off its JavaFX thread, then handed in with
+     * {@link #recheckCounters}) instead of the session's at the moment of each event.
+     */
+    public Attempt(Exercise exercise, java.util.function.Function<Role, LabSession> sessions,
+                   Observations.CounterSource counters) {
         this.exercise = Objects.requireNonNull(exercise, "exercise");
-        this.seen = new Observations(Objects.requireNonNull(sessions, "sessions"));
+        this.seen = new Observations(Objects.requireNonNull(sessions, "sessions"), Objects.requireNonNull(counters,
+                "counters"));
         this.metAt = new long[exercise.checks().size()];
+    }
+
+    /** The counter check {@code check} is, or holds after another; null when it is of another kind. */
+    private static Check.CounterRises counterOf(Check check) {
+        Check inner = check instanceof Check.After after ? after.check() : check;
+        return inner instanceof Check.CounterRises counter ? counter : null;
+    }
+
+    /** True while a counter check on {@code side} is open: its counters are worth reading. */
+    public synchronized boolean wantsCounters(Role side) {
+        List<Check> checks = exercise.checks();
+        for (int i = 0; i < checks.size(); i++) {
+            Check.CounterRises counter = counterOf(checks.get(i));
+            if (metAt[i] == 0 && counter != null && counter.side() == side) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Checks the open counter checks of {@code side} again, as of the latest event: for a counter
+     * source that was read after the events it answers (the window's). Calls the listeners when one
+     * is met.
+     */
+    public void recheckCounters(Role side) {
+        boolean progressed = false;
+        synchronized (this) {
+            if (events == 0) {
+                return;
+            }
+            Check.Moment moment = new Check.Moment(side, null, seen);
+            List<Check> checks = exercise.checks();
+            for (int i = 0; i < checks.size(); i++) {
+                Check check = checks.get(i);
+                if (metAt[i] > 0 || counterOf(check) == null) {
+                    continue;
+                }
+                // Read after the latest event, so a check it must follow may have been met at that event.
+                if (check instanceof Check.After after && (metAt[after.earlier()] == 0
+                        || metAt[after.earlier()] > events)) {
+                    continue;
+                }
+                if (check.metBy(moment)) {
+                    metAt[i] = events;
+                    progressed = true;
+                }
+            }
+        }
+        if (progressed) {
+            listeners.forEach(listener -> listener.accept(this));
+        }
     }
 
     /**

@@ -35,10 +35,37 @@ public final class Observations {
         WRITE_MESSAGE_SENT
     }
 
+    /**
+     * Where a counter check reads a side's counters: how far each rose since its device opened,
+     * or empty when they cannot be read now (no device, a reset under the read).
+     */
+    @FunctionalInterface
+    public interface CounterSource {
+        /** The counters of {@code side}'s device since it opened, by name. */
+        Optional<Map<String, Long>> sinceOpen(Role side);
+
+        /** Reads them from the side's session at the moment a check asks ({@link LabSession#countersSinceOpen}). */
+        static CounterSource live(Function<Role, LabSession> sessions) {
+            return side -> {
+                LabSession session = sessions.apply(side);
+                if (session == null || session.resources().context().isEmpty()) {
+                    return Optional.empty();
+                }
+                try {
+                    return Optional.of(session.countersSinceOpen());
+                } catch (org.rdmalab.verbs.VerbsException | RuntimeException unreadable) {
+                    // Closed under the read (a reset), or the device's counters cannot be read: nothing to compare.
+                    return Optional.empty();
+                }
+            };
+        }
+    }
+
     /** One side's facts. */
     public static final class SideFacts {
         private final Role role;
         private final Function<Role, LabSession> sessions;
+        private final CounterSource counters;
         private QpState state;
         private long sequence;
         private long createdAt = -1;
@@ -53,9 +80,10 @@ public final class Observations {
         /** The errno of the step that finished with the latest event (null: none, or no verb failed). */
         private Errno stepErrno;
 
-        SideFacts(Role role, Function<Role, LabSession> sessions) {
+        SideFacts(Role role, Function<Role, LabSession> sessions, CounterSource counters) {
             this.role = role;
             this.sessions = sessions;
+            this.counters = counters;
         }
 
         /** The QP's state as its events told (null before a QP exists). */
@@ -83,16 +111,7 @@ public final class Observations {
          * when it has no such counter, or when it cannot be read.
          */
         public Optional<Long> counterSinceOpen(String name) {
-            LabSession session = sessions.apply(role);
-            if (session == null || session.resources().context().isEmpty()) {
-                return Optional.empty();
-            }
-            try {
-                return Optional.ofNullable(session.countersSinceOpen().get(name));
-            } catch (org.rdmalab.verbs.VerbsException | RuntimeException unreadable) {
-                // Closed under the read (a reset), or the device's counters cannot be read: nothing to compare.
-                return Optional.empty();
-            }
+            return counters.sinceOpen(role).map(all -> all.get(name));
         }
 
         PacketKind lastPacket() {
@@ -202,9 +221,9 @@ public final class Observations {
     private final Map<Role, SideFacts> sides = new EnumMap<>(Role.class);
 
     /** Facts about the sides; a side {@code sessions} gives no session for has no buffer to read. */
-    Observations(Function<Role, LabSession> sessions) {
+    Observations(Function<Role, LabSession> sessions, CounterSource counters) {
         for (Role role : Role.values()) {
-            sides.put(role, new SideFacts(role, sessions));
+            sides.put(role, new SideFacts(role, sessions, counters));
         }
     }
 
