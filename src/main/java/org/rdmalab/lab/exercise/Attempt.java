@@ -104,9 +104,8 @@ public final class Attempt {
                 if (metAt[i] > 0 || counterOf(check) == null) {
                     continue;
                 }
-                // Read after the latest event, so a check it must follow may have been met at that event.
-                if (check instanceof Check.After after && (metAt[after.earlier()] == 0
-                        || metAt[after.earlier()] > events)) {
+                // Read after the latest event, so the check it must follow counts once met, even at that event.
+                if (check instanceof Check.After after && metAt[after.earlier()] == 0) {
                     continue;
                 }
                 if (check.metBy(moment)) {
