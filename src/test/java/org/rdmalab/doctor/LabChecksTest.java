@@ -123,4 +123,15 @@ class LabChecksTest {
                     fix: first give the netdev the address 10.0.2.15 (see the GID check), then use the index of its\
                  RoCE v2 GID""", line(LabChecks.gidIndex("x", Optional.of(bare))));
     }
+
+    /** An empty gid_idx field (null from a form that was never filled) is judged as the empty text it shows. */
+    @Test
+    void anEmptyFieldIsNoIndex() {
+        assertEquals("""
+                ✗ gid_idx: gid_idx '' is not -1, auto or an index
+                    fix: use gid_idx 3, the recommended GID[3] ::ffff:10.0.2.15 (RoCE v2) that carries 10.0.2.15""",
+                line(LabChecks.gidIndex(null, ROCE)));
+        assertEquals("- gid_idx: gid_idx  cannot be judged: the device or the address failed its checks above",
+                line(LabChecks.gidIndex(null, Optional.empty())));
+    }
 }
