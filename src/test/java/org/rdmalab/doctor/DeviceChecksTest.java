@@ -184,6 +184,7 @@ class DeviceChecksTest {
     void addressLinesAreReadAsIpWritesThem() {
         addresses(fake, "1: lo    inet 127.0.0.1/8 scope host lo", "2: eth0@if5 inet 10.0.2.15/24",
                 "2: eth0@if5    inet6 fe80::5054:ff:fe12:3456/64 scope link", "garbage line", "3: eth0 link",
+                "2: eth0    link/ether 52:54:00:12:34:56 brd ff:ff:ff:ff:ff:ff",
                 "4: eth0 inet 10.0.2.99 scope global");
         LocalChecks.Result result = run("10.0.2.15", "rxe0");
         assertEquals("✓ netdev: eth0 is up, MTU 1500, 10.0.2.15/24, fe80::5054:ff:fe12:3456/64, 10.0.2.99/-1",
@@ -515,6 +516,8 @@ class DeviceChecksTest {
     /** Only lo's own network stands for an address soft0 has and no netdev lists (127.0.0.0/8). */
     @Test
     void soft0OnAnotherNetdevsNetworkIsNotOnThatNetdev() {
+        addresses(fake, "1: lo    inet 127.0.0.1/8 scope host lo", "1: lo    inet6 ::1/128 scope host",
+                "2: eth0    inet 10.0.2.15/24 brd 10.0.2.255 scope global eth0");
         DeviceOptions options = DeviceOptions.at(DeviceOptions.parseAddress("10.0.2.77"))
                 .withUdpPort(Ports.freeUdpPort());
         assertEquals("✗ netdev: 10.0.2.77 is on no network interface of this machine (it has 127.0.0.1, 10.0.2.15)\n"
