@@ -160,4 +160,14 @@ class CompletionBufferTest {
         public void close() {
         }
     }
+
+    @Test
+    void aBufferHoldsAtLeastOneEntryAndIsEmptyUntilOneIsAdded() {
+        CompletionBuffer one = new CompletionBuffer(1);
+        assertTrue(one.isEmpty());
+        one.add(new WorkCompletion(1, WcStatus.SUCCESS, WcOpcode.SEND, 0, 1, 0, 1, 0, 0));
+        assertFalse(one.isEmpty());
+        assertEquals("a completion buffer holds at least one entry, not 0",
+                assertThrows(IllegalArgumentException.class, () -> new CompletionBuffer(0)).getMessage());
+    }
 }

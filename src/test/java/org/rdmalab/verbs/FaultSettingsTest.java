@@ -77,4 +77,60 @@ class FaultSettingsTest {
         assertTrue(ack.cancel());
         assertFalse(ack.claim(), "a cancelled one never fires");
     }
+
+    private static String refused(String spec) {
+        return assertThrows(IllegalArgumentException.class,
+                () -> FaultSettings.parse(spec)).getMessage();
+    }
+
+    /** A rate is accepted at 0 and 1 and refused just outside, in a spec and in the settings themselves. */
+    @Test
+    void ratesAreCheckedAtBothEnds() {
+        assertEquals(1.0, FaultSettings.parse("drop=1").drop());
+        assertEquals(0.0, FaultSettings.parse("corrupt=0").corrupt());
+        assertEquals("fault spec: drop 1.01 is outside 0..1", refused("drop=1.01"));
+        assertEquals("fault spec: reorder -0.01 is outside 0..1", refused("reorder=-0.01"));
+        assertEquals("fault spec: dup NaN is outside 0..1", refused("dup=NaN"));
+        assertEquals("fault spec: corrupt 1.5 is outside 0..1", assertThrows(
+                IllegalArgumentException.class, () -> new FaultSettings(0, 0, 0, 1.5, 0, 1)).getMessage());
+        assertEquals("fault spec: drop -0.5 is outside 0..1", assertThrows(
+                IllegalArgumentException.class, () -> new FaultSettings(-0.5, 0, 0, 0, 0, 1)).getMessage());
+    }
+
+    @Test
+    void settingsAreNoneOnlyWhenNothingCanFire() {
+        assertTrue(FaultSettings.parse("seed=9").none());
+        for (String spec : new String[] {"drop=0.1", "dup=0.1", "reorder=0.1", "corrupt=0.1", "delay=1ns"}) {
+            assertFalse(FaultSettings.parse(spec).none(), spec);
+        }
+        assertEquals(42, FaultSettings.parse("drop=0.1").withSeed(42).seed());
+        assertEquals(0.1, FaultSettings.parse("drop=0.1").withSeed(42).drop());
+    }
+
+    @Test
+    void emptyItemsAreSkippedAndAnItemNeedsAKey() {
+        assertEquals(FaultSettings.NONE, FaultSettings.parse("   "));
+        assertEquals(0.2, FaultSettings.parse(" , drop=0.2,, ").drop());
+        assertEquals("fault spec: unknown key ''; valid keys: drop, dup, reorder, corrupt, delay, seed",
+                refused("=0.1"));
+    }
+
+    @Test
+    void aDelayOfExactlySixtySecondsIsTheLongest() {
+        assertEquals(60_000_000_000L, FaultSettings.duration("60s"));
+        assertEquals("fault spec: delay '60.001s' is outside 0..60s", refused("delay=60.001s"));
+        assertEquals("fault spec: delay '-1ms' is outside 0..60s", refused("delay=-1ms"));
+        assertEquals(0, FaultSettings.duration("0us"));
+        assertEquals(2_000, FaultSettings.duration("2us"));
+        assertEquals(3, FaultSettings.duration("3ns"));
+    }
+
+    @Test
+    void aRateOutOfRangeIsQuotedAsTypedAndADelayNeedsAUnit() {
+        assertEquals("fault spec: drop 1.50 is outside 0..1", refused("drop=1.50"));
+        assertEquals("fault spec: dup -0.010 is outside 0..1", refused("dup=-0.010"));
+        assertEquals("fault spec: delay '5' needs a unit (ns, us, ms or s), e.g. 2ms", refused("delay=5"));
+        assertEquals(2_000_000_000L, FaultSettings.duration("2s"));
+        assertEquals(2_000_000L, FaultSettings.duration("2ms"));
+    }
 }

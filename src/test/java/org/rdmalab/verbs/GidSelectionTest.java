@@ -89,4 +89,22 @@ class GidSelectionTest {
     void anEmptyTableHasNoChoice() {
         assertTrue(GidSelection.best(List.of()).isEmpty());
     }
+
+    /** RoCE v2 ranks above v1, which ranks above an IB entry, by 2 and 1 points. */
+    @Test
+    void theGidTypeAddsTwoForRoceV2AndOneForRoceV1() {
+        Gid gid = Gid.parse("::ffff:10.0.2.15");
+        int ib = GidSelection.score(new GidEntry(0, 1, gid, GidType.IB, "eth0", "10.0.2.15"));
+        assertEquals(ib + 1, GidSelection.score(new GidEntry(1, 1, gid, GidType.ROCE_V1, "eth0", "10.0.2.15")));
+        assertEquals(ib + 2, GidSelection.score(new GidEntry(2, 1, gid, GidType.ROCE_V2, "eth0", "10.0.2.15")));
+    }
+
+    @Test
+    void aMappedEntryWithoutItsAddressIsSaidToCarryAnIpv4Address() {
+        Gid gid = Gid.parse("::ffff:10.0.2.15");
+        for (String address : new String[] {null, ""}) {
+            assertTrue(GidSelection.reason(new GidEntry(3, 1, gid, GidType.ROCE_V2, "eth0", address))
+                    .startsWith("IPv4-mapped (+100): it carries an IPv4 address, so its packets are routed by IP"));
+        }
+    }
 }

@@ -163,4 +163,11 @@ class QpTransitionsTest {
         QpTransitions.Check check = QpTransitions.check(QpType.RC, QpState.INIT, QpState.INIT, STATE | CUR_STATE);
         assertEquals(List.of("CUR_STATE is allowed only when the QP is in RTR, RTS, SQD or SQE"), check.problems());
     }
+
+    @Test
+    void aQpTypeWithoutATableIsNamedInTheRefusal() {
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> QpTransitions.targets(QpType.RAW_PACKET, QpState.RESET));
+        assertEquals("no transition table for RAW_PACKET QPs (RC, UC and UD have one)", e.getMessage());
+    }
 }

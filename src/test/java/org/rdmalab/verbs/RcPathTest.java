@@ -22,6 +22,8 @@ class RcPathTest {
     /** A QP that records its modifies and refuses one when told to. */
     private static final class RecordingQp implements QueuePair {
         final List<Modify> modifies = new ArrayList<>();
+        final List<List<SendWorkRequest>> sends = new ArrayList<>();
+        final List<List<ReceiveWorkRequest>> receives = new ArrayList<>();
         VerbsException refusal;
 
         @Override
@@ -74,10 +76,12 @@ class RcPathTest {
 
         @Override
         public void postSend(List<SendWorkRequest> requests) {
+            sends.add(requests);
         }
 
         @Override
         public void postRecv(List<ReceiveWorkRequest> requests) {
+            receives.add(requests);
         }
 
         @Override
@@ -196,5 +200,78 @@ class RcPathTest {
     private static String refused(int minRnrTimer, int timeout, int retryCount, int rnrRetry) {
         return assertThrows(IllegalArgumentException.class,
                 () -> new RcPath.Timers(minRnrTimer, timeout, retryCount, rnrRetry)).getMessage();
+    }
+
+    @Test
+    void oneRequestIsPostedAsAListOfOne() throws VerbsException {
+        RecordingQp qp = new RecordingQp();
+        ScatterGatherElement sge = new ScatterGatherElement(0x1000, 8, 1);
+        qp.postSend(SendWorkRequest.send(1, sge, 0));
+        qp.postRecv(ReceiveWorkRequest.of(2, sge));
+        assertEquals(List.of(List.of(SendWorkRequest.send(1, sge, 0))), qp.sends);
+        assertEquals(List.of(List.of(ReceiveWorkRequest.of(2, sge))), qp.receives);
+    }
+
+    @Test
+    void theRcQpIsCreatedWithOneCqForBothQueues() throws VerbsException {
+        List<QpInitAttributes> asked = new ArrayList<>();
+        RecordingQp created = new RecordingQp();
+        ProtectionDomain pd = new ProtectionDomain() {
+            @Override
+            public Context context() {
+                return null;
+            }
+
+            @Override
+            public int handle() {
+                return 1;
+            }
+
+            @Override
+            public MemoryRegion registerMemory(int length, int accessFlags) {
+                return null;
+            }
+
+            @Override
+            public QueuePair createQp(QpInitAttributes attributes) {
+                asked.add(attributes);
+                return created;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        CompletionQueue cq = new CompletionQueue() {
+            @Override
+            public int capacity() {
+                return 15;
+            }
+
+            @Override
+            public CompletionChannel channel() {
+                return null;
+            }
+
+            @Override
+            public List<WorkCompletion> poll(int maxEntries) {
+                return List.of();
+            }
+
+            @Override
+            public void requestNotify(boolean solicitedOnly) {
+            }
+
+            @Override
+            public void ackEvents(int count) {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        QpCapabilities caps = new QpCapabilities(4, 5, 1, 2, 16);
+        assertSame(created, RcPath.createQp(pd, cq, caps, true));
+        assertEquals(List.of(new QpInitAttributes(QpType.RC, cq, cq, caps, true)), asked);
     }
 }

@@ -324,4 +324,10 @@ class VerbsHeaderTest {
         assertEquals("0000:0000:0000:00ab", new DeviceAttributes("", 0xab, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 0, 1).nodeGuidText());
     }
+
+    @Test
+    void aMaskThatStartsWithASeparatorIsStillItsNames() {
+        assertEquals(0x81, QpAttrMask.parse(",STATE | AV"));
+        assertEquals(0x81, QpAttrMask.parse("|state,,av"));
+    }
 }

@@ -1,6 +1,7 @@
 package org.rdmalab.verbs.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -24,6 +25,11 @@ class ResourceNodeTest {
         @Override
         protected void destroy() {
             destroyed.add(name);
+        }
+
+        /** What a verb on this object does first. */
+        void use() {
+            ensureOpen();
         }
     }
 
@@ -59,5 +65,24 @@ class ResourceNodeTest {
                 () -> new Node(pd, ResourceNode.Kind.MEMORY_REGION, "mr", destroyed));
         context.close();
         assertEquals(List.of("pd", "ctx"), destroyed, "a closed child is not closed again by its parent");
+    }
+
+    @Test
+    void aVerbOnAClosedObjectNamesTheObjectAndAnOpenOneRuns() {
+        List<String> destroyed = new ArrayList<>();
+        Node context = new Node(null, ResourceNode.Kind.CONTEXT, "ctx", destroyed);
+        Node mr = new Node(new Node(context, ResourceNode.Kind.PROTECTION_DOMAIN, "pd", destroyed),
+                ResourceNode.Kind.MEMORY_REGION, "mr", destroyed);
+        assertFalse(mr.isClosed());
+        assertFalse(context.isClosed());
+        mr.use();
+        mr.close();
+        assertTrue(mr.isClosed());
+        assertFalse(context.isClosed(), "closing a child leaves its parent open");
+        assertEquals("memory region is closed", assertThrows(IllegalStateException.class, mr::use).getMessage());
+        Node channel = new Node(context, ResourceNode.Kind.COMPLETION_CHANNEL, "channel", destroyed);
+        context.close();
+        assertEquals("completion channel is closed", assertThrows(IllegalStateException.class, channel::use)
+                .getMessage());
     }
 }
