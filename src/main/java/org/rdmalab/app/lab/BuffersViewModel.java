@@ -84,11 +84,12 @@ public final class BuffersViewModel {
             } catch (RuntimeException e) {
                 now = new byte[0];
             }
+            // An empty or unreadable buffer highlights nothing, and the next read is compared with nothing.
             List<long[]> ranges = diff(shown, now);
-            if (!ranges.isEmpty()) {
-                changed = ranges;
-            } else if (now.length == 0) {
+            if (now.length == 0) {
                 changed = List.of();
+            } else if (!ranges.isEmpty()) {
+                changed = ranges;
             }
             shown = now;
         }
