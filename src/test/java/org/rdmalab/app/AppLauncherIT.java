@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.rdmalab.testing.Jvms;
 
 /** The jar's GUI entry without a display: one sentence and exit 1, not a stack trace. */
 class AppLauncherIT {
@@ -16,8 +16,8 @@ class AppLauncherIT {
     @Test
     void withoutADisplayTheJarSaysWhatToDo() throws Exception {
         Path jar = Path.of(System.getProperty("rdmalab.jar", "target/rdma-lab.jar"));
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-jar", jar.toString()));
+        List<String> command = Jvms.java();
+        command.addAll(List.of("-jar", jar.toString()));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().remove("DISPLAY");
         builder.environment().remove("WAYLAND_DISPLAY");

@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rdmalab.testing.Jvms;
 
 /** {@code gui --scenario NAME --screenshot FILE} from the jar, without a display. */
 class GuiScreenshotIT {
@@ -27,8 +27,7 @@ class GuiScreenshotIT {
     /** {@code gui args} from the jar in a JVM started with {@code jvmOptions}. */
     private static Run gui(List<String> jvmOptions, String... args) throws Exception {
         Path jar = Path.of(System.getProperty("rdmalab.jar", "target/rdma-lab.jar"));
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString()));
+        List<String> command = Jvms.java();
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", jar.toString(), "gui"));
         command.addAll(List.of(args));

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rdmalab.testing.Jvms;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
@@ -31,8 +31,8 @@ class RememberedSettingsIT {
     /** Runs {@code gui ARGS} once, headless, with its preferences under {@link #home}. */
     private String runGui(String... args) throws Exception {
         Path jar = Path.of(System.getProperty("rdmalab.jar", "target/rdma-lab.jar"));
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Dglass.platform=Monocle", "-Dmonocle.platform=Headless",
+        List<String> command = Jvms.java();
+        command.addAll(List.of("-Dglass.platform=Monocle", "-Dmonocle.platform=Headless",
                 "-Dheadless.geometry=2000x1300-32", "-Djava.util.prefs.userRoot=" + home,
                 "-Drdmalab.firstFrame=exit", "-jar", jar.toString(), "gui"));
         command.addAll(List.of(args));

@@ -100,13 +100,49 @@ class BenchSettingsTest {
 
     @Test
     void warmupIsTenThousandMessagesAtMostOneGibibyteAtLeastTen() {
-        BenchSettings base = BenchSettings.defaults(BenchTest.WRITE, BenchMode.LAT);
-        assertEquals(10_000, base.withIterations(5).warmupFor(2), "whatever -n is");
-        assertEquals(10_000, base.withIterations(1_000_000).warmupFor(2));
-        assertEquals(10_000, base.withIterations(5000).warmupFor(65536));
-        assertEquals(10_000, base.withDuration(3).warmupFor(2));
-        assertEquals(128, base.withIterations(5000).warmupFor(8 << 20), "at most 1 GiB of messages");
-        assertEquals(10, base.withIterations(5000).warmupFor(1 << 30), "but at least 10");
+        // The suite runs with a lower limit (the pom sets the property); a user's run has none.
+        withWarmupLimitProperty(null, () -> {
+            BenchSettings base = BenchSettings.defaults(BenchTest.WRITE, BenchMode.LAT);
+            assertEquals(10_000, base.withIterations(5).warmupFor(2), "whatever -n is");
+            assertEquals(10_000, base.withIterations(1_000_000).warmupFor(2));
+            assertEquals(10_000, base.withIterations(5000).warmupFor(65536));
+            assertEquals(10_000, base.withDuration(3).warmupFor(2));
+            assertEquals(8192, base.withIterations(5000).warmupFor(131072), "at most 1 GiB of messages");
+            assertEquals(128, base.withIterations(5000).warmupFor(8 << 20));
+            assertEquals(11, base.withIterations(5000).warmupFor((1 << 30) / 11));
+            assertEquals(10, base.withIterations(5000).warmupFor((1 << 30) / 9), "but at least 10");
+            assertEquals(10, base.withIterations(5000).warmupFor(1 << 30));
+        });
+    }
+
+    @Test
+    void theWarmupLimitPropertyLowersTheCountButNotBelowTenNorAboveTheBytes() {
+        BenchSettings base = BenchSettings.defaults(BenchTest.WRITE, BenchMode.BW);
+        withWarmupLimitProperty("100", () -> {
+            assertEquals(100, base.warmupFor(65536));
+            assertEquals(100, base.warmupFor(2));
+            assertEquals(64, base.warmupFor(16 << 20), "the 1 GiB bound still holds");
+        });
+        withWarmupLimitProperty("3", () -> assertEquals(10, base.warmupFor(2)));
+        withWarmupLimitProperty("20000", () -> assertEquals(20_000, base.warmupFor(2)));
+    }
+
+    private static void withWarmupLimitProperty(String value, Runnable check) {
+        String before = System.getProperty(BenchSettings.WARMUP_LIMIT_PROPERTY);
+        try {
+            if (value == null) {
+                System.clearProperty(BenchSettings.WARMUP_LIMIT_PROPERTY);
+            } else {
+                System.setProperty(BenchSettings.WARMUP_LIMIT_PROPERTY, value);
+            }
+            check.run();
+        } finally {
+            if (before == null) {
+                System.clearProperty(BenchSettings.WARMUP_LIMIT_PROPERTY);
+            } else {
+                System.setProperty(BenchSettings.WARMUP_LIMIT_PROPERTY, before);
+            }
+        }
     }
 
     private static void assertMessage(String expected, org.junit.jupiter.api.function.Executable executable) {

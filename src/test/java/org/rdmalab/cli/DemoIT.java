@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -23,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.rdmalab.testing.Await;
+import org.rdmalab.testing.Jvms;
 import org.rdmalab.testing.Ports;
 
 /** The seed's program as users run it: the packaged jar, server and client in two JVMs. */
@@ -34,9 +34,8 @@ class DemoIT {
     Path dir;
 
     private Process start(String name, List<String> args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                System.getProperty("rdmalab.jar", "target/rdma-lab.jar"), "demo"));
+        List<String> command = Jvms.java();
+        command.addAll(List.of("-jar", System.getProperty("rdmalab.jar", "target/rdma-lab.jar"), "demo"));
         command.addAll(args);
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve(name).toFile()).start();
     }
