@@ -108,4 +108,23 @@ class CountersViewModelTest {
         assertFalse(new CountersViewModel.Row("client", "sent_pkts", 9, null).moved());
         assertNull(new CountersViewModel.Row("client", "sent_pkts", 9, null).sinceMark());
     }
+
+    /** Nobody calls refresh here: the lab's events read the counters, and new sides read theirs. */
+    @Test
+    void theCountersFollowTheLabsEventsAndNewSidesStartUnmarked() {
+        onUi(() -> {
+            lab.apply(lab.defaultSetup().withGidIndex("3"));
+            lab.runAllToEnd();
+            return null;
+        });
+        uiThread.await("both sides' sent packets counted after the flow's events", () -> counters.rows().stream()
+                .filter(row -> row.name().equals("sent_pkts")).count() == 2);
+        onUi(() -> {
+            counters.mark();
+            assertTrue(counters.rows().stream().allMatch(row -> row.sinceMark() != null), counters.rows()::toString);
+            lab.apply(lab.defaultSetup().withGidIndex("3"));
+            return null;
+        });
+        uiThread.await("the new sides' counters (no device opened yet: none)", () -> counters.rows().isEmpty());
+    }
 }
