@@ -230,4 +230,29 @@ class PerftestExchangeTest {
         assertThrows(ControlException.class, () -> PerftestKeys.parse(Arrays.copyOf(keys.serialize(true), 107), true));
         assertEquals(new PerftestKeys(1, 2, 3, 4, 5, 6, Gid.ZERO, 7), PerftestKeys.parse(keys.serialize(false), false));
     }
+
+    /** The MTU a peer sends as text, "1".."5" then NUL (or anything not a digit): each side keeps the smaller. */
+    @Test
+    void thePeersMtuFieldIsOneDigitOneToFiveAndTheSmallerMtuIsKept() throws ControlException {
+        assertEquals(Mtu.MTU_256, peer(ascii("1\0"), true).mtu(Mtu.MTU_4096));
+        assertEquals(Mtu.MTU_4096, peer(ascii("5\0"), true).mtu(Mtu.MTU_4096), "an equal MTU is kept");
+        assertEquals(Mtu.MTU_2048, peer(ascii("4x"), true).mtu(Mtu.MTU_4096), "a non-digit ends the number");
+        assertEquals(Mtu.MTU_4096, peer(ascii("0\0"), true).mtu(Mtu.MTU_4096), "0 is no MTU: ours is kept");
+        assertEquals(Mtu.MTU_4096, peer(ascii("6\0"), true).mtu(Mtu.MTU_4096), "6 is no MTU: ours is kept");
+        assertEquals(Mtu.MTU_4096, peer(ascii("12"), true).mtu(Mtu.MTU_4096), "two digits are no MTU");
+        assertEquals(Mtu.MTU_512, peer(ascii("3\0"), true).mtu(Mtu.MTU_512), "a larger peer MTU leaves ours");
+    }
+
+    @Test
+    void keysOfTheRightLengthButAnotherFormAreRefused() {
+        byte[] keys = new PerftestKeys(1, 2, 3, 4, 5, 6, org.rdmalab.verbs.Gid.ZERO, 0).serialize(false);
+        byte[] bad = keys.clone();
+        bad[4] = '-'; // the colon after the LID
+        ControlException e = assertThrows(ControlException.class, () -> PerftestKeys.parse(bad, false));
+        assertTrue(e.getMessage().startsWith("expected perftest's 59-byte LID:OUT_READS:QPN:PSN:RKEY:VADDR:SRQN"
+                + " message, got 59 bytes: "), e.getMessage());
+        byte[] longer = java.util.Arrays.copyOf(keys, keys.length + 1);
+        ControlException e2 = assertThrows(ControlException.class, () -> PerftestKeys.parse(longer, false));
+        assertTrue(e2.getMessage().contains("got 60 bytes"), e2.getMessage());
+    }
 }
