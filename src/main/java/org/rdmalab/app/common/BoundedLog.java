@@ -3,7 +3,6 @@ package org.rdmalab.app.common;
 import java.util.List;
 import javafx.beans.property.ReadOnlyLongProperty;
 import javafx.beans.property.ReadOnlyLongWrapper;
-import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 
 /**
@@ -14,7 +13,7 @@ import javafx.collections.ObservableList;
  */
 public final class BoundedLog<T> {
 
-    private final ObservableList<T> rows = FXCollections.observableArrayList();
+    private final RingList<T> rows = new RingList<>();
     private final ReadOnlyLongWrapper dropped = new ReadOnlyLongWrapper();
     private final int limit;
 
@@ -28,13 +27,14 @@ public final class BoundedLog<T> {
             return;
         }
         int overflow = rows.size() + batch.size() - limit;
+        int fromRows = 0;
         if (overflow > 0) {
-            int fromRows = Math.min(overflow, rows.size());
-            rows.remove(0, fromRows);
+            // The oldest rows go in the same change (a ring: they cost what they are).
+            fromRows = Math.min(overflow, rows.size());
             dropped.set(dropped.get() + overflow);
             batch = batch.subList(overflow - fromRows, batch.size());
         }
-        rows.addAll(batch);
+        rows.append(fromRows, batch);
     }
 
     public void clear() {
