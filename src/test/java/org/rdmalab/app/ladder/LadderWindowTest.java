@@ -200,7 +200,9 @@ class LadderWindowTest {
             chart(robot).topProperty().set(0);
             return null;
         });
-        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        // Scrolled to the top, the chart draws its arrows again in a later pulse.
+        FxWait.waitFor("the WRITE and its ACK drawn from the top", 10,
+                () -> FxWait.onFx(() -> chart(robot).visible().arrows().size()) >= 2);
         LadderChart.DrawnArrow ack = FxWait.onFx(() -> chart(robot).visible().arrows().get(1));
         javafx.geometry.Bounds bounds = FxWait.onFx(() -> chart(robot).localToScreen(chart(robot).getLayoutBounds()));
         // Just below the arrow's line, inside the chart even when the arrow is drawn at its lower edge.
