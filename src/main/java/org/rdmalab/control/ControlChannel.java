@@ -12,6 +12,8 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * One connected TCP control connection (or a pair of streams in tests) with the reads and writes the
@@ -35,15 +37,19 @@ public final class ControlChannel implements AutoCloseable {
     private final InputStream in;
     private final OutputStream out;
     private final String peer;
+    /** Nanoseconds, as {@link System#nanoTime()}: the read deadlines are taken from it. */
+    private final LongSupplier clock;
     private volatile Duration readTimeout;
     private volatile boolean closedStreams;
 
-    private ControlChannel(Socket socket, InputStream in, OutputStream out, String peer, Duration readTimeout) {
+    private ControlChannel(Socket socket, InputStream in, OutputStream out, String peer, Duration readTimeout,
+            LongSupplier clock) {
         this.socket = socket;
         this.in = in;
         this.out = out;
         this.peer = peer;
         this.readTimeout = readTimeout;
+        this.clock = clock;
     }
 
     /**
@@ -75,22 +81,39 @@ public final class ControlChannel implements AutoCloseable {
      */
     public static ControlChannel connect(String serverIp, int port, Timeouts timeouts, Waiting waiting)
             throws ControlException {
+        return connect(serverIp, port, timeouts, waiting, System::nanoTime, Thread::sleep, Socket::new);
+    }
+
+    /** How {@link #connect} waits between two attempts (a test's only moves its clock). */
+    @FunctionalInterface
+    interface Sleeper {
+        /** Waits {@code millis} milliseconds. */
+        void sleep(long millis) throws InterruptedException;
+    }
+
+    /**
+     * {@link #connect(String, int, Timeouts, Waiting)} with the clock (nanoseconds), the wait between
+     * attempts and the unconnected sockets given: a test drives the retries and the deadlines with
+     * them. The channel returned reads with the same clock.
+     */
+    static ControlChannel connect(String serverIp, int port, Timeouts timeouts, Waiting waiting, LongSupplier clock,
+            Sleeper sleeper, Supplier<Socket> sockets) throws ControlException {
         Objects.requireNonNull(waiting, "waiting");
         Addresses.checkPort(port, false);
         InetAddress address = Addresses.parse(serverIp, "server");
         InetSocketAddress target = new InetSocketAddress(address, port);
         String where = Addresses.describe(address, port);
-        long start = System.nanoTime();
+        long start = clock.getAsLong();
         long deadline = start + timeouts.connect().toNanos();
         int refusals = 0;
         while (true) {
-            long remainingMillis = Duration.ofNanos(deadline - System.nanoTime()).toMillis();
-            Socket socket = new Socket();
+            long remainingMillis = Duration.ofNanos(deadline - clock.getAsLong()).toMillis();
+            Socket socket = sockets.get();
             try {
                 // At least MIN_ATTEMPT per attempt: a refusal on a loaded machine can take longer than the
                 // last few milliseconds before the deadline, and must still read as a refusal.
                 socket.connect(target, (int) Math.max(MIN_ATTEMPT.toMillis(), Math.min(Integer.MAX_VALUE, remainingMillis)));
-                ControlChannel channel = over(socket, timeouts.read());
+                ControlChannel channel = over(socket, timeouts.read(), clock);
                 socket = null;
                 return channel;
             } catch (ConnectException e) {
@@ -99,15 +122,15 @@ public final class ControlChannel implements AutoCloseable {
                             + e.getMessage() + "); check the server IP and the network between the machines", e);
                 }
                 refusals++;
-                waiting.refused(where, refusals, Duration.ofNanos(System.nanoTime() - start));
+                waiting.refused(where, refusals, Duration.ofNanos(clock.getAsLong() - start));
                 long wait = Math.min(RETRY_INTERVAL.toMillis(),
-                        Duration.ofNanos(deadline - System.nanoTime()).toMillis());
+                        Duration.ofNanos(deadline - clock.getAsLong()).toMillis());
                 if (wait <= 0) {
                     throw new ControlException(ControlException.Reason.REFUSED, "nothing listens on " + where
                             + " (connection refused for " + ControlText.duration(timeouts.connect())
                             + "); start the server first, or check the server IP and --tcp-port", e);
                 }
-                sleep(wait, where);
+                sleep(sleeper, wait, where);
             } catch (SocketTimeoutException e) {
                 throw new ControlException(ControlException.Reason.TIMEOUT, "no answer from " + where + " within "
                         + ControlText.duration(timeouts.connect())
@@ -121,9 +144,9 @@ public final class ControlChannel implements AutoCloseable {
         }
     }
 
-    private static void sleep(long millis, String where) throws ControlException {
+    private static void sleep(Sleeper sleeper, long millis, String where) throws ControlException {
         try {
-            Thread.sleep(millis);
+            sleeper.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ControlException(ControlException.Reason.INTERRUPTED, "stopped while connecting to " + where, e);
@@ -132,11 +155,17 @@ public final class ControlChannel implements AutoCloseable {
 
     /** Wraps a connected socket (the channel owns it from now on). Disables Nagle: messages are small. */
     public static ControlChannel over(Socket socket, Duration readTimeout) throws ControlException {
+        return over(socket, readTimeout, System::nanoTime);
+    }
+
+    /** {@link #over(Socket, Duration)} with the clock (nanoseconds) the read deadlines are taken from. */
+    static ControlChannel over(Socket socket, Duration readTimeout, LongSupplier clock) throws ControlException {
         Objects.requireNonNull(readTimeout, "readTimeout");
         String peer = Addresses.describe((InetSocketAddress) socket.getRemoteSocketAddress());
         try {
             socket.setTcpNoDelay(true);
-            return new ControlChannel(socket, socket.getInputStream(), socket.getOutputStream(), peer, readTimeout);
+            return new ControlChannel(socket, socket.getInputStream(), socket.getOutputStream(), peer, readTimeout,
+                    clock);
         } catch (IOException e) {
             ControlListener.closeQuietly(socket);
             throw new ControlException(ControlException.Reason.IO, "cannot use the connection to " + peer + ": "
@@ -150,7 +179,7 @@ public final class ControlChannel implements AutoCloseable {
      */
     public static ControlChannel of(InputStream in, OutputStream out, String peer) {
         return new ControlChannel(null, Objects.requireNonNull(in, "in"), Objects.requireNonNull(out, "out"),
-                Objects.requireNonNull(peer, "peer"), Timeouts.DEFAULT.read());
+                Objects.requireNonNull(peer, "peer"), Timeouts.DEFAULT.read(), System::nanoTime);
     }
 
     /** The peer as {@code 127.0.0.1:12025}. */
@@ -211,7 +240,7 @@ public final class ControlChannel implements AutoCloseable {
             throws ControlException {
         byte[] bytes = new byte[length];
         Duration timeout = readTimeout;
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = clock.getAsLong() + timeout.toNanos();
         int done = 0;
         while (done < length) {
             int count;
@@ -220,7 +249,7 @@ public final class ControlChannel implements AutoCloseable {
                     if (idleFirst && done == 0) {
                         socket.setSoTimeout(0);
                     } else {
-                        long remaining = Duration.ofNanos(deadline - System.nanoTime()).toMillis();
+                        long remaining = Duration.ofNanos(deadline - clock.getAsLong()).toMillis();
                         if (remaining <= 0) {
                             throw timeout(done, length, what, timeout, null);
                         }
@@ -229,7 +258,7 @@ public final class ControlChannel implements AutoCloseable {
                 }
                 count = in.read(bytes, done, length - done);
                 if (idleFirst && done == 0 && count > 0) {
-                    deadline = System.nanoTime() + timeout.toNanos();
+                    deadline = clock.getAsLong() + timeout.toNanos();
                 }
             } catch (SocketTimeoutException e) {
                 throw timeout(done, length, what, timeout, e);

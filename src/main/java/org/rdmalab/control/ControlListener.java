@@ -49,20 +49,26 @@ public final class ControlListener implements AutoCloseable {
             server = null;
             return listener;
         } catch (IOException e) {
-            throw bindFailure(address, port, e);
+            throw bindFailure(e, address, port, isLocal(address));
         } finally {
             closeQuietly(server);
         }
     }
 
-    private static ControlException bindFailure(InetAddress address, int port, IOException e) {
+    /**
+     * What a user is told when listening on {@code address:port} failed with {@code e}, in one line
+     * with what to change: the port is taken; the address is not one of this machine's ({@code local}
+     * is false, or the system said it cannot assign it); a port below 1024 needs root; else the
+     * system's own words.
+     */
+    static ControlException bindFailure(IOException e, InetAddress address, int port, boolean local) {
         String ip = address.getHostAddress();
         String text = String.valueOf(e.getMessage());
         if (text.contains("in use")) {
             return new ControlException(ControlException.Reason.PORT_IN_USE, "TCP port " + port
                     + " is already in use on " + ip + "; is another demo running? choose another --tcp-port", e);
         }
-        if (text.contains("assign") || !isLocal(address)) {
+        if (text.contains("assign") || !local) {
             return new ControlException(ControlException.Reason.BAD_ADDRESS, ip
                     + " is not an address of this machine; give one of its own IP addresses as <local_ip>", e);
         }
@@ -74,7 +80,8 @@ public final class ControlListener implements AutoCloseable {
                 + Addresses.describe(address, port) + " (" + text + "); choose another --tcp-port or local IP", e);
     }
 
-    private static boolean isLocal(InetAddress address) {
+    /** True for the wildcard, loopback and the addresses of this machine's interfaces. */
+    static boolean isLocal(InetAddress address) {
         if (address.isAnyLocalAddress() || address.isLoopbackAddress()) {
             return true;
         }

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.rdmalab.control.ConnectionData;
@@ -80,6 +81,10 @@ public final class LabConnection implements AutoCloseable {
     private final ControlChannel channel;
     private final Hello peerHello;
     private final int maxPayload;
+    /** Nanoseconds, as {@link System#nanoTime()}: the waits' deadlines are taken from it. */
+    private final LongSupplier clock;
+    /** How long {@link #close} waits for the reader ({@link #READER_JOIN}). */
+    private final Duration readerJoin;
     private final Object writeLock = new Object();
     private volatile Listener listener = message -> { };
     private volatile BufferSource bufferSource;
@@ -95,8 +100,8 @@ public final class LabConnection implements AutoCloseable {
     private volatile boolean closing;
     /** Set once the reader has ended: the peer closed (END) or reading failed; later waits see it. */
     private volatile Incoming ended;
-    /** When the last frame arrived (System.nanoTime). */
-    private volatile long lastFrameNanos = System.nanoTime();
+    /** When the last frame arrived (on {@link #clock}); the connection's start before the first. */
+    private volatile long lastFrameNanos;
 
     /**
      * One item for the waiting methods: a message, a failure, or the end of the stream (both null).
@@ -108,10 +113,14 @@ public final class LabConnection implements AutoCloseable {
         static final Incoming END = new Incoming(null, null);
     }
 
-    private LabConnection(ControlChannel channel, Hello peerHello, int maxPayload) {
+    private LabConnection(ControlChannel channel, Hello peerHello, int maxPayload, LongSupplier clock,
+            Duration readerJoin) {
         this.channel = channel;
         this.peerHello = peerHello;
         this.maxPayload = maxPayload;
+        this.clock = clock;
+        this.readerJoin = readerJoin;
+        this.lastFrameNanos = clock.getAsLong();
     }
 
     /** {@link #open(ControlChannel, String, int)} with a payload limit of {@link FrameCodec#DEFAULT_MAX_PAYLOAD}. */
@@ -128,6 +137,15 @@ public final class LabConnection implements AutoCloseable {
      */
     public static LabConnection open(ControlChannel channel, String software, int maxPayload)
             throws ControlException {
+        return open(channel, software, maxPayload, System::nanoTime, READER_JOIN);
+    }
+
+    /**
+     * {@link #open(ControlChannel, String, int)} with the clock (nanoseconds) the waits' deadlines
+     * are taken from and how long {@link #close} waits for the reader: a test drives them.
+     */
+    static LabConnection open(ControlChannel channel, String software, int maxPayload, LongSupplier clock,
+            Duration readerJoin) throws ControlException {
         Objects.requireNonNull(channel, "channel");
         if (maxPayload < HELLO_MAX_PAYLOAD) {
             throw new IllegalArgumentException("the frame limit must be at least " + HELLO_MAX_PAYLOAD + " bytes");
@@ -136,7 +154,7 @@ public final class LabConnection implements AutoCloseable {
         try {
             FrameCodec.write(channel, LabCodec.encode(new Hello(VERSION, name)), "the hello");
             byte[] payload = FrameCodec.read(channel, HELLO_MAX_PAYLOAD);
-            return new LabConnection(channel, checkHello(payload, channel.peer()), maxPayload);
+            return new LabConnection(channel, checkHello(payload, channel.peer()), maxPayload, clock, readerJoin);
         } catch (ControlException | RuntimeException e) {
             channel.close();
             throw e;
@@ -232,7 +250,7 @@ public final class LabConnection implements AutoCloseable {
                     end(Incoming.END);
                     return;
                 }
-                lastFrameNanos = System.nanoTime();
+                lastFrameNanos = clock.getAsLong();
                 LabMessage message;
                 try {
                     message = LabCodec.decode(payload.get());
@@ -243,6 +261,9 @@ public final class LabConnection implements AutoCloseable {
                 }
                 dispatch(message);
             }
+            // Closed between two frames (close() from the listener, or just after a frame came):
+            // a wait that is still on sees the end at once, as when close() ends a read.
+            end(Incoming.END);
         } catch (ControlException e) {
             end(closing ? Incoming.END : new Incoming(null, e));
         } catch (RuntimeException e) {
@@ -288,7 +309,7 @@ public final class LabConnection implements AutoCloseable {
 
     private LabMessage next(String what) throws ControlException {
         Duration timeout = channel.readTimeout();
-        long start = System.nanoTime();
+        long start = clock.getAsLong();
         while (true) {
             Incoming item = inbox.poll();
             if (item == null && ended != null) {
@@ -296,7 +317,7 @@ public final class LabConnection implements AutoCloseable {
             }
             if (item == null) {
                 long deadline = Math.max(start - lastFrameNanos, 0) + lastFrameNanos + timeout.toNanos();
-                long remaining = deadline - System.nanoTime();
+                long remaining = deadline - clock.getAsLong();
                 if (remaining <= 0) {
                     // The same words as a timed-out read of the channel, which this wait replaces.
                     throw new ControlException(ControlException.Reason.TIMEOUT, "no answer from " + channel.peer()
@@ -484,12 +505,12 @@ public final class LabConnection implements AutoCloseable {
             channel.close();
             if (running != null && running != Thread.currentThread()) {
                 try {
-                    running.join(READER_JOIN.toMillis());
+                    running.join(readerJoin.toMillis());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
                 if (running.isAlive()) {
-                    LOG.warning(running.getName() + " did not end within " + READER_JOIN.toMillis() + " ms");
+                    LOG.warning(running.getName() + " did not end within " + readerJoin.toMillis() + " ms");
                 }
             }
         }
