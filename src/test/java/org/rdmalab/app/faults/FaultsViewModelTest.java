@@ -3,18 +3,14 @@ package org.rdmalab.app.faults;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Callable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rdmalab.app.TestUiThread;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rdmalab.app.LoopbackLab;
 import org.rdmalab.app.lab.LabViewModel;
 import org.rdmalab.app.lab.PacketRow;
-import org.rdmalab.app.lab.SideViewModel;
 import org.rdmalab.app.lab.TrafficViewModel;
-import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.FaultControl;
 import org.rdmalab.verbs.FaultKind;
 import org.rdmalab.verbs.FaultSettings;
@@ -22,8 +18,6 @@ import org.rdmalab.verbs.OneShotFault;
 import org.rdmalab.verbs.PacketEvent;
 import org.rdmalab.verbs.WcOpcode;
 import org.rdmalab.verbs.WcStatus;
-import org.rdmalab.verbs.spi.Backends;
-import org.rdmalab.verbs.spi.DeviceOptions;
 
 /**
  * The Faults panel's view model on the loopback lab with real soft0 devices: a one-shot fault
@@ -32,44 +26,16 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  */
 class FaultsViewModelTest {
 
-    private TestUiThread uiThread;
+    @RegisterExtension
+    final LoopbackLab loopback = new LoopbackLab();
+
     private LabViewModel lab;
     private FaultsViewModel faults;
 
     @BeforeEach
     void start() {
-        uiThread = new TestUiThread(Duration.ofSeconds(30));
-        DeviceOptions base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
-        lab = onUi(() -> new LabViewModel(Backends.installed(), base, Runnable::run, uiThread,
-                LabViewModel.daemonWorkers()));
-        faults = onUi(() -> new FaultsViewModel(lab, FaultSettings.NONE));
-    }
-
-    @AfterEach
-    void stop() throws InterruptedException {
-        onUi(() -> {
-            lab.close();
-            return null;
-        });
-        assertTrue(uiThread.stop());
-    }
-
-    private <T> T onUi(Callable<T> action) {
-        return uiThread.call(action);
-    }
-
-    private SideViewModel side(String name) {
-        return lab.sides().stream().filter(side -> side.name().equals(name)).findFirst().orElseThrow();
-    }
-
-    private void runSeed() {
-        onUi(() -> {
-            lab.runAllToEnd();
-            return null;
-        });
-        uiThread.await("both sides to finish", () -> lab.sides().stream().noneMatch(side -> side.busyProperty().get())
-                && side("server").nextIndexProperty().get() == side("server").steps().size()
-                && side("client").nextIndexProperty().get() == side("client").steps().size());
+        lab = loopback.lab();
+        faults = loopback.onUi(() -> new FaultsViewModel(lab, FaultSettings.NONE));
     }
 
     private static long count(List<PacketRow> rows, String side, PacketEvent.Direction direction, String opcode) {
@@ -79,12 +45,12 @@ class FaultsViewModelTest {
 
     @Test
     void droppingTheNextAckInTheSeedFlowSendsTheWriteTwiceAndItStillSucceeds() {
-        OneShotFault shot = onUi(() -> {
+        OneShotFault shot = loopback.onUi(() -> {
             lab.apply(lab.defaultSetup().withGidIndex("3"));
             return faults.arm(OneShotFault.Kind.DROP_NEXT_ACK); // before the devices open
         });
-        runSeed();
-        onUi(() -> {
+        loopback.runToTheEnd();
+        loopback.onUi(() -> {
             List<PacketRow> packets = List.copyOf(lab.packetLog().rows());
             assertEquals(2, count(packets, "client", PacketEvent.Direction.SENT, "RC_RDMA_WRITE_ONLY"),
                     "the WRITE went out twice: " + packets);
@@ -111,30 +77,27 @@ class FaultsViewModelTest {
 
     @Test
     void ratesSetWhileTheDevicesRunApplyToTheNextTrafficAndToDevicesOpenedLater() {
-        onUi(() -> {
-            lab.apply(lab.defaultSetup().withGidIndex("3"));
-            return null;
-        });
-        runSeed();
-        TrafficViewModel traffic = onUi(() -> new TrafficViewModel(lab, uiThread));
-        onUi(() -> {
+        loopback.run(() -> lab.apply(lab.defaultSetup().withGidIndex("3")));
+        loopback.runToTheEnd();
+        TrafficViewModel traffic = loopback.onUi(() -> new TrafficViewModel(lab, loopback.ui()));
+        loopback.onUi(() -> {
             assertEquals(0, faults.log().rows().size(), "no faults in the seed's run");
             faults.duplicateProperty().set(1); // every packet twice, from now on
             assertEquals("dup=1,seed=1", faults.specProperty().get());
             for (String name : List.of("server", "client")) {
-                FaultControl device = (FaultControl) side(name).session().resources().context().orElseThrow();
+                FaultControl device = (FaultControl) loopback.side(name).session().resources().context().orElseThrow();
                 assertEquals(FaultSettings.parse("dup=1"), device.faults(), name + "'s running device took them");
             }
-            traffic.sideProperty().set(side("client"));
+            traffic.sideProperty().set(loopback.side("client"));
             traffic.opcodeProperty().set(org.rdmalab.verbs.WrOpcode.RDMA_WRITE);
             traffic.dataProperty().set("Again");
             traffic.post();
             return null;
         });
-        uiThread.await("the WRITE's completion and outcome", () -> lab.completions().stream()
+        loopback.await("the WRITE's completion and outcome", () -> lab.completions().stream()
                 .filter(row -> row.side().equals("client") && row.completion().opcode() == WcOpcode.RDMA_WRITE).count() == 2
                 && traffic.outcomeProperty().get().contains("IBV_WC_"));
-        onUi(() -> {
+        loopback.onUi(() -> {
             assertTrue(traffic.outcomeProperty().get().contains("IBV_WC_SUCCESS"), traffic.outcomeProperty().get());
             assertTrue(faults.log().rows().stream().anyMatch(row -> row.side().equals("client")
                     && row.fault().kind() == FaultKind.DUPLICATE && !row.fault().oneShot()
@@ -147,11 +110,11 @@ class FaultsViewModelTest {
             lab.resetAll();
             return null;
         });
-        uiThread.await("the reset", () -> lab.sides().stream().noneMatch(side -> side.busyProperty().get()
+        loopback.await("the reset", () -> lab.sides().stream().noneMatch(side -> side.busyProperty().get()
                 || side.nextIndexProperty().get() != 0));
-        runSeed();
-        onUi(() -> {
-            FaultControl reopened = (FaultControl) side("client").session().resources().context().orElseThrow();
+        loopback.runToTheEnd();
+        loopback.onUi(() -> {
+            FaultControl reopened = (FaultControl) loopback.side("client").session().resources().context().orElseThrow();
             assertEquals(FaultSettings.parse("reorder=0.25,seed=9"), reopened.faults(), "a device opened after a reset");
             return null;
         });
@@ -159,8 +122,8 @@ class FaultsViewModelTest {
 
     @Test
     void theWindowStartsWithTheCommandLinesFaultsAndRefusesValuesOutOfRange() {
-        FaultsViewModel started = onUi(() -> new FaultsViewModel(lab, FaultSettings.parse("drop=0.05,delay=2ms,seed=7")));
-        onUi(() -> {
+        FaultsViewModel started = loopback.onUi(() -> new FaultsViewModel(lab, FaultSettings.parse("drop=0.05,delay=2ms,seed=7")));
+        loopback.onUi(() -> {
             assertEquals(0.05, started.dropProperty().get());
             assertEquals(2.0, started.delayMillisProperty().get());
             assertEquals(7, started.seedProperty().get());

@@ -4,20 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rdmalab.app.TestUiThread;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rdmalab.app.LoopbackLab;
 import org.rdmalab.app.buffer.ByteSource;
 import org.rdmalab.lab.SessionEvents;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.MemoryRegion;
-import org.rdmalab.verbs.spi.Backends;
-import org.rdmalab.verbs.spi.DeviceOptions;
 
 /**
  * The buffers pane outside the window: what each pane shows and highlights as snapshots and reads
@@ -118,61 +114,31 @@ class BuffersViewModelTest {
 
     // ---- the panes of a lab --------------------------------------------------------------------
 
-    private TestUiThread uiThread;
+    @RegisterExtension
+    final LoopbackLab loopback = new LoopbackLab();
+
     private LabViewModel lab;
 
     @BeforeEach
     void start() {
-        uiThread = new TestUiThread(Duration.ofSeconds(30));
-        DeviceOptions base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
-        lab = onUi(() -> new LabViewModel(Backends.installed(), base, Runnable::run, uiThread,
-                LabViewModel.daemonWorkers()));
-    }
-
-    @AfterEach
-    void stop() throws InterruptedException {
-        onUi(() -> {
-            lab.close();
-            return null;
-        });
-        assertTrue(uiThread.stop());
-    }
-
-    private <T> T onUi(Callable<T> action) {
-        return uiThread.call(action);
-    }
-
-    private SideViewModel side(String name) {
-        return lab.sides().stream().filter(side -> side.name().equals(name)).findFirst().orElseThrow();
+        lab = loopback.lab();
     }
 
     private void applySeed() {
-        onUi(() -> {
-            lab.apply(lab.defaultSetup().withGidIndex("3"));
-            return null;
-        });
-    }
-
-    private void runSeedToTheEnd() {
-        onUi(() -> {
-            lab.runAllToEnd();
-            return null;
-        });
-        uiThread.await("both sides to finish", () -> lab.sides().stream().allMatch(side -> !side.busyProperty().get()
-                && side.nextIndexProperty().get() == side.steps().size()));
+        loopback.run(() -> lab.apply(lab.defaultSetup().withGidIndex("3")));
     }
 
     @Test
     void beforeAnyStepEachSidesPaneSaysItHasNoRegion() {
-        BuffersViewModel buffers = onUi(() -> new BuffersViewModel(lab, Runnable::run));
+        BuffersViewModel buffers = loopback.onUi(() -> new BuffersViewModel(lab, Runnable::run));
         applySeed();
-        onUi(() -> {
+        loopback.onUi(() -> {
             assertEquals(List.of("server", "client"), buffers.panes().stream().map(BuffersViewModel.Pane::key).toList());
             BuffersViewModel.Pane server = buffers.panes().get(0);
-            assertEquals("server buffer · " + side("server").address() + " · no MR registered", server.caption());
+            assertEquals("server buffer · " + loopback.side("server").address() + " · no MR registered", server.caption());
             assertEquals(0, server.source().length());
             assertEquals(0, server.baseAddress());
-            assertEquals("client buffer · " + side("client").address() + " · no MR registered",
+            assertEquals("client buffer · " + loopback.side("client").address() + " · no MR registered",
                     buffers.panes().get(1).caption());
             int version = buffers.versionProperty().get();
             lab.apply(lab.defaultSetup().withGidIndex("3"));
@@ -183,16 +149,16 @@ class BuffersViewModelTest {
 
     @Test
     void afterTheSeedEachPaneShowsItsRegionWhereItIsAndWhoseRemoteBufferItIs() {
-        BuffersViewModel buffers = onUi(() -> new BuffersViewModel(lab, Runnable::run));
+        BuffersViewModel buffers = loopback.onUi(() -> new BuffersViewModel(lab, Runnable::run));
         applySeed();
-        runSeedToTheEnd();
-        onUi(() -> {
+        loopback.runToTheEnd();
+        loopback.onUi(() -> {
             for (String name : List.of("server", "client")) {
                 BuffersViewModel.Pane pane = buffers.panes().stream().filter(p -> p.key().equals(name)).findFirst()
                         .orElseThrow();
-                MemoryRegion mr = side(name).session().resources().memoryRegion().orElseThrow();
+                MemoryRegion mr = loopback.side(name).session().resources().memoryRegion().orElseThrow();
                 String role = name.equals("server") ? "the client's remote buffer" : "the server's remote buffer";
-                String prefix = name + " buffer · " + side(name).address() + " · " + role + " · " + mr.length()
+                String prefix = name + " buffer · " + loopback.side(name).address() + " · " + role + " · " + mr.length()
                         + " bytes at ";
                 assertTrue(pane.caption().startsWith(prefix), pane.caption());
                 assertTrue(pane.caption().substring(prefix.length()).matches("\\d\\d:\\d\\d:\\d\\d\\.\\d\\d\\d"),
@@ -210,11 +176,11 @@ class BuffersViewModelTest {
     @Test
     void eventsBeforeARefreshRanAskForOneRefreshOnly() {
         List<Runnable> queued = new ArrayList<>();
-        BuffersViewModel buffers = onUi(() -> new BuffersViewModel(lab, queued::add));
+        BuffersViewModel buffers = loopback.onUi(() -> new BuffersViewModel(lab, queued::add));
         applySeed();
-        int before = onUi(() -> buffers.versionProperty().get());
-        runSeedToTheEnd();
-        onUi(() -> {
+        int before = loopback.onUi(() -> buffers.versionProperty().get());
+        loopback.runToTheEnd();
+        loopback.onUi(() -> {
             assertEquals(1, queued.size(), "however many events came, one refresh waits");
             assertEquals(before, buffers.versionProperty().get(), "nothing was read again before it ran");
             queued.remove(0).run();
@@ -223,27 +189,18 @@ class BuffersViewModelTest {
                     buffers.panes().get(0).caption());
             return null;
         });
-        onUi(() -> {
-            lab.resetAll();
-            return null;
-        });
-        uiThread.await("the reset to finish", () -> lab.sides().stream().noneMatch(s -> s.busyProperty().get()));
-        onUi(() -> {
-            lab.runAllToEnd();
-            return null;
-        });
-        uiThread.await("the second run to finish", () -> lab.sides().stream().allMatch(side ->
+        loopback.run(() -> lab.resetAll());
+        loopback.await("the reset to finish", () -> lab.sides().stream().noneMatch(s -> s.busyProperty().get()));
+        loopback.run(() -> lab.runAllToEnd());
+        loopback.await("the second run to finish", () -> lab.sides().stream().allMatch(side ->
                 !side.busyProperty().get() && side.nextIndexProperty().get() == side.steps().size()));
-        onUi(() -> {
-            assertEquals(1, queued.size(), "after a refresh ran, the next events ask again");
-            return null;
-        });
+        loopback.run(() -> assertEquals(1, queued.size(), "after a refresh ran, the next events ask again"));
     }
 
     @Test
     void withTwoMachinesTheRemotePaneWaitsForAReadOrASnapshot() {
-        BuffersViewModel buffers = onUi(() -> new BuffersViewModel(lab, Runnable::run));
-        onUi(() -> {
+        BuffersViewModel buffers = loopback.onUi(() -> new BuffersViewModel(lab, Runnable::run));
+        loopback.onUi(() -> {
             lab.apply(lab.defaultSetup().withGidIndex("auto").twoMachines(org.rdmalab.lab.Role.SERVER, "127.0.0.1",
                     "127.0.0.2", org.rdmalab.control.ControlProtocol.LAB, Ports.freeTcpPort()));
             assertEquals(List.of("local", "remote"), buffers.panes().stream().map(BuffersViewModel.Pane::key).toList());
@@ -259,41 +216,32 @@ class BuffersViewModelTest {
 
     /** Emits {@code event} on {@code side}'s session and waits until the lab has taken it. */
     private void emit(String side, org.rdmalab.lab.LabEvent event, java.util.function.BooleanSupplier taken) {
-        onUi(() -> {
-            SessionEvents.emit(side(side).session(), event);
-            return null;
-        });
-        uiThread.await("the event to reach the lab", taken);
+        loopback.run(() -> SessionEvents.emit(loopback.side(side).session(), event));
+        loopback.await("the event to reach the lab", taken);
     }
 
     @Test
     void onlyEventsThatCanChangeABufferAskForARefresh() {
         List<Runnable> queued = new ArrayList<>();
-        BuffersViewModel buffers = onUi(() -> new BuffersViewModel(lab, queued::add));
+        BuffersViewModel buffers = loopback.onUi(() -> new BuffersViewModel(lab, queued::add));
         applySeed();
         java.util.concurrent.atomic.AtomicInteger verbs = new java.util.concurrent.atomic.AtomicInteger();
-        onUi(() -> {
-            lab.afterEvent(event -> verbs.incrementAndGet());
-            return null;
-        });
+        loopback.run(() -> lab.afterEvent(event -> verbs.incrementAndGet()));
         emit("client", new org.rdmalab.lab.LabEvent.VerbCall("ibv_query_port", "port 1", "0", true, null),
                 () -> verbs.get() == 1);
-        onUi(() -> {
-            assertEquals(List.of(), queued, "a verb call changes no buffer");
-            return null;
-        });
+        loopback.run(() -> assertEquals(List.of(), queued, "a verb call changes no buffer"));
         List<org.rdmalab.lab.LabEvent> changing = List.of(
                 new org.rdmalab.lab.LabEvent.BufferChanged(org.rdmalab.lab.LabEvent.Side.LOCAL, 0, 4, "received SEND"),
                 new org.rdmalab.lab.LabEvent.Completion(new org.rdmalab.verbs.WorkCompletion(1,
                         org.rdmalab.verbs.WcStatus.SUCCESS, org.rdmalab.verbs.WcOpcode.RECV, 0, 4, 0, 1, 0, 0), 0,
                         java.time.Instant.now()),
                 new org.rdmalab.lab.LabEvent.RemoteBuffer(new byte[] {1, 2}, 0, "RDMA READ", java.time.Instant.now()),
-                new org.rdmalab.lab.LabEvent.StepFinished(onUi(() -> side("client").steps().get(0).step()),
+                new org.rdmalab.lab.LabEvent.StepFinished(loopback.onUi(() -> loopback.side("client").steps().get(0).step()),
                         org.rdmalab.lab.StepResult.ok("done")));
         for (org.rdmalab.lab.LabEvent event : changing) {
             int before = verbs.get();
             emit("client", event, () -> verbs.get() == before + 1);
-            onUi(() -> {
+            loopback.onUi(() -> {
                 assertEquals(1, queued.size(), event.getClass().getSimpleName() + " asks for a refresh");
                 int version = buffers.versionProperty().get();
                 queued.remove(0).run();
@@ -305,8 +253,8 @@ class BuffersViewModelTest {
 
     @Test
     void withTwoMachinesTheRemotePaneShowsWhatARemoteBufferEventCarried() {
-        BuffersViewModel buffers = onUi(() -> new BuffersViewModel(lab, Runnable::run));
-        onUi(() -> {
+        BuffersViewModel buffers = loopback.onUi(() -> new BuffersViewModel(lab, Runnable::run));
+        loopback.onUi(() -> {
             lab.apply(lab.defaultSetup().withGidIndex("auto").twoMachines(org.rdmalab.lab.Role.SERVER, "127.0.0.1",
                     "127.0.0.2", org.rdmalab.control.ControlProtocol.LAB, Ports.freeTcpPort()));
             return null;
@@ -314,7 +262,7 @@ class BuffersViewModelTest {
         java.time.Instant at = java.time.Instant.parse("2026-12-05T21:00:00.250Z");
         emit("local", new org.rdmalab.lab.LabEvent.RemoteBuffer(new byte[] {5, 6, 7}, 0x40, "RDMA READ", at),
                 () -> !buffers.panes().get(1).caption().contains("not seen yet"));
-        onUi(() -> {
+        loopback.onUi(() -> {
             BuffersViewModel.Pane remote = buffers.panes().get(1);
             assertEquals("remote buffer · RDMA READ at " + LabViewModel.TIME.format(at), remote.caption());
             assertEquals(3, remote.source().length());

@@ -4,16 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rdmalab.app.TestUiThread;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rdmalab.app.LoopbackLab;
 import org.rdmalab.lab.LabSetup;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.Device;
@@ -31,46 +28,20 @@ import org.rdmalab.verbs.spi.VerbsProvider;
  */
 class LabViewModelTest {
 
-    private TestUiThread uiThread;
+    @RegisterExtension
+    final LoopbackLab loopback = new LoopbackLab();
+
     private LabViewModel lab;
 
     @BeforeEach
     void start() {
-        uiThread = new TestUiThread(Duration.ofSeconds(30));
-        DeviceOptions base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
-        lab = onUi(() -> new LabViewModel(Backends.installed(), base, Runnable::run, uiThread,
-                LabViewModel.daemonWorkers()));
-    }
-
-    @AfterEach
-    void stop() throws InterruptedException {
-        onUi(() -> {
-            lab.close();
-            return null;
-        });
-        assertTrue(uiThread.stop());
-    }
-
-    private <T> T onUi(Callable<T> action) {
-        return uiThread.call(action);
-    }
-
-    private void await(String what, BooleanSupplier condition) {
-        uiThread.await(what, condition);
-    }
-
-    private boolean idle() {
-        return lab.sides().stream().noneMatch(side -> side.busyProperty().get());
-    }
-
-    private SideViewModel side(String name) {
-        return lab.sides().stream().filter(side -> side.name().equals(name)).findFirst().orElseThrow();
+        lab = loopback.lab();
     }
 
     @Test
     void listsTheSoftwareDeviceWithItsGidTableAndRecommendsTheIpv4V2Entry() {
-        await("the GID table", () -> !lab.setup().gids().isEmpty());
-        onUi(() -> {
+        loopback.await("the GID table", () -> !lab.setup().gids().isEmpty());
+        loopback.onUi(() -> {
             assertEquals("soft0", lab.setup().deviceProperty().get().name());
             assertEquals("-1", lab.setup().gidIndexProperty().get(), "the seed's default is kept");
             assertEquals(3, lab.setup().recommended().orElseThrow().index());
@@ -91,38 +62,29 @@ class LabViewModelTest {
 
     @Test
     void theGidTableFollowsTheModeAndTheLocalIpAsAClientOfTwoMachines() {
-        await("the GID table", () -> !lab.setup().gids().isEmpty());
-        assertEquals(List.of("127.0.0.1"), onUi(this::tableAddresses), "the loopback lab queries the server's address");
-        onUi(() -> {
+        loopback.await("the GID table", () -> !lab.setup().gids().isEmpty());
+        assertEquals(List.of("127.0.0.1"), loopback.onUi(this::tableAddresses), "the loopback lab queries the server's address");
+        loopback.onUi(() -> {
             lab.setup().roleProperty().set(org.rdmalab.lab.Role.CLIENT);
             lab.setup().localIpProperty().set("127.0.0.2");
             return null;
         });
         // Still the loopback lab: its table stays the server's whatever the two-machines row says.
-        assertEquals(List.of("127.0.0.1"), onUi(this::tableAddresses));
-        onUi(() -> {
-            lab.setup().modeProperty().set(LabSetup.Mode.TWO_MACHINES);
-            return null;
-        });
-        await("127.0.0.2's table after the mode changed", () -> tableAddresses().equals(List.of("127.0.0.2")));
-        onUi(() -> {
+        assertEquals(List.of("127.0.0.1"), loopback.onUi(this::tableAddresses));
+        loopback.run(() -> lab.setup().modeProperty().set(LabSetup.Mode.TWO_MACHINES));
+        loopback.await("127.0.0.2's table after the mode changed", () -> tableAddresses().equals(List.of("127.0.0.2")));
+        loopback.onUi(() -> {
             assertTrue(lab.setup().recommendationProperty().get().contains("127.0.0.2"),
                     lab.setup().recommendationProperty().get());
             // Half typed: not an address yet, so the last table stays instead of falling back to another's.
             lab.setup().localIpProperty().set("127.0.0.");
             return null;
         });
-        assertEquals(List.of("127.0.0.2"), onUi(this::tableAddresses));
-        onUi(() -> {
-            lab.setup().localIpProperty().set("127.0.0.3");
-            return null;
-        });
-        await("127.0.0.3's table after the local IP changed", () -> tableAddresses().equals(List.of("127.0.0.3")));
-        onUi(() -> {
-            lab.setup().modeProperty().set(LabSetup.Mode.LOOPBACK);
-            return null;
-        });
-        await("the server's table back in the loopback lab", () -> tableAddresses().equals(List.of("127.0.0.1")));
+        assertEquals(List.of("127.0.0.2"), loopback.onUi(this::tableAddresses));
+        loopback.run(() -> lab.setup().localIpProperty().set("127.0.0.3"));
+        loopback.await("127.0.0.3's table after the local IP changed", () -> tableAddresses().equals(List.of("127.0.0.3")));
+        loopback.run(() -> lab.setup().modeProperty().set(LabSetup.Mode.LOOPBACK));
+        loopback.await("the server's table back in the loopback lab", () -> tableAddresses().equals(List.of("127.0.0.1")));
     }
 
     @Test
@@ -146,17 +108,17 @@ class LabViewModelTest {
 
     @Test
     void theLoopbackLabRunsTheSeedToHelloWorldWithTheRecommendedGid() {
-        BuffersViewModel buffers = onUi(() -> new BuffersViewModel(lab, uiThread));
-        onUi(() -> {
+        BuffersViewModel buffers = loopback.onUi(() -> new BuffersViewModel(lab, loopback.ui()));
+        loopback.onUi(() -> {
             lab.apply(lab.defaultSetup().withGidIndex("3"));
             lab.runAllToEnd();
             return null;
         });
-        await("both sides to finish", () -> idle() && side("server").nextIndexProperty().get()
-                == side("server").steps().size());
-        onUi(() -> {
-            SideViewModel server = side("server");
-            SideViewModel client = side("client");
+        loopback.await("both sides to finish", () -> loopback.idle() && loopback.side("server").nextIndexProperty().get()
+                == loopback.side("server").steps().size());
+        loopback.onUi(() -> {
+            SideViewModel server = loopback.side("server");
+            SideViewModel client = loopback.side("client");
             assertEquals(QpState.RTS, server.localStateProperty().get());
             assertEquals(QpState.RTS, client.localStateProperty().get());
             StepRow last = server.steps().get(server.steps().size() - 1);
@@ -178,8 +140,8 @@ class LabViewModelTest {
 
     @Test
     void theTrafficLengthFollowsTheDataUntilTheUserSetsIt() {
-        TrafficViewModel traffic = onUi(() -> new TrafficViewModel(lab, uiThread));
-        java.util.List<String> lengths = onUi(() -> {
+        TrafficViewModel traffic = loopback.onUi(() -> new TrafficViewModel(lab, loopback.ui()));
+        java.util.List<String> lengths = loopback.onUi(() -> {
             java.util.List<String> seen = new java.util.ArrayList<>();
             seen.add(traffic.lengthProperty().get());
             traffic.dataProperty().set("0123456789");
@@ -200,28 +162,28 @@ class LabViewModelTest {
         // The seed's 11 bytes; a 10-byte text; "ab\0" is 3; half-typed hex keeps the last count; 4 bytes of hex;
         // then the user's own length stays.
         assertEquals(java.util.List.of("11", "10", "3", "3", "4", "4"), lengths);
-        assertEquals(4, onUi(() -> traffic.request().length()), "the request posts the user's length");
+        assertEquals(4, loopback.onUi(() -> traffic.request().length()), "the request posts the user's length");
     }
 
     @Test
     void trafficAfterTheSeedReachesThePeerAndExportAsCCarriesItAndCompiles(@org.junit.jupiter.api.io.TempDir
                                                                               java.nio.file.Path dir) throws Exception {
-        onUi(() -> {
+        loopback.onUi(() -> {
             lab.apply(lab.defaultSetup().withGidIndex("3"));
             lab.runAllToEnd();
             return null;
         });
-        await("the seed", () -> idle() && side("server").nextIndexProperty().get() == side("server").steps().size());
-        TrafficViewModel traffic = onUi(() -> new TrafficViewModel(lab, uiThread));
-        onUi(() -> {
-            traffic.sideProperty().set(side("server"));
+        loopback.await("the seed", () -> loopback.idle() && loopback.side("server").nextIndexProperty().get() == loopback.side("server").steps().size());
+        TrafficViewModel traffic = loopback.onUi(() -> new TrafficViewModel(lab, loopback.ui()));
+        loopback.onUi(() -> {
+            traffic.sideProperty().set(loopback.side("server"));
             traffic.receiveLengthProperty().set("11");
             traffic.postReceive();
             return null;
         });
-        await("the receive", () -> idle() && traffic.outcomeProperty().get().contains("RECV"));
-        onUi(() -> {
-            traffic.sideProperty().set(side("client"));
+        loopback.await("the receive", () -> loopback.idle() && traffic.outcomeProperty().get().contains("RECV"));
+        loopback.onUi(() -> {
+            traffic.sideProperty().set(loopback.side("client"));
             traffic.opcodeProperty().set(org.rdmalab.verbs.WrOpcode.SEND_WITH_IMM);
             traffic.dataProperty().set("Lab42\\0");
             traffic.lengthProperty().set("6");
@@ -229,9 +191,9 @@ class LabViewModelTest {
             traffic.post();
             return null;
         });
-        await("the SEND and its receive", () -> idle() && lab.completions().stream()
+        loopback.await("the SEND and its receive", () -> loopback.idle() && lab.completions().stream()
                 .anyMatch(row -> row.side().equals("server") && row.completion().opcode() == org.rdmalab.verbs.WcOpcode.RECV));
-        onUi(() -> {
+        loopback.onUi(() -> {
             assertTrue(traffic.outcomeProperty().get().contains("IBV_WC_SUCCESS"), traffic.outcomeProperty().get());
             CompletionRow received = lab.completions().stream().filter(row -> row.side().equals("server")).findFirst()
                     .orElseThrow();
@@ -247,11 +209,11 @@ class LabViewModelTest {
             traffic.post();
             return null;
         });
-        await("the refused WRITE", () -> idle() && traffic.outcomeProperty().get().startsWith("not posted")
+        loopback.await("the refused WRITE", () -> loopback.idle() && traffic.outcomeProperty().get().startsWith("not posted")
                 || traffic.outcomeProperty().get().contains("REM_ACCESS"));
         java.nio.file.Path file = dir.resolve("client.c");
-        String line = onUi(() -> {
-            lab.selectedSideProperty().set(side("client"));
+        String line = loopback.onUi(() -> {
+            lab.selectedSideProperty().set(loopback.side("client"));
             return lab.exportC(file);
         });
         assertTrue(line.contains("2 posted request(s)"), line);
@@ -270,15 +232,15 @@ class LabViewModelTest {
 
     @Test
     void gidMinusOneFailsRtrAndTheOneClickFixLetsTheFlowGoOn() {
-        await("the GID table", () -> !lab.setup().gids().isEmpty());
-        onUi(() -> {
+        loopback.await("the GID table", () -> !lab.setup().gids().isEmpty());
+        loopback.onUi(() -> {
             lab.apply(lab.defaultSetup());
             lab.runAllToEnd();
             return null;
         });
-        await("RTR to fail", () -> idle() && side("client").failedIndex() >= 0);
-        onUi(() -> {
-            SideViewModel client = side("client");
+        loopback.await("RTR to fail", () -> loopback.idle() && loopback.side("client").failedIndex() >= 0);
+        loopback.onUi(() -> {
+            SideViewModel client = loopback.side("client");
             StepRow failed = client.steps().get(client.failedIndex());
             assertEquals("modify-rtr", failed.step().id());
             assertTrue(failed.summaryProperty().get().contains("EINVAL"), failed.summaryProperty().get());
@@ -290,16 +252,16 @@ class LabViewModelTest {
             lab.useRecommendedGidAndReplay();
             return null;
         });
-        await("the replay", () -> idle() && side("client").nextIndexProperty().get() > 9);
-        onUi(() -> {
-            assertEquals(-1, side("client").failedIndex());
-            assertEquals(QpState.RTR, side("client").localStateProperty().get());
+        loopback.await("the replay", () -> loopback.idle() && loopback.side("client").nextIndexProperty().get() > 9);
+        loopback.onUi(() -> {
+            assertEquals(-1, loopback.side("client").failedIndex());
+            assertEquals(QpState.RTR, loopback.side("client").localStateProperty().get());
             lab.runAllToEnd();
             return null;
         });
-        await("the end", () -> idle() && side("server").nextIndexProperty().get() == side("server").steps().size());
-        onUi(() -> {
-            SideViewModel server = side("server");
+        loopback.await("the end", () -> loopback.idle() && loopback.side("server").nextIndexProperty().get() == loopback.side("server").steps().size());
+        loopback.onUi(() -> {
+            SideViewModel server = loopback.side("server");
             assertEquals("\"HelloWorld\"", server.steps().get(server.steps().size() - 1).summaryProperty().get());
             return null;
         });
@@ -307,8 +269,8 @@ class LabViewModelTest {
 
     @Test
     void theTrafficFormReadsSixtyFourBitOperandsAndSaysWhichFieldIsWrong() {
-        TrafficViewModel traffic = onUi(() -> new TrafficViewModel(lab, uiThread));
-        onUi(() -> {
+        TrafficViewModel traffic = loopback.onUi(() -> new TrafficViewModel(lab, loopback.ui()));
+        loopback.onUi(() -> {
             traffic.opcodeProperty().set(org.rdmalab.verbs.WrOpcode.ATOMIC_CMP_AND_SWP);
             traffic.compareAddProperty().set("0x100000000");
             traffic.swapProperty().set("-1");
@@ -333,7 +295,7 @@ class LabViewModelTest {
     void asTheServerOfTwoMachinesTheWindowServesADemoClient() throws Exception {
         int tcpPort = Ports.freeTcpPort();
         DeviceOptions base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
-        onUi(() -> {
+        loopback.onUi(() -> {
             lab.apply(lab.defaultSetup().withBase(base).withGidIndex("auto").twoMachines(org.rdmalab.lab.Role.SERVER,
                     "127.0.0.1", "127.0.0.2", org.rdmalab.control.ControlProtocol.LAB, tcpPort));
             lab.runAllToEnd();
@@ -346,9 +308,9 @@ class LabViewModelTest {
         CompletableFuture<Integer> client = CompletableFuture.supplyAsync(
                 () -> demo.execute("demo", "127.0.0.2", "soft0", "127.0.0.1", "--protocol", "lab", "--flow", "write-only",
                         "--tcp-port", Integer.toString(tcpPort), "--udp-port", Integer.toString(base.udpPort())));
-        SideViewModel local = onUi(() -> side("local"));
-        await("the server to finish", () -> idle() && local.nextIndexProperty().get() == local.steps().size());
-        onUi(() -> {
+        SideViewModel local = loopback.onUi(() -> loopback.side("local"));
+        loopback.await("the server to finish", () -> loopback.idle() && local.nextIndexProperty().get() == local.steps().size());
+        loopback.onUi(() -> {
             assertEquals("\"HelloWorld\"", local.steps().get(local.steps().size() - 1).summaryProperty().get());
             assertEquals(QpState.RTS, local.peerStateProperty().get(), "the client's QP state arrived over the lab protocol");
             // The demo client answers buffer requests until this side says bye, which a reset does.
@@ -360,39 +322,30 @@ class LabViewModelTest {
 
     @Test
     void resettingAHundredTimesLeaksNoThread() {
-        onUi(() -> {
-            lab.apply(lab.defaultSetup().withGidIndex("3"));
-            return null;
-        });
-        SideViewModel server = onUi(() -> side("server"));
-        SideViewModel client = onUi(() -> side("client"));
+        loopback.run(() -> lab.apply(lab.defaultSetup().withGidIndex("3")));
+        SideViewModel server = loopback.onUi(() -> loopback.side("server"));
+        SideViewModel client = loopback.onUi(() -> loopback.side("client"));
         // Warm up once so the software devices' threads exist before counting.
-        onUi(() -> {
+        loopback.onUi(() -> {
             server.runTo(9);
             client.runTo(9);
             return null;
         });
-        await("RTR", () -> idle() && client.nextIndexProperty().get() == 10);
-        onUi(() -> {
-            lab.resetAll();
-            return null;
-        });
-        await("the reset", this::idle);
+        loopback.await("RTR", () -> loopback.idle() && client.nextIndexProperty().get() == 10);
+        loopback.run(() -> lab.resetAll());
+        loopback.await("the reset", loopback::idle);
         int before = Thread.activeCount();
         for (int round = 0; round < 100; round++) {
-            onUi(() -> {
+            loopback.onUi(() -> {
                 server.runTo(6);
                 client.runTo(6);
                 return null;
             });
-            await("steps", () -> idle() && client.nextIndexProperty().get() == 7);
-            onUi(() -> {
-                lab.resetAll();
-                return null;
-            });
-            await("the reset", () -> idle() && client.nextIndexProperty().get() == 0);
+            loopback.await("steps", () -> loopback.idle() && client.nextIndexProperty().get() == 7);
+            loopback.run(() -> lab.resetAll());
+            loopback.await("the reset", () -> loopback.idle() && client.nextIndexProperty().get() == 0);
         }
-        await("threads to end", () -> Thread.activeCount() <= before + 1);
+        loopback.await("threads to end", () -> Thread.activeCount() <= before + 1);
         assertFalse(Thread.activeCount() > before + 1, "threads before " + before + ", after " + Thread.activeCount());
     }
 }

@@ -5,17 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Callable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rdmalab.app.TestUiThread;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rdmalab.app.LoopbackLab;
 import org.rdmalab.app.lab.LabViewModel;
-import org.rdmalab.testing.Ports;
-import org.rdmalab.verbs.spi.Backends;
-import org.rdmalab.verbs.spi.DeviceOptions;
 
 /**
  * The Wire tab's counters after the loopback lab ran the seed's flow: which rows are shown with and
@@ -23,34 +18,20 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  */
 class CountersViewModelTest {
 
-    private TestUiThread uiThread;
+    @RegisterExtension
+    final LoopbackLab loopback = new LoopbackLab();
+
     private LabViewModel lab;
     private CountersViewModel counters;
 
     @BeforeEach
     void start() {
-        uiThread = new TestUiThread(Duration.ofSeconds(30));
-        DeviceOptions base = DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort());
-        lab = onUi(() -> new LabViewModel(Backends.installed(), base, Runnable::run, uiThread,
-                LabViewModel.daemonWorkers()));
-        counters = onUi(() -> new CountersViewModel(lab, Runnable::run, uiThread));
-    }
-
-    @AfterEach
-    void stop() throws InterruptedException {
-        onUi(() -> {
-            lab.close();
-            return null;
-        });
-        assertTrue(uiThread.stop());
-    }
-
-    private <T> T onUi(Callable<T> action) {
-        return uiThread.call(action);
+        lab = loopback.lab();
+        counters = loopback.onUi(() -> new CountersViewModel(lab, Runnable::run, loopback.ui()));
     }
 
     private List<CountersViewModel.Row> rows() {
-        return onUi(() -> List.copyOf(counters.rows()));
+        return loopback.onUi(() -> List.copyOf(counters.rows()));
     }
 
     private long value(List<CountersViewModel.Row> rows, String side, String name) {
@@ -60,18 +41,15 @@ class CountersViewModelTest {
 
     @Test
     void zerosAreLeftOutUnlessAllAreAskedForAndTheMarkCountsFromTheValuesShown() {
-        onUi(() -> {
+        loopback.onUi(() -> {
             lab.apply(lab.defaultSetup().withGidIndex("3"));
             lab.runAllToEnd();
             return null;
         });
-        uiThread.await("both sides to finish", () -> lab.sides().stream().allMatch(side -> !side.busyProperty().get()
+        loopback.await("both sides to finish", () -> lab.sides().stream().allMatch(side -> !side.busyProperty().get()
                 && side.nextIndexProperty().get() == side.steps().size()));
-        onUi(() -> {
-            counters.refresh();
-            return null;
-        });
-        uiThread.await("both sides' sent packets counted", () -> counters.rows().stream()
+        loopback.run(() -> counters.refresh());
+        loopback.await("both sides' sent packets counted", () -> counters.rows().stream()
                 .filter(row -> row.name().equals("sent_pkts")).count() == 2);
         List<CountersViewModel.Row> shown = rows();
         assertTrue(shown.stream().allMatch(row -> row.value() != 0), shown::toString);
@@ -79,16 +57,13 @@ class CountersViewModelTest {
         assertEquals(List.of("server", "client"), shown.stream().map(CountersViewModel.Row::side).distinct().toList());
         assertTrue(value(shown, "client", "sent_pkts") > 0);
 
-        onUi(() -> {
-            counters.showAllProperty().set(true);
-            return null;
-        });
+        loopback.run(() -> counters.showAllProperty().set(true));
         List<CountersViewModel.Row> all = rows();
         assertTrue(all.size() > shown.size(), () -> all + " against " + shown);
         assertTrue(all.stream().anyMatch(row -> row.value() == 0), all::toString);
         assertTrue(all.containsAll(shown));
 
-        onUi(() -> {
+        loopback.onUi(() -> {
             counters.showAllProperty().set(false);
             counters.mark();
             return null;
@@ -112,19 +87,19 @@ class CountersViewModelTest {
     /** Nobody calls refresh here: the lab's events read the counters, and new sides read theirs. */
     @Test
     void theCountersFollowTheLabsEventsAndNewSidesStartUnmarked() {
-        onUi(() -> {
+        loopback.onUi(() -> {
             lab.apply(lab.defaultSetup().withGidIndex("3"));
             lab.runAllToEnd();
             return null;
         });
-        uiThread.await("both sides' sent packets counted after the flow's events", () -> counters.rows().stream()
+        loopback.await("both sides' sent packets counted after the flow's events", () -> counters.rows().stream()
                 .filter(row -> row.name().equals("sent_pkts")).count() == 2);
-        onUi(() -> {
+        loopback.onUi(() -> {
             counters.mark();
             assertTrue(counters.rows().stream().allMatch(row -> row.sinceMark() != null), counters.rows()::toString);
             lab.apply(lab.defaultSetup().withGidIndex("3"));
             return null;
         });
-        uiThread.await("the new sides' counters (no device opened yet: none)", () -> counters.rows().isEmpty());
+        loopback.await("the new sides' counters (no device opened yet: none)", () -> counters.rows().isEmpty());
     }
 }
