@@ -12,33 +12,33 @@ final class LadderReading {
     private LadderReading() {
     }
 
-    /** Every arrow the chart draws from the top of the ladder to its end, scrolling a view at a time. */
+    /**
+     * Every arrow the chart draws from the top of the ladder to its end, scrolling a view at a time.
+     * Each view is laid out and drawn at once ({@code layout()} runs the pass the next pulse would), so
+     * reading a long ladder costs its drawing, not a pulse wait per view.
+     */
     static List<LadderChart.DrawnArrow> everyArrow(LadderChart chart) {
-        Map<Long, LadderChart.DrawnArrow> seen = new TreeMap<>();
-        FxWait.onFx(() -> {
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        return FxWait.onFx(() -> {
+            Map<Long, LadderChart.DrawnArrow> seen = new TreeMap<>();
             chart.followProperty().set(false);
             chart.topProperty().set(0);
-            return null;
-        });
-        for (int page = 0; page < 10_000; page++) {
-            org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
-            LadderChart.Visible visible = FxWait.onFx(chart::visible);
-            visible.arrows().forEach(arrow -> seen.putIfAbsent(arrow.index(), arrow));
-            if (seen.size() >= visible.total()) {
-                break;
-            }
-            double before = FxWait.onFx(() -> chart.topProperty().get());
-            FxWait.onFx(() -> {
-                chart.topProperty().set(before + chart.getHeight() * 0.8);
-                return null;
-            });
-            org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
-            if (FxWait.onFx(() -> chart.topProperty().get()) == before) {
-                visible = FxWait.onFx(chart::visible);
+            chart.layout();
+            for (int page = 0; page < 10_000; page++) {
+                LadderChart.Visible visible = chart.visible();
                 visible.arrows().forEach(arrow -> seen.putIfAbsent(arrow.index(), arrow));
-                break;
+                if (seen.size() >= visible.total()) {
+                    break;
+                }
+                double before = chart.topProperty().get();
+                chart.topProperty().set(before + chart.getHeight() * 0.8);
+                chart.layout();
+                if (chart.topProperty().get() == before) {
+                    chart.visible().arrows().forEach(arrow -> seen.putIfAbsent(arrow.index(), arrow));
+                    break;
+                }
             }
-        }
-        return new ArrayList<>(seen.values());
+            return new ArrayList<>(seen.values());
+        });
     }
 }
