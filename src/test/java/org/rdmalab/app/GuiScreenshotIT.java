@@ -38,16 +38,46 @@ class GuiScreenshotIT {
         return new Run(process.exitValue(), new String(process.getInputStream().readAllBytes()));
     }
 
+    /**
+     * The seed's picture is the same on every machine: the whole window, no stack trace or CSS warning,
+     * and the user's remembered settings (here a dark theme at scale 2, in a preferences folder of the
+     * test's own) neither read nor written.
+     */
     @Test
-    void theSeedScenarioRunsToTheEndAndTheWholeWindowIsWrittenWithoutATrace(@TempDir Path dir) throws Exception {
+    void theSeedScenarioRunsToTheEndAndTheWholeWindowIsWrittenWithoutATraceOrTheRememberedSettings(@TempDir Path dir)
+            throws Exception {
+        Path home = dir.resolve("prefs");
+        Path node = home.resolve(".java/.userPrefs/org/rdmalab/lab");
+        Files.createDirectories(node);
+        String remembered = """
+                <?xml version="1.0" encoding="UTF-8" standalone="no"?>
+                <!DOCTYPE map SYSTEM "http://java.sun.com/dtd/preferences.dtd">
+                <map MAP_XML_VERSION="1.0">
+                  <entry key="theme" value="dark"/>
+                  <entry key="scale" value="2.0"/>
+                </map>
+                """;
+        Files.writeString(node.resolve("prefs.xml"), remembered);
+        List<String> before;
+        try (var files = Files.walk(home)) {
+            before = files.map(Path::toString).sorted().toList();
+        }
         Path file = dir.resolve("seed.png");
-        Run run = gui("--scenario", "seed", "--screenshot", file.toString());
+        Run run = gui(List.of("-Djava.util.prefs.userRoot=" + home), "--scenario", "seed", "--screenshot",
+                file.toString());
         assertEquals(0, run.exit(), run.output());
         assertFalse(run.output().contains("\tat "), run.output());
         assertFalse(run.output().contains("WARNING"), "no CSS or toolkit warnings: " + run.output());
         BufferedImage image = ImageIO.read(file.toFile());
-        assertEquals(MainWindow.WIDTH, image.getWidth());
+        assertEquals(MainWindow.WIDTH, image.getWidth(), "not the remembered scale");
         assertEquals(MainWindow.HEIGHT, image.getHeight());
+        java.awt.Color corner = new java.awt.Color(image.getRGB(2, 2));
+        assertTrue(corner.getRed() > 200 && corner.getGreen() > 200 && corner.getBlue() > 200,
+                "the light theme, not the remembered dark one: " + corner);
+        assertEquals(remembered, Files.readString(node.resolve("prefs.xml")), "nothing written");
+        try (var files = Files.walk(home)) {
+            assertEquals(before, files.map(Path::toString).sorted().toList(), "no file added");
+        }
     }
 
     @Test
@@ -120,58 +150,6 @@ class GuiScreenshotIT {
         assertTrue(run.output().contains("does not exist"), run.output());
         assertFalse(run.output().contains("\tat "), run.output());
         assertFalse(Files.exists(missing), "the folder is never created");
-    }
-
-    /**
-     * A picture is the same on every machine: the user's remembered settings (here a dark theme at
-     * scale 2, in a preferences folder of the test's own) are not read, and nothing is written there.
-     */
-    @Test
-    void aScreenshotNeitherReadsNorWritesTheUsersRememberedSettings(@TempDir Path dir) throws Exception {
-        Path home = dir.resolve("prefs");
-        Path node = home.resolve(".java/.userPrefs/org/rdmalab/lab");
-        Files.createDirectories(node);
-        String remembered = """
-                <?xml version="1.0" encoding="UTF-8" standalone="no"?>
-                <!DOCTYPE map SYSTEM "http://java.sun.com/dtd/preferences.dtd">
-                <map MAP_XML_VERSION="1.0">
-                  <entry key="theme" value="dark"/>
-                  <entry key="scale" value="2.0"/>
-                </map>
-                """;
-        Files.writeString(node.resolve("prefs.xml"), remembered);
-        List<String> before;
-        try (var files = Files.walk(home)) {
-            before = files.map(Path::toString).sorted().toList();
-        }
-        Path file = dir.resolve("plain.png");
-        Run run = gui(List.of("-Djava.util.prefs.userRoot=" + home), "--screenshot", file.toString());
-        assertEquals(0, run.exit(), run.output());
-        BufferedImage image = ImageIO.read(file.toFile());
-        assertEquals(MainWindow.WIDTH, image.getWidth(), "not the remembered scale");
-        java.awt.Color corner = new java.awt.Color(image.getRGB(2, 2));
-        assertTrue(corner.getRed() > 200 && corner.getGreen() > 200 && corner.getBlue() > 200,
-                "the light theme, not the remembered dark one: " + corner);
-        assertEquals(remembered, Files.readString(node.resolve("prefs.xml")), "nothing written");
-        try (var files = Files.walk(home)) {
-            assertEquals(before, files.map(Path::toString).sorted().toList(), "no file added");
-        }
-    }
-
-    @Test
-    void theWindowSaysWhenItsFirstFrameWasDrawnAndClosesWhenAskedTo(@TempDir Path dir) throws Exception {
-        // The window itself (no --screenshot), on Monocle's headless screen, with preferences of its own.
-        Run run = gui(List.of("-Djava.util.prefs.userRoot=" + dir, "-Dglass.platform=Monocle",
-                "-Dmonocle.platform=Headless", "-Dprism.order=sw", "-Drdmalab.firstFrame=exit"));
-        assertEquals(0, run.exit(), run.output());
-        java.util.regex.Matcher line = java.util.regex.Pattern.compile(
-                "first frame: (\\d+) ms after the process started \\((\\d+) ms after JavaFX called start\\)")
-                .matcher(run.output());
-        assertTrue(line.find(), run.output());
-        long sinceProcess = Long.parseLong(line.group(1));
-        long sinceStart = Long.parseLong(line.group(2));
-        assertTrue(sinceStart > 0 && sinceProcess > sinceStart, run.output());
-        assertEquals(1, run.output().lines().filter(text -> text.startsWith("first frame:")).count(), "said once");
     }
 
     @Test

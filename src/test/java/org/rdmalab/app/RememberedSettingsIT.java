@@ -21,7 +21,8 @@ import org.w3c.dom.NodeList;
  * kept in a folder of the test's own): a first run started dark, in projector mode and in
  * Chinese writes that when it closes, and a second run started with no option opens with what the
  * first left and writes it back unchanged. Headless through Monocle; each run closes itself at its
- * first frame ({@code -Drdmalab.firstFrame=exit}), which goes through the window's own close.
+ * first frame ({@code -Drdmalab.firstFrame=exit}), which goes through the window's own close, and
+ * says once, in its output, how long that frame took.
  */
 class RememberedSettingsIT {
 
@@ -40,7 +41,15 @@ class RememberedSettingsIT {
         assertTrue(process.waitFor(180, TimeUnit.SECONDS), "the window closed itself at its first frame");
         String output = new String(process.getInputStream().readAllBytes());
         assertEquals(0, process.exitValue(), output);
-        assertTrue(output.contains("first frame:"), output);
+        // The window says once when its first frame was drawn, counted from the process's start and from JavaFX's.
+        java.util.regex.Matcher line = java.util.regex.Pattern.compile(
+                "first frame: (\\d+) ms after the process started \\((\\d+) ms after JavaFX called start\\)")
+                .matcher(output);
+        assertTrue(line.find(), output);
+        long sinceProcess = Long.parseLong(line.group(1));
+        long sinceStart = Long.parseLong(line.group(2));
+        assertTrue(sinceStart > 0 && sinceProcess > sinceStart, output);
+        assertEquals(1, output.lines().filter(text -> text.startsWith("first frame:")).count(), "said once");
         return output;
     }
 
