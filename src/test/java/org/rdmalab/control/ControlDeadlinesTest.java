@@ -16,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.net.NoRouteToHostException;
 import java.net.Socket;
 import java.net.SocketAddress;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -30,7 +31,9 @@ import org.junit.jupiter.api.Timeout;
  * The deadlines of the control connection on a clock the test moves: a client's attempts while the
  * server is not up yet (how long each may take, how long it waits between two refusals, when it
  * gives up), and how long each socket read of a block may wait. Each limit is tested on both sides.
- * Nothing here waits on the real clock: the sockets are scripted and a sleep only moves the clock.
+ * Then how a read ends otherwise (a reset before or after the first byte, a close on this side),
+ * the peer-closed probe, and the channel's socket and stream handling. Nothing here waits on the
+ * real clock: the sockets are scripted and a sleep only moves the clock.
  */
 @Timeout(30)
 class ControlDeadlinesTest {
@@ -58,9 +61,11 @@ class ControlDeadlinesTest {
         final long attemptedAt;
         int attemptTimeout = -1;
         final List<Integer> soTimeouts = new ArrayList<>();
+        /** Null: getting the stream fails, as on a socket closed under the caller. */
         InputStream input = InputStream.nullInputStream();
         final ByteArrayOutputStream output = new ByteArrayOutputStream();
         boolean closed;
+        boolean noDelay;
 
         ScriptedSocket(long connectTakes, IOException failure) {
             this.connectTakes = connectTakes;
@@ -85,10 +90,14 @@ class ControlDeadlinesTest {
 
         @Override
         public void setTcpNoDelay(boolean on) {
+            noDelay = on;
         }
 
         @Override
-        public InputStream getInputStream() {
+        public InputStream getInputStream() throws IOException {
+            if (input == null) {
+                throw new SocketException("Socket is closed");
+            }
             return input;
         }
 
@@ -266,7 +275,7 @@ class ControlDeadlinesTest {
 
     // ---- reads: the socket's timeout is the time left of the read timeout ----
 
-    /** Input whose reads each take some time on the test's clock and return the next chunk. */
+    /** Input whose reads each take some time on the test's clock and return the next chunk or fail. */
     private final class TimedInput extends InputStream {
         private final Deque<Object[]> chunks = new ArrayDeque<>();
 
@@ -275,9 +284,15 @@ class ControlDeadlinesTest {
             return this;
         }
 
+        TimedInput thenFail(long takes, IOException failure) {
+            chunks.add(new Object[] {takes, failure});
+            return this;
+        }
+
         @Override
-        public int read() {
-            throw new UnsupportedOperationException();
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override
@@ -287,6 +302,9 @@ class ControlDeadlinesTest {
                 return -1;
             }
             now += (Long) chunk[0];
+            if (chunk[1] instanceof IOException failure) {
+                throw failure;
+            }
             byte[] bytes = (byte[]) chunk[1];
             if (bytes == null) {
                 throw new SocketTimeoutException("Read timed out");
@@ -297,7 +315,7 @@ class ControlDeadlinesTest {
         }
     }
 
-    private ScriptedSocket socketReading(TimedInput input) {
+    private ScriptedSocket socketReading(InputStream input) {
         ScriptedSocket socket = new ScriptedSocket(0, null);
         socket.input = input;
         return socket;
@@ -372,5 +390,103 @@ class ControlDeadlinesTest {
         assertEquals("peer " + PEER + " closed the connection after 1 of 4 bytes of the frame header",
                 e.getMessage());
         assertNull(e.getCause());
+    }
+
+    // ---- how a read ends otherwise, and the rest of the channel ----
+
+    @Test
+    void aConnectionResetBeforeTheFirstByteIsTheEndWhereAnEndIsAllowedAndABreakOtherwise() throws ControlException {
+        ScriptedSocket atStart = socketReading(new TimedInput().thenFail(0, new SocketException("Connection reset")));
+        assertEquals(Optional.empty(), channelOver(atStart).readIfOpen(4, "a frame header"));
+
+        ScriptedSocket plain = socketReading(new TimedInput().thenFail(0, new SocketException("Connection reset")));
+        ControlException e = assertThrows(ControlException.class, () -> channelOver(plain).read(4, "a frame header"));
+        assertEquals(ControlException.Reason.PEER_CLOSED, e.reason());
+        assertEquals("the connection to " + PEER + " broke after 0 of 4 bytes of the frame header (Connection reset);"
+                + " the peer program probably stopped", e.getMessage());
+
+        ScriptedSocket partWay = socketReading(new TimedInput().then(0, new byte[] {1, 2})
+                .thenFail(0, new SocketException("Connection reset")));
+        ControlException cut = assertThrows(ControlException.class,
+                () -> channelOver(partWay).readIfOpen(4, "a frame header"));
+        assertEquals(ControlException.Reason.PEER_CLOSED, cut.reason());
+        assertTrue(cut.getMessage().contains(" broke after 2 of 4 bytes "), cut.getMessage());
+    }
+
+    @Test
+    void aReadEndedByClosingThisSideSaysItWasClosedHere() throws ControlException {
+        ScriptedSocket socket = socketReading(new TimedInput().thenFail(0, new SocketException("Socket closed")));
+        ControlChannel channel = channelOver(socket);
+        channel.close();
+        assertTrue(channel.isClosed());
+        ControlException e = assertThrows(ControlException.class, () -> channel.readIfOpen(4, "a frame header"));
+        assertEquals(ControlException.Reason.IO, e.reason());
+        assertEquals("the connection to " + PEER + " was closed on this side while waiting for a frame header",
+                e.getMessage());
+    }
+
+    @Test
+    void peerClosedLooksForAMillisecondAndOnlyTheStreamsEndOrABreakIsTheEnd() throws ControlException {
+        ScriptedSocket nul = socketReading(new TimedInput().then(0, new byte[] {0}));
+        assertFalse(channelOver(nul).peerClosed(), "a NUL byte from the peer is not its end");
+        assertEquals(List.of(1), nul.soTimeouts);
+        assertTrue(channelOver(socketReading(new TimedInput())).peerClosed());
+        assertFalse(channelOver(socketReading(new TimedInput().thenFail(0, new SocketTimeoutException("Read timed out"))))
+                .peerClosed(), "nothing within the millisecond: still there");
+        assertTrue(channelOver(socketReading(new TimedInput().thenFail(0, new SocketException("Connection reset"))))
+                .peerClosed());
+    }
+
+    @Test
+    void aSocketIsUsedWithoutNagleAndOneThatCannotBeUsedIsClosedAndReported() throws ControlException {
+        ScriptedSocket good = socketReading(new TimedInput());
+        channelOver(good);
+        assertTrue(good.noDelay, "small control messages go out at once");
+
+        ScriptedSocket broken = socketReading(null);
+        ControlException e = assertThrows(ControlException.class, () -> channelOver(broken));
+        assertEquals(ControlException.Reason.IO, e.reason());
+        assertEquals("cannot use the connection to " + PEER + ": Socket is closed", e.getMessage());
+        assertTrue(broken.closed);
+    }
+
+    @Test
+    void aNewReadTimeoutAppliesToTheNextReadAndMustBePositive() throws ControlException {
+        ScriptedSocket socket = socketReading(new TimedInput().then(0, new byte[] {1}));
+        ControlChannel channel = channelOver(socket);
+        channel.setReadTimeout(Duration.ofSeconds(5));
+        assertEquals(Duration.ofSeconds(5), channel.readTimeout());
+        assertArrayEquals(new byte[] {1}, channel.read(1, "a byte"));
+        assertEquals(List.of(5000), socket.soTimeouts);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> channel.setReadTimeout(Duration.ZERO));
+        assertEquals("the read timeout must be between 1 ms and 1 day, not PT0S", e.getMessage());
+        assertEquals(Duration.ofSeconds(5), channel.readTimeout());
+    }
+
+    @Test
+    void aChannelOverStreamsFlushesEachMessageAndClosesBothStreams() throws ControlException {
+        boolean[] closed = new boolean[2];
+        ByteArrayOutputStream sink = new ByteArrayOutputStream();
+        InputStream in = new java.io.ByteArrayInputStream(new byte[0]) {
+            @Override
+            public void close() {
+                closed[0] = true;
+            }
+        };
+        OutputStream out = new java.io.BufferedOutputStream(sink) {
+            @Override
+            public void close() throws IOException {
+                closed[1] = true;
+                super.close();
+            }
+        };
+        ControlChannel channel = ControlChannel.of(in, out, "pipe");
+        channel.write(new byte[] {1, 2, 3}, "three bytes");
+        assertArrayEquals(new byte[] {1, 2, 3}, sink.toByteArray(), "the message left at once, not in a buffer");
+        assertFalse(channel.isClosed());
+        channel.close();
+        assertTrue(channel.isClosed());
+        assertTrue(closed[0] && closed[1], "both streams closed");
     }
 }

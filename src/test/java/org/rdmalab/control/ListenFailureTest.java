@@ -3,15 +3,21 @@ package org.rdmalab.control;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
+import java.net.ServerSocket;
 import java.net.SocketException;
 import java.util.Collections;
 import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -101,5 +107,37 @@ class ListenFailureTest {
                 .filter(address -> !address.isLoopbackAddress() && !address.isLinkLocalAddress())
                 .findFirst();
         own.ifPresent(address -> assertTrue(ControlListener.isLocal(address), address + " is this machine's"));
+    }
+
+    @Test
+    void aPortOutOfRangeIsRefusedBeforeAnySocketIsMade() {
+        for (int port : new int[] {-1, 65536}) {
+            ControlException e = assertThrows(ControlException.class, () -> ControlListener.bind("127.0.0.1", port));
+            assertEquals(ControlException.Reason.BAD_ADDRESS, e.reason());
+            assertEquals("TCP port " + port + " is out of range; choose a --tcp-port between 1 and 65535",
+                    e.getMessage());
+        }
+    }
+
+    @Test
+    void aListenerThatCannotBindLeavesNoSocketOpen() throws Exception {
+        Path descriptors = Path.of("/proc/self/fd");
+        Assumptions.assumeTrue(Files.isDirectory(descriptors), "open descriptors are counted on Linux");
+        try (ServerSocket holder = new ServerSocket(0, 1, LOOPBACK)) {
+            int port = holder.getLocalPort();
+            long before = count(descriptors);
+            for (int i = 0; i < 64; i++) {
+                assertEquals(ControlException.Reason.PORT_IN_USE, assertThrows(ControlException.class,
+                        () -> ControlListener.bind(LOOPBACK.getHostAddress(), port)).reason());
+            }
+            long after = count(descriptors);
+            assertTrue(after - before < 16, "64 failed binds left " + (after - before) + " descriptors open");
+        }
+    }
+
+    private static long count(Path directory) throws IOException {
+        try (Stream<Path> entries = Files.list(directory)) {
+            return entries.count();
+        }
     }
 }

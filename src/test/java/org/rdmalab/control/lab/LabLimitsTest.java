@@ -2,6 +2,7 @@ package org.rdmalab.control.lab;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -77,6 +78,15 @@ class LabLimitsTest {
         assertEquals("SUCCEEDED", StepStatus.of(StepStatus.SUCCEEDED.code()).name());
         assertEquals(List.of("HELLO", "CONNECTION_DATA", "STEP_PROGRESS", "QP_STATE", "SYNC", "BUFFER_REQUEST",
                 "BUFFER_REPLY", "ERROR", "BYE", "FACTS"), MessageType.known().stream().map(MessageType::name).toList());
+    }
+
+    @Test
+    void aCodeEqualsOnlyTheSameCodeOfTheSameKind() {
+        assertEquals(MessageType.of(0x7777), MessageType.of(0x7777), "an unknown code read twice is the same type");
+        assertEquals(MessageType.of(0x7777).hashCode(), MessageType.of(0x7777).hashCode());
+        assertNotEquals(MessageType.of(3), StepStatus.of(3), "STEP_PROGRESS is not the step status FAILED");
+        assertNotEquals(MessageType.SYNC, MessageType.BYE);
+        assertFalse(MessageType.SYNC.equals(null));
     }
 
     @Test

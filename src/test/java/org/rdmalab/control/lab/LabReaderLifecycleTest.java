@@ -3,13 +3,10 @@ package org.rdmalab.control.lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -47,42 +44,6 @@ class LabReaderLifecycleTest {
     private static final long SECOND = 1000 * MS;
     private static final Duration TEN_SECONDS = Duration.ofSeconds(10);
 
-    /** This side over a loopback socket whose other end the test writes frames into by hand. */
-    private static final class Pair implements AutoCloseable {
-        final ServerSocket server;
-        final Socket peer;
-        final LabConnection lab;
-
-        Pair(Duration readTimeout, LongSupplier clock, Duration readerJoin) throws Exception {
-            InetAddress loopback = InetAddress.getLoopbackAddress();
-            server = new ServerSocket(0, 1, loopback);
-            peer = new Socket(loopback, server.getLocalPort());
-            Socket mine = server.accept();
-            send(new Hello(LabConnection.VERSION, "peer"));
-            lab = LabConnection.open(ControlChannel.over(mine, readTimeout), "test", FrameCodec.DEFAULT_MAX_PAYLOAD,
-                    clock, readerJoin);
-        }
-
-        Pair() throws Exception {
-            this(TEN_SECONDS, System::nanoTime, LabConnection.READER_JOIN);
-        }
-
-        void send(LabMessage message) throws IOException {
-            peer.getOutputStream().write(LabCodec.frame(message));
-        }
-
-        String readerName() {
-            return LabConnection.READER_THREAD_PREFIX + lab.channel().peer();
-        }
-
-        @Override
-        public void close() throws IOException {
-            lab.close();
-            peer.close();
-            server.close();
-        }
-    }
-
     private static List<Thread> threadsNamed(String name) {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(thread -> thread.isAlive() && thread.getName().equals(name))
@@ -90,7 +51,7 @@ class LabReaderLifecycleTest {
     }
 
     /** The warnings LabConnection logs while {@code body} runs. */
-    private static List<LogRecord> warningsDuring(ThrowingRunnable body) throws Exception {
+    static List<LogRecord> warningsDuring(ThrowingRunnable body) throws Exception {
         List<LogRecord> records = new CopyOnWriteArrayList<>();
         Handler handler = new Handler() {
             @Override
@@ -119,22 +80,27 @@ class LabReaderLifecycleTest {
     }
 
     @FunctionalInterface
-    private interface ThrowingRunnable {
+    interface ThrowingRunnable {
         void run() throws Exception;
     }
 
-    private static String peerClosed(Pair pair, String what) {
+    private static String peerClosed(LabPair pair, String what) {
         return "peer " + pair.lab.channel().peer() + " closed the connection after 0 of 4 bytes of the frame header"
                 + " (while this side waited for " + what + ")";
     }
 
     @Test
     void theReaderStartsOnceAsADaemonAndEndsWhenThePeerGoesAndEveryLaterWaitSaysSoAtOnce() throws Exception {
-        try (Pair pair = new Pair()) {
+        try (LabPair pair = new LabPair()) {
             String name = pair.readerName();
             assertFalse(pair.lab.readerRunning(), "no reader before it is started");
             assertEquals(List.of(), threadsNamed(name));
-            pair.lab.startReader().startReader();
+            // Started from a thread that is no daemon (a program's main thread): the reader still is one.
+            Thread starter = new Thread(() -> pair.lab.startReader().startReader(), "starter");
+            starter.setDaemon(false);
+            starter.start();
+            starter.join(TEN_SECONDS.toMillis());
+            assertFalse(starter.isAlive());
             assertTrue(pair.lab.readerRunning());
             List<Thread> readers = threadsNamed(name);
             assertEquals(1, readers.size(), "started twice, one reader");
@@ -155,13 +121,18 @@ class LabReaderLifecycleTest {
 
     @Test
     void aReaderThatFailsEndsAndEveryLaterWaitReportsTheFailure() throws Exception {
-        try (Pair pair = new Pair()) {
-            pair.lab.serveBuffer((offset, length) -> {
-                throw new IllegalStateException("the buffer was deregistered");
-            }).startReader();
-            pair.send(new BufferRequest(0, 8));
-            Await.until("the reader to end on the failing buffer source", TEN_SECONDS,
-                    () -> !pair.lab.readerRunning());
+        IllegalStateException bug = new IllegalStateException("the buffer was deregistered");
+        try (LabPair pair = new LabPair()) {
+            List<LogRecord> warnings = warningsDuring(() -> {
+                pair.lab.serveBuffer((offset, length) -> {
+                    throw bug;
+                }).startReader();
+                pair.send(new BufferRequest(0, 8));
+                Await.until("the reader to end on the failing buffer source", TEN_SECONDS,
+                        () -> !pair.lab.readerRunning());
+            });
+            assertEquals(1, warnings.size());
+            assertSame(bug, warnings.get(0).getThrown(), "the log keeps the stack trace the user's line leaves out");
             for (int i = 0; i < 2; i++) {
                 ControlException e = assertThrows(ControlException.class, pair.lab::receive);
                 assertEquals(ControlException.Reason.PROTOCOL, e.reason());
@@ -173,7 +144,7 @@ class LabReaderLifecycleTest {
 
     @Test
     void closeSaysByeAndReturnsOnlyOnceTheReaderHasEnded() throws Exception {
-        Pair pair = new Pair();
+        LabPair pair = new LabPair();
         String name = pair.readerName();
         pair.lab.startReader();
         List<LogRecord> warnings = warningsDuring(pair.lab::close);
@@ -193,7 +164,7 @@ class LabReaderLifecycleTest {
 
     @Test
     void closeWithoutAReaderAndAgainAfterwardsIsQuiet() throws Exception {
-        Pair pair = new Pair();
+        LabPair pair = new LabPair();
         List<LogRecord> warnings = warningsDuring(() -> {
             pair.lab.close();
             pair.lab.close();
@@ -208,7 +179,7 @@ class LabReaderLifecycleTest {
     void aReaderStuckInTheListenerIsLeftAfterTheBoundedWaitAndReported() throws Exception {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        try (Pair pair = new Pair(TEN_SECONDS, System::nanoTime, Duration.ofMillis(50))) {
+        try (LabPair pair = new LabPair(TEN_SECONDS, System::nanoTime, Duration.ofMillis(50))) {
             pair.lab.onMessage(message -> {
                 entered.countDown();
                 try {
@@ -236,7 +207,7 @@ class LabReaderLifecycleTest {
     void closeFromTheReadersOwnListenerDoesNotWaitForItselfAndEndsALaterWaitAtOnce() throws Exception {
         CountDownLatch closed = new CountDownLatch(1);
         // A day to join: a close() that waited for its own thread would never return.
-        try (Pair pair = new Pair(Duration.ofDays(1), System::nanoTime, Duration.ofDays(1))) {
+        try (LabPair pair = new LabPair(Duration.ofDays(1), System::nanoTime, Duration.ofDays(1))) {
             List<LogRecord> warnings = warningsDuring(() -> {
                 pair.lab.onMessage(message -> {
                     pair.lab.close();
@@ -255,7 +226,7 @@ class LabReaderLifecycleTest {
 
     @Test
     void aFinishWaitingForThePeersByeEndsQuietlyWhenTheConnectionIsClosed() throws Exception {
-        try (Pair pair = new Pair()) {
+        try (LabPair pair = new LabPair()) {
             CompletableFuture<Thread> finisher = new CompletableFuture<>();
             try (PeerThread<Void> finishing = PeerThread.start("finish", () -> {
                 finisher.complete(Thread.currentThread());
@@ -272,7 +243,7 @@ class LabReaderLifecycleTest {
 
     @Test
     void closeOnAnInterruptedThreadKeepsTheInterrupt() throws Exception {
-        try (Pair pair = new Pair()) {
+        try (LabPair pair = new LabPair()) {
             pair.lab.startReader();
             Thread.currentThread().interrupt();
             try {
@@ -322,7 +293,7 @@ class LabReaderLifecycleTest {
         }
     }
 
-    private static String noAnswer(Pair pair, String within) {
+    private static String noAnswer(LabPair pair, String within) {
         return "no answer from " + pair.lab.channel().peer() + " within " + within
                 + " (waiting for a frame header); is the peer still running?";
     }
@@ -331,7 +302,7 @@ class LabReaderLifecycleTest {
     void aWaitBegunLongAfterTheLastFrameGivesThePeerTheWholeReadTimeoutFromItsStart() throws Exception {
         // Opened at 1 s, the wait begins at 61 s: it ends at 66 s, not before (1 ns left is still a wait).
         ScriptedClock clock = new ScriptedClock(1 * SECOND, 61 * SECOND, 66 * SECOND - 1, 66 * SECOND);
-        try (Pair pair = new Pair(Duration.ofSeconds(5), clock, LabConnection.READER_JOIN)) {
+        try (LabPair pair = new LabPair(Duration.ofSeconds(5), clock, LabConnection.READER_JOIN)) {
             ControlException e = assertThrows(ControlException.class, pair.lab::receive);
             assertEquals(ControlException.Reason.TIMEOUT, e.reason());
             assertEquals(noAnswer(pair, "5 s"), e.getMessage());
@@ -345,7 +316,7 @@ class LabReaderLifecycleTest {
         // The wait begins at 1 s; a progress report came at 4 s: the wait ends at 9 s, not at 6 s.
         ScriptedClock clock = new ScriptedClock(0, 1 * SECOND, 9 * SECOND - 1, 9 * SECOND);
         clock.atReader.set(4 * SECOND);
-        try (Pair pair = new Pair(Duration.ofSeconds(5), clock, LabConnection.READER_JOIN)) {
+        try (LabPair pair = new LabPair(Duration.ofSeconds(5), clock, LabConnection.READER_JOIN)) {
             pair.lab.onMessage(heard::add).startReader();
             StepProgress progress = new StepProgress(3, "Register MR", StepStatus.SUCCEEDED, "");
             pair.send(progress);
@@ -360,7 +331,7 @@ class LabReaderLifecycleTest {
     @Test
     void aWaitOnAnInterruptedThreadStopsAtOnceSayingSo() throws Exception {
         ScriptedClock clock = new ScriptedClock(0, 0, 0);
-        try (Pair pair = new Pair(Duration.ofSeconds(5), clock, LabConnection.READER_JOIN)) {
+        try (LabPair pair = new LabPair(Duration.ofSeconds(5), clock, LabConnection.READER_JOIN)) {
             Thread.currentThread().interrupt();
             try {
                 ControlException e = assertThrows(ControlException.class, pair.lab::receive);
@@ -371,5 +342,67 @@ class LabReaderLifecycleTest {
                 Thread.interrupted();
             }
         }
+    }
+
+    /** Input that blocks until the test adds bytes or the stream is closed (then a read fails). */
+    private static final class BlockingInput extends java.io.InputStream {
+        private final BlockingQueue<Integer> bytes = new LinkedBlockingQueue<>();
+        private volatile boolean closed;
+
+        BlockingInput(byte[] first) {
+            for (byte b : first) {
+                bytes.add(b & 0xff);
+            }
+        }
+
+        @Override
+        public int read() throws java.io.IOException {
+            try {
+                int b = bytes.take();
+                if (b < 0) {
+                    throw new java.io.IOException("Stream closed");
+                }
+                return b;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException();
+            }
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            bytes.add(-1);
+        }
+    }
+
+    @Test
+    void closeAfterThePeerVanishedStillStopsTheReaderAndClosesTheConnection() throws Exception {
+        BlockingInput in = new BlockingInput(LabCodec.frame(new Hello(LabConnection.VERSION, "peer")));
+        // The hello goes out; the bye cannot: the peer is gone by then.
+        java.io.OutputStream out = new java.io.OutputStream() {
+            private int writes;
+
+            @Override
+            public void write(int b) throws java.io.IOException {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws java.io.IOException {
+                if (writes++ > 0) {
+                    throw new java.io.IOException("Broken pipe");
+                }
+            }
+        };
+        LabConnection lab = LabConnection.open(ControlChannel.of(in, out, "gone:1"), "test",
+                FrameCodec.DEFAULT_MAX_PAYLOAD, System::nanoTime, LabConnection.READER_JOIN);
+        lab.startReader();
+        assertTrue(lab.readerRunning());
+        List<LogRecord> warnings = warningsDuring(lab::close);
+        assertTrue(in.closed, "the connection is closed although the bye could not be sent");
+        assertFalse(lab.readerRunning(), "close() returned with the reader still running");
+        assertEquals(List.of(), threadsNamed(LabConnection.READER_THREAD_PREFIX + "gone:1"));
+        assertEquals(List.of(), warnings);
     }
 }

@@ -12,10 +12,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
+import org.rdmalab.control.ConnectionData;
 import org.rdmalab.control.ControlChannel;
 import org.rdmalab.control.ControlException;
 import org.rdmalab.verbs.Gid;
 import org.rdmalab.verbs.Mtu;
+import org.rdmalab.verbs.QpType;
 
 /**
  * perftest's exchange against bytes written by hand from perftest's formats: what a real
@@ -254,5 +256,35 @@ class PerftestExchangeTest {
         byte[] longer = java.util.Arrays.copyOf(keys, keys.length + 1);
         ControlException e2 = assertThrows(ControlException.class, () -> PerftestKeys.parse(longer, false));
         assertTrue(e2.getMessage().contains("got 60 bytes"), e2.getMessage());
+    }
+
+    @Test
+    void theKeysSentAreThoseOfTheConnectionDataWithTheReadsAllowedAndNoSrq() {
+        ConnectionData data = new ConnectionData(QpType.RC, 0x000011, 0xa1b2c3, 0x0010, GID, 0x7f0011223000L, 0x1234,
+                4096, Mtu.MTU_1024);
+        assertEquals(new PerftestKeys(0x0010, 16, 0x000011, 0xa1b2c3, 0x1234, 0x7f0011223000L, GID, 0),
+                PerftestKeys.from(data, 16));
+    }
+
+    @Test
+    void malformedKeysAreReportedInTheFormExpectedAndOnlyTheFormWithoutAGidAsksAboutX() {
+        PerftestKeys keys = new PerftestKeys(1, 2, 3, 4, 5, 6, GID, 7);
+        ControlException withGid = assertThrows(ControlException.class,
+                () -> PerftestKeys.parse(Arrays.copyOf(keys.serialize(true), 107), true));
+        assertTrue(withGid.getMessage().startsWith("expected perftest's 108-byte LID:OUT_READS:QPN:PSN:RKEY:VADDR:GID:"
+                + "SRQN message, got 107 bytes: \"0001:"), withGid.getMessage());
+        assertTrue(withGid.getMessage().endsWith("\" (and 43 more bytes)"), "no word of -x: " + withGid.getMessage());
+        ControlException withoutGid = assertThrows(ControlException.class,
+                () -> PerftestKeys.parse(keys.serialize(true), false));
+        assertTrue(withoutGid.getMessage().startsWith("expected perftest's 59-byte LID:OUT_READS:QPN:PSN:RKEY:VADDR:SRQN"
+                + " message, got 108 bytes: "), withoutGid.getMessage());
+        assertTrue(withoutGid.getMessage().endsWith("; does the peer use a GID (give both sides the same -x)?"),
+                withoutGid.getMessage());
+    }
+
+    @Test
+    void anEmptyOrNonDigitMtuFieldLeavesOurs() throws ControlException {
+        assertEquals(Mtu.MTU_1024, peer(new byte[2], true).mtu(Mtu.MTU_1024), "an empty field is no MTU");
+        assertEquals(Mtu.MTU_1024, peer(ascii("/\0"), true).mtu(Mtu.MTU_1024), "the character before '0' is no MTU");
     }
 }

@@ -82,6 +82,8 @@ class PingpongMessageTest {
         ConnectionData got = new PingpongExchange(channel).asClient(local);
         assertEquals(server.toConnectionData(), got);
         assertEquals(WIRE + "done\0", sent.toString(StandardCharsets.US_ASCII));
+        assertEquals("done\0", new String(PingpongExchange.doneBytes(), StandardCharsets.US_ASCII),
+                "the bytes a test peer compares with are the ones sent");
     }
 
     @Test
