@@ -37,4 +37,51 @@ public final class FxWait {
             throw new AssertionError("the JavaFX thread did not answer", e);
         }
     }
+
+    /**
+     * {@code read}'s answer on the JavaFX thread right after the next pulse (once that pulse's CSS
+     * and layout are done); fails when no pulse comes within 10 s.
+     */
+    public static <T> T afterNextPulse(java.util.concurrent.Callable<T> read) {
+        java.util.concurrent.CompletableFuture<T> seen = new java.util.concurrent.CompletableFuture<>();
+        javafx.application.Platform.runLater(() -> new javafx.animation.AnimationTimer() {
+            @Override
+            public void handle(long now) {
+                stop();
+                // Runs after this pulse, once its CSS and layout are done.
+                javafx.application.Platform.runLater(() -> {
+                    try {
+                        seen.complete(read.call());
+                    } catch (Exception | AssertionError e) {
+                        seen.completeExceptionally(e);
+                    }
+                });
+            }
+        }.start());
+        try {
+            return seen.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof AssertionError failure) {
+                throw failure;
+            }
+            throw new AssertionError(e.getCause());
+        } catch (InterruptedException | TimeoutException e) {
+            throw new AssertionError("no pulse came", e);
+        }
+    }
+
+    /**
+     * Lets layout and CSS settle: pulse after pulse until {@code boxes} (read after each pulse) stays
+     * the same over {@code stillPulses} pulses in a row, at most {@code maxPulses}.
+     */
+    public static void settle(java.util.concurrent.Callable<String> boxes, int stillPulses, int maxPulses) {
+        String before = afterNextPulse(boxes);
+        int still = 0;
+        for (int pulse = 0; pulse < maxPulses && still < stillPulses; pulse++) {
+            String now = afterNextPulse(boxes);
+            still = now.equals(before) ? still + 1 : 0;
+            before = now;
+        }
+        WaitForAsyncUtils.waitForFxEvents();
+    }
 }

@@ -124,46 +124,13 @@ class WindowFitTest {
      * a font set needs varies), at most {@link #MAX_PULSES}.
      */
     private void settle() {
-        String before = afterNextPulse();
-        int still = 0;
-        for (int pulse = 0; pulse < MAX_PULSES && still < STILL_PULSES; pulse++) {
-            String now = afterNextPulse();
-            still = now.equals(before) ? still + 1 : 0;
-            before = now;
-        }
-        WaitForAsyncUtils.waitForFxEvents();
+        FxWait.settle(this::layout, STILL_PULSES, MAX_PULSES);
     }
 
     /** Pulses in a row with nothing moved that count as settled. */
     private static final int STILL_PULSES = 3;
     /** Pulses after which the window is checked as it is (about 2 s at Monocle's 60 a second). */
     private static final int MAX_PULSES = 120;
-
-    /** The shown labels' texts and boxes, read on the JavaFX thread right after the next pulse's layout. */
-    private String afterNextPulse() {
-        java.util.concurrent.CompletableFuture<String> seen = new java.util.concurrent.CompletableFuture<>();
-        javafx.application.Platform.runLater(() -> new javafx.animation.AnimationTimer() {
-            @Override
-            public void handle(long now) {
-                stop();
-                // Runs after this pulse, once its CSS and layout are done.
-                javafx.application.Platform.runLater(() -> {
-                    try {
-                        seen.complete(layout());
-                    } catch (RuntimeException e) {
-                        seen.completeExceptionally(e);
-                    }
-                });
-            }
-        }.start());
-        try {
-            return seen.get(10, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new AssertionError(e.getCause());
-        } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
-            throw new AssertionError("no pulse came", e);
-        }
-    }
 
     /** What the checks read: each shown label's text, drawn text and box, and whether a layout is pending. */
     private String layout() {

@@ -92,6 +92,40 @@ final class LadderChartSkin extends SkinBase<LadderChart> {
         getSkinnable().requestLayout();
     }
 
+    /*
+     * The canvas is sized to the chart in layoutChildren, and a canvas's minimum and preferred sizes
+     * are its current size: left to SkinBase, the chart could then never be made smaller than it
+     * once was, and a pane that shrank would centre it, cut at both ends. The chart scrolls, so it
+     * asks for little and takes what it is given.
+     */
+    @Override
+    protected double computeMinWidth(double height, double topInset, double rightInset, double bottomInset,
+                                     double leftInset) {
+        return leftInset + rightInset + scroll.minWidth(-1);
+    }
+
+    @Override
+    protected double computeMinHeight(double width, double topInset, double rightInset, double bottomInset,
+                                      double leftInset) {
+        return topInset + bottomInset;
+    }
+
+    @Override
+    protected double computePrefWidth(double height, double topInset, double rightInset, double bottomInset,
+                                      double leftInset) {
+        return leftInset + rightInset + PREF_WIDTH;
+    }
+
+    @Override
+    protected double computePrefHeight(double width, double topInset, double rightInset, double bottomInset,
+                                       double leftInset) {
+        return topInset + bottomInset + PREF_HEIGHT;
+    }
+
+    /** What the chart asks for when nothing else decides its size. */
+    private static final double PREF_WIDTH = 400;
+    private static final double PREF_HEIGHT = 300;
+
     @Override
     protected void layoutChildren(double x, double y, double width, double height) {
         double bar = scroll.prefWidth(-1);

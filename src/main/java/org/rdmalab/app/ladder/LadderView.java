@@ -31,7 +31,7 @@ public final class LadderView {
     @FXML
     private Button liveButton;
     @FXML
-    private Button saveButton;
+    private javafx.scene.control.MenuItem saveItem;
     @FXML
     private Label noticeLabel;
     @FXML
@@ -79,6 +79,14 @@ public final class LadderView {
             return shown.fromCapture() ? UiText.format("ladder.fromCapture", shown.capture().getFileName())
                     : UiText.text("ladder.fromLab");
         }, viewModel.shownProperty()));
+        // The whole source in a tooltip: a capture's long file name gives way to the buttons in the row.
+        javafx.scene.control.Tooltip source = new javafx.scene.control.Tooltip();
+        source.textProperty().bind(Bindings.createStringBinding(() -> {
+            LadderViewModel.Shown shown = viewModel.shownProperty().get();
+            return shown.fromCapture() ? UiText.format("ladder.fromCapture", shown.capture())
+                    : UiText.text("ladder.fromLabTip");
+        }, viewModel.shownProperty()));
+        sourceLabel.setTooltip(source);
         pairChoice.setConverter(new StringConverter<>() {
             @Override
             public String toString(QpPair pair) {
@@ -101,7 +109,7 @@ public final class LadderView {
         liveButton.visibleProperty().bind(Bindings.createBooleanBinding(() -> viewModel.shownProperty().get().fromCapture(),
                 viewModel.shownProperty()));
         liveButton.managedProperty().bind(liveButton.visibleProperty());
-        saveButton.disableProperty().bind(viewModel.nativeDeviceProperty());
+        saveItem.disableProperty().bind(viewModel.nativeDeviceProperty());
         noticeLabel.textProperty().bind(viewModel.noticeProperty());
         noticeLabel.visibleProperty().bind(viewModel.noticeProperty().isNotEmpty());
         noticeLabel.managedProperty().bind(noticeLabel.visibleProperty());

@@ -326,7 +326,7 @@ class LadderWindowTest {
             window.ladder().setFiles(files(saved, saved));
             return null;
         });
-        robot.clickOn("#saveButton");
+        robot.clickOn("#captureMenu").clickOn("#saveItem");
         FxWait.waitFor("the capture saved", 10, () -> FxWait.onFx(() -> window.ladder().outcomeProperty().get())
                 .startsWith("Saved"));
         // pcap inspect's check, on the UDP port the test's devices use.
@@ -334,7 +334,7 @@ class LadderWindowTest {
         CaptureInspector.Result inspected = CaptureInspector.inspect(saved, port, line -> { });
         assertEquals(live.size(), inspected.packets(), "every packet on the wire, once");
         assertTrue(inspected.allOk(), () -> "every ICRC ok: " + inspected);
-        robot.clickOn("#openButton");
+        robot.clickOn("#captureMenu").clickOn("#openItem");
         FxWait.waitFor("the capture drawn", 10, () -> FxWait.onFx(() -> window.ladder().shownProperty().get()
                 .fromCapture() && !window.ladder().loadingProperty().get()));
         List<LadderChart.DrawnArrow> read = LadderReading.everyArrow(chart(robot));
@@ -396,7 +396,7 @@ class LadderWindowTest {
             window.ladder().setFiles(files(text, null));
             return null;
         });
-        robot.clickOn("#openButton");
+        robot.clickOn("#captureMenu").clickOn("#openItem");
         FxWait.waitFor("the notice", 10, () -> !FxWait.onFx(() -> window.ladder().loadingProperty().get()));
         String notice = FxWait.onFx(() -> window.ladder().noticeProperty().get());
         assertTrue(notice.startsWith("Cannot open notes.pcap: "), notice);
