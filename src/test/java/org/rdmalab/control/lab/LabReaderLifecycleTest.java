@@ -102,6 +102,7 @@ class LabReaderLifecycleTest {
             starter.join(TEN_SECONDS.toMillis());
             assertFalse(starter.isAlive());
             assertTrue(pair.lab.readerRunning());
+            assertSame(pair.lab, pair.lab.startReader(), "startReader() returns the connection, for chaining");
             List<Thread> readers = threadsNamed(name);
             assertEquals(1, readers.size(), "started twice, one reader");
             assertTrue(readers.get(0).isDaemon(), "a reader left behind must not keep the program from exiting");
