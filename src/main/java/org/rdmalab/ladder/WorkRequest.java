@@ -63,6 +63,14 @@ public final class WorkRequest {
     int packetCount;
     long packetsForgotten;
     final List<Resent> resent = new ArrayList<>();
+    /** Retransmissions past {@link #RESENT_KEPT}, counted only. */
+    long resentForgotten;
+
+    /**
+     * Retransmissions a request keeps, its first ones: enough to show a student which PSNs went
+     * out again and why, and bounded where a long READ under loss resends millions.
+     */
+    public static final int RESENT_KEPT = 1024;
 
     WorkRequest(long number, String side, String host, int qpn, long wrId, WrOpcode opcode, long length,
                 boolean signaled) {
@@ -165,9 +173,25 @@ public final class WorkRequest {
         return packetCount + packetsForgotten;
     }
 
-    /** Its PSNs sent again, in the order they went out, each with the wait before it (or null within a burst). */
+    /**
+     * Its PSNs sent again, in the order they went out, each with the wait before it (or null within a
+     * burst): the first {@link #RESENT_KEPT}.
+     */
     public List<Resent> resent() {
         return List.copyOf(resent);
+    }
+
+    /** Its retransmissions after the first {@link #RESENT_KEPT}, which are counted but not kept. */
+    public long resentForgotten() {
+        return resentForgotten;
+    }
+
+    void addResent(Resent again) {
+        if (resent.size() < RESENT_KEPT) {
+            resent.add(again);
+        } else {
+            resentForgotten++;
+        }
     }
 
     void addPacket(long index, int limit) {

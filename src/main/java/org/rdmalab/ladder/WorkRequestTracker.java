@@ -128,7 +128,7 @@ public final class WorkRequestTracker {
                 request.addPacket(arrow.index(), packetLimit);
                 request.advance(WorkRequest.State.IN_FLIGHT);
                 if (arrow.retransmission()) {
-                    request.resent.add(new WorkRequest.Resent(arrow.psn(), arrow.index(), arrow.gap()));
+                    request.addResent(new WorkRequest.Resent(arrow.psn(), arrow.index(), arrow.gap()));
                 }
             }
             return;
@@ -191,7 +191,8 @@ public final class WorkRequestTracker {
         for (int i = 0; i < collector.packetCount; i++) {
             request.addPacket(collector.packets[i], packetLimit);
         }
-        request.resent.addAll(collector.resent);
+        collector.resent.forEach(request::addResent);
+        request.resentForgotten += collector.resentForgotten;
         ArrayDeque<WorkRequest> waiting = new ArrayDeque<>();
         for (WorkRequest each : requester.unacknowledged) {
             waiting.add(each == collector ? request : each);

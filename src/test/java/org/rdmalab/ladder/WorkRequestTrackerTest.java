@@ -256,6 +256,30 @@ class WorkRequestTrackerTest {
     }
 
     @Test
+    void aRequestKeepsItsFirstRetransmissionsAndCountsThoseAfter() {
+        WorkRequest kept = post(1, WrOpcode.RDMA_WRITE, 8);
+        wire.request(Opcode.RC_RDMA_WRITE_ONLY, 1, true, RETH, 8);
+        for (int again = 0; again < WorkRequest.RESENT_KEPT; again++) {
+            wire.after(67_000_000).request(Opcode.RC_RDMA_WRITE_ONLY, 1, true, RETH, 8);
+        }
+        wire.response(Opcode.RC_ACKNOWLEDGE, 1, Aeth.ack(1), 0);
+        feed();
+        assertEquals(WorkRequest.RESENT_KEPT, kept.resent().size(), "exactly as many as it keeps");
+        assertEquals(0, kept.resentForgotten());
+
+        WorkRequest over = post(2, WrOpcode.RDMA_WRITE, 8);
+        wire.request(Opcode.RC_RDMA_WRITE_ONLY, 2, true, RETH, 8);
+        for (int again = 0; again < WorkRequest.RESENT_KEPT + 1; again++) {
+            wire.after(67_000_000).request(Opcode.RC_RDMA_WRITE_ONLY, 2, true, RETH, 8);
+        }
+        wire.response(Opcode.RC_ACKNOWLEDGE, 2, Aeth.ack(2), 0);
+        feed();
+        assertEquals(WorkRequest.RESENT_KEPT, over.resent().size(), "one more than it keeps: the first ones kept");
+        assertEquals(1, over.resentForgotten(), "and the last one counted");
+        assertEquals(WorkRequest.State.ACKNOWLEDGED, over.state());
+    }
+
+    @Test
     void aMessageSeenBeforeItsPostIsClaimedWithinAFewBatchesOnly() {
         wire.request(Opcode.RC_RDMA_WRITE_ONLY, 1, true, RETH, 8).response(Opcode.RC_ACKNOWLEDGE, 1, Aeth.ack(1), 0);
         feed();

@@ -103,6 +103,36 @@ final class HeldPackets {
     }
 
     /**
+     * Bounds what is held: when more than {@code limit} packets wait (a storm the window cannot draw
+     * as fast as it comes), the oldest go to {@code shed} instead of being handed out, in time order,
+     * until {@code limit} are left. Returns how many went.
+     */
+    int shedBeyond(int limit, Consumer<PacketEvent> shed) {
+        skipTaken();
+        if (pending.size() - head <= limit) {
+            return 0; // nulls count as held here, so a shed never starts below the limit
+        }
+        sortNew();
+        int over = size() - limit;
+        int gone = 0;
+        for (; head < pending.size() && gone < over; head++) {
+            PacketEvent packet = pending.get(head);
+            if (packet != null) {
+                shed.accept(packet);
+                pending.set(head, null);
+                gone++;
+            }
+        }
+        skipTaken();
+        if (head > 4096 && head > pending.size() / 2) {
+            pending.subList(0, head).clear();
+            sortedTo -= head;
+            head = 0;
+        }
+        return gone;
+    }
+
+    /**
      * Hands {@code sink} the held packets that can no longer be overtaken (all of them when
      * nothing arrived since the last drain), oldest first, a send before its arrival, until the
      * budget is spent; at least {@value #CLOCK_EVERY} go each time, so every call makes progress.

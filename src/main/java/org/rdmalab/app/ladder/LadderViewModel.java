@@ -64,6 +64,13 @@ public final class LadderViewModel implements AutoCloseable {
      * in the next frames, so a storm of packets never stops the window for long.
      */
     static final long BUDGET_NANOS = 8_000_000;
+    /**
+     * Live packets waiting to be drawn at the most: when packets come faster than the frames'
+     * budgets draw them (a 64 MiB READ under loss resends the rest of the message after every
+     * lost response), the oldest waiting go straight to the capture, undrawn, so that the backlog
+     * and the heap stay bounded and the ladder keeps up with the newest.
+     */
+    static final int HELD_LIMIT = 50_000;
 
     /** What is shown: the live lab's ladder, or a capture's. */
     public record Shown(Ladder ladder, Path capture, long truncated) {
@@ -83,6 +90,8 @@ public final class LadderViewModel implements AutoCloseable {
     private ArrowTrack track = liveTrack;
     private final HeldPackets pending = new HeldPackets(System::nanoTime, BUDGET_NANOS);
     private final List<PacketEvent> toWrite = new ArrayList<>();
+    /** Live packets not drawn because the view fell behind (they are in the capture). */
+    private long notDrawn;
     private boolean flushArmed;
     private final ReadOnlyObjectWrapper<Shown> shown = new ReadOnlyObjectWrapper<>();
     private final ReadOnlyLongWrapper revision = new ReadOnlyLongWrapper();
@@ -137,6 +146,7 @@ public final class LadderViewModel implements AutoCloseable {
     /** New sessions: a new live ladder and a new capture file. */
     private void restart() {
         pending.clear();
+        notDrawn = 0;
         live = new Ladder(LIVE_CAPACITY);
         liveTrack.clear();
         sessionCapture.restart();
@@ -164,6 +174,11 @@ public final class LadderViewModel implements AutoCloseable {
      */
     void flush() {
         flushArmed = false;
+        int shed = pending.shedBeyond(HELD_LIMIT, toWrite::add);
+        if (shed > 0) {
+            notDrawn += shed;
+            changed();
+        }
         boolean[] added = new boolean[1];
         HeldPackets.Left left = pending.drain(packet -> added[0] |= take(packet));
         if (!toWrite.isEmpty()) {
@@ -223,6 +238,8 @@ public final class LadderViewModel implements AutoCloseable {
                 counted.retransmissions(), counted.nakCount(), counted.dropped()));
         if (shown.get().fromCapture()) {
             line.append(' ').append(UiText.text("ladder.inferred"));
+        } else if (notDrawn > 0) {
+            line.append(' ').append(UiText.format("ladder.fellBehind", notDrawn));
         } else if (track.forgotten() > 0) {
             line.append(' ').append(UiText.format("ladder.newest", track.size()));
         }

@@ -238,6 +238,9 @@ public final class WorkRequestsViewModel {
         } else {
             line.append(' ').append(UiText.format("wr.packets", request.psnRange(), request.packetsSeen()));
             List<String> bursts = resentBursts(request.resent());
+            if (request.resentForgotten() > 0) {
+                bursts.add(UiText.format("wr.resentMore", request.resentForgotten()));
+            }
             line.append(' ').append(bursts.isEmpty() ? UiText.text("wr.resentNone")
                     : UiText.format("wr.resent", String.join("; ", bursts)));
         }

@@ -186,4 +186,52 @@ class HeldPacketsTest {
             assertTrue(out.get(i - 1).timestampNanos() <= out.get(i).timestampNanos(), "in time order at " + i);
         }
     }
+
+    @Test
+    void atTheLimitNothingIsShedAndOneOverShedsTheOldestOne() {
+        List<PacketEvent> arrivals = new ArrayList<>();
+        List<PacketEvent> heard = storm(50, arrivals); // 100 packets
+        HeldPackets held = new HeldPackets(() -> 0L, 1);
+        heard.forEach(held::add);
+        List<PacketEvent> shed = new ArrayList<>();
+        assertEquals(0, held.shedBeyond(100, shed::add), "100 held, limit 100");
+        assertEquals(List.of(), shed);
+        assertEquals(1, held.shedBeyond(99, shed::add), "100 held, limit 99");
+        assertEquals(1, shed.size());
+        assertEquals(99, held.size());
+        // The oldest of all: PSN 0's arrival, stamped 1 µs before its send.
+        assertSame(arrivals.get(0), shed.get(0));
+    }
+
+    @Test
+    void aBacklogOverTheLimitShedsItsOldestInTimeOrderAndTheRestIsDrawnAfterThemNothingTwice() {
+        List<PacketEvent> arrivals = new ArrayList<>();
+        List<PacketEvent> heard = storm(3_000, arrivals); // 6 000 packets, shuffled
+        HeldPackets held = new HeldPackets(new JumpingClock(), 1);
+        List<PacketEvent> out = new ArrayList<>();
+        heard.subList(0, 4_000).forEach(held::add);
+        held.settleAll();
+        held.drain(out::add); // one frame's worth (out of time)
+        int drawnFirst = out.size();
+        heard.subList(4_000, 6_000).forEach(held::add);
+        int before = held.size();
+        List<PacketEvent> shed = new ArrayList<>();
+        assertEquals(before - 1_000, held.shedBeyond(1_000, shed::add));
+        assertEquals(1_000, held.size(), "what is held is the limit");
+        for (int i = 1; i < shed.size(); i++) {
+            assertTrue(shed.get(i - 1).timestampNanos() <= shed.get(i).timestampNanos(), "shed in time order, at " + i);
+        }
+        drainAll(held, out);
+        assertEquals(1_000, out.size() - drawnFirst, "the newest 1 000 drawn after the shed");
+        long newestShed = shed.get(shed.size() - 1).timestampNanos();
+        for (PacketEvent drawn : out.subList(drawnFirst, out.size())) {
+            assertTrue(drawn.timestampNanos() >= newestShed, "nothing drawn is older than what was shed");
+        }
+        List<PacketEvent> all = new ArrayList<>(out);
+        all.addAll(shed);
+        assertEquals(6_000, all.size(), "every packet drawn or shed");
+        java.util.Set<PacketEvent> once = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        once.addAll(all);
+        assertEquals(6_000, once.size(), "none twice");
+    }
 }

@@ -39,7 +39,10 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * org.rdmalab.app.ladder.LadderStallMeasure MIB FAULTS VIEW [RTS_TIMEOUT]}, e.g.
  * {@code 64 drop=0.05,seed=3 ladder 0xc}. FAULTS is a {@code --fault} spec or {@code none}; VIEW
  * is {@code ladder} or {@code packets}; RTS_TIMEOUT is both sides' local ACK timeout (the seed's
- * 0x12 is 1.07 s, which every lost READ response costs). {@code -Dstalls=true} prints where the
+ * 0x12 is 1.07 s, which every lost READ response costs; {@code -} keeps it); LIMIT_S ends the
+ * measurement after that many seconds of transfer, finished or not (a 64 MiB READ under 5 % loss
+ * does not finish: each lost response waits out the timer and the responder sends the rest of the
+ * message again, as rxe's does). {@code -Dstalls=true} prints where the
  * JavaFX thread is whenever a pulse is over 150 ms late.
  */
 public final class LadderStallMeasure {
@@ -61,13 +64,14 @@ public final class LadderStallMeasure {
 
     private static void measure(String[] args) throws Exception {
         if (args.length < 3) {
-            System.err.println("usage: LadderStallMeasure MIB FAULTS|none ladder|packets [RTS_TIMEOUT]");
+            System.err.println("usage: LadderStallMeasure MIB FAULTS|none ladder|packets [RTS_TIMEOUT|-] [LIMIT_S]");
             System.exit(2);
         }
         int mib = Integer.parseInt(args[0]);
         String faults = !args[1].equals("none") ? args[1] : null;
         String view = args[2];
-        String timeout = args.length > 3 ? args[3] : null;
+        String timeout = args.length > 3 && !args[3].equals("-") ? args[3] : null;
+        long limitNanos = args.length > 4 ? Long.parseLong(args[4]) * 1_000_000_000L : 0;
         System.setProperty("glass.platform", "Monocle");
         System.setProperty("monocle.platform", "Headless");
         System.setProperty("prism.order", "sw");
@@ -172,6 +176,14 @@ public final class LadderStallMeasure {
                 measuring[0] = true;
                 transferStarted[0] = System.nanoTime();
             }
+            if (limitNanos > 0 && transferStarted[0] != 0 && transferEnded[0] == 0
+                    && System.nanoTime() - transferStarted[0] >= limitNanos) {
+                // Measured for as long as asked: the figures are those of the packets so far.
+                measuring[0] = false;
+                lastChange[0] = System.nanoTime();
+                caughtUp.complete(null);
+                return;
+            }
             // The scenario's end test also posts the WRITE and the READ once the flow ran.
             boolean ended = transferEnded[0] == 0 && bulk.ended().test(lab);
             if (transferStarted[0] != 0 && ended) {
@@ -193,21 +205,24 @@ public final class LadderStallMeasure {
         };
         Platform.runLater(check[0]);
         caughtUp.get(2, TimeUnit.HOURS);
-        double transfer = (transferEnded[0] - transferStarted[0]) / 1e9;
+        boolean finished = transferEnded[0] != 0;
+        double transfer = ((finished ? transferEnded[0] : lastChange[0]) - transferStarted[0]) / 1e9;
         double views = (lastChange[0] - transferStarted[0]) / 1e9;
         long[] packets = onFx(() -> new long[] {window[0].ladder().summaryPacketCount(), window[0].ladder().arrows().size(),
                 window[0].lab().packetLog().rows().size() + window[0].lab().packetLog().droppedProperty().get()});
         String outcome = onFx(() -> String.join(" ", window[0].lab().completions().stream()
                 .map(row -> "wr_id " + row.completion().wrId() + " " + row.completion().status().cName()).toList()));
-        String capture = captureAgainstCounters(window[0]);
+        // A run stopped at its limit has a capture of many gigabytes: it is not saved and counted again.
+        String capture = finished ? captureAgainstCounters(window[0]) : "stopped at the limit, capture not checked";
         System.gc();
         Thread.sleep(500);
         long after = memory.getHeapMemoryUsage().getUsed();
-        System.out.printf(Locale.ROOT, "%d MiB WRITE + READ, faults %s, %s view, RTS timeout %s: transfer %.1f s,"
+        System.out.printf(Locale.ROOT, "%d MiB WRITE + READ, faults %s, %s view, RTS timeout %s: transfer %.1f s%s,"
                         + " views caught up %.1f s; %d frames (%.0f/s); longest JavaFX pulse gap %.1f ms; gaps over"
                         + " 50 ms: %d, over 100 ms: %d; heap used peak %.0f MiB, live after GC peak %.0f MiB, after"
                         + " the run %.0f MiB (max %.0f MiB); ladder %d packets (keeps %d arrows), Packets table %d (keeps %d); %s; %s%n",
-                mib, faults, view, timeout == null ? "0x12" : timeout, transfer, views, frames.get(),
+                mib, faults, view, timeout == null ? "0x12" : timeout, transfer, finished ? "" : " (not finished: stopped at the limit)",
+                views, frames.get(),
                 frames.get() / views, longestGap.get() / 1e6, gapsOver50.get(), gapsOver100.get(),
                 peakHeap.get() / 1048576.0, peakLive.get() / 1048576.0, after / 1048576.0,
                 memory.getHeapMemoryUsage().getMax() / 1048576.0, packets[0], packets[1], packets[2],
