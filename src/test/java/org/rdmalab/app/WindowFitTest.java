@@ -62,6 +62,9 @@ class WindowFitTest {
             if (window != null) {
                 window.close();
             }
+            // The stage is TestFX's, shared with the window tests that run after: back to the window's size.
+            stage.setWidth(MainWindow.WIDTH);
+            stage.setHeight(MainWindow.HEIGHT);
         });
         UiText.use(UiText.ENGLISH);
     }

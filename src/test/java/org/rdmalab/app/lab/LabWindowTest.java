@@ -44,6 +44,9 @@ class LabWindowTest {
         window = MainWindow.create(Backends.installed(), DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort()));
         stage.setScene(window.scene());
         stage.setTitle(MainWindow.TITLE);
+        // The window's own size: the stage is TestFX's, and a window test before may have left it smaller.
+        stage.setWidth(MainWindow.WIDTH);
+        stage.setHeight(MainWindow.HEIGHT);
         stage.show();
     }
 
