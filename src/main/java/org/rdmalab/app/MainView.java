@@ -44,6 +44,8 @@ public final class MainView {
     private final Appearance appearance;
     private final Runnable resetSettings;
     private final java.util.function.Consumer<String> chooseLanguage;
+    /** True while Wire › Counters is the tab shown (the counters are read only then). */
+    private final javafx.beans.property.BooleanProperty countersShown;
     /** The side columns while the Bench view has the window's width. */
     private final java.util.List<Node> hiddenColumns = new java.util.ArrayList<>();
 
@@ -57,6 +59,10 @@ public final class MainView {
     private TabPane inspector;
     @FXML
     private Tab benchTab;
+    @FXML
+    private Tab wireTab;
+    @FXML
+    private Tab countersTab;
     @FXML
     private Node setupView;
     @FXML
@@ -82,7 +88,8 @@ public final class MainView {
     }
 
     MainView(LabViewModel lab, Views views, BenchViewModel bench, Appearance appearance, Runnable resetSettings,
-             java.util.function.Consumer<String> chooseLanguage) {
+             java.util.function.Consumer<String> chooseLanguage, javafx.beans.property.BooleanProperty countersShown) {
+        this.countersShown = countersShown;
         this.lab = lab;
         this.views = views;
         this.bench = bench;
@@ -93,6 +100,7 @@ public final class MainView {
 
     @FXML
     private void initialize() {
+        countersShown.bind(wireTab.selectedProperty().and(countersTab.selectedProperty()));
         statusLabel.textProperty().bind(lab.statusProperty());
         statusLabel.setId("statusLabel");
         controlList.setItems(lab.controlLog().rows());

@@ -425,7 +425,8 @@ public final class MainWindow {
         org.rdmalab.app.packets.PacketViewModel opened = new org.rdmalab.app.packets.PacketViewModel();
         controllers.put(PacketsView.class, new PacketsView(lab, opened));
         controllers.put(org.rdmalab.app.packets.PacketView.class, new org.rdmalab.app.packets.PacketView(opened));
-        controllers.put(CountersView.class, new CountersView(new CountersViewModel(lab, backgroundWork, ui)));
+        CountersViewModel counters = new CountersViewModel(lab, backgroundWork, ui);
+        controllers.put(CountersView.class, new CountersView(counters));
         controllers.put(CompletionsView.class, new CompletionsView(lab));
         controllers.put(ConnectionDataView.class, new ConnectionDataView(new ConnectionDataViewModel(lab)));
         controllers.put(BuffersView.class, new BuffersView(new BuffersViewModel(lab, ui)));
@@ -451,7 +452,7 @@ public final class MainWindow {
         controllers.put(ExercisesView.class, new ExercisesView(exercises));
         Views views = new Views(controllers);
         controllers.put(MainView.class, new MainView(lab, views, bench, appearance, () -> reset[0].run(),
-                tag -> language[0].accept(tag)));
+                tag -> language[0].accept(tag), counters.shownProperty()));
         Parent content = views.load(MainView.FXML);
         Scene scene = new Scene(new ScaledRoot(content), WIDTH * settings.scale(), HEIGHT * settings.scale());
         scene.getStylesheets().add(Views.resource(STYLESHEET).toExternalForm());

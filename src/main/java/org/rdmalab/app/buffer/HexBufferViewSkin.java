@@ -87,7 +87,15 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
         addressDigits = (digits + 3) / 4 * 4;
         header.showHeader(addressDigits);
         long rows = (length + HexBufferView.BYTES_PER_ROW - 1) / HexBufferView.BYTES_PER_ROW;
-        list.setItems(new RowNumbers((int) Math.min(rows, HexBufferView.MAX_ROWS)));
+        int count = (int) Math.min(rows, HexBufferView.MAX_ROWS);
+        if (list.getItems() instanceof RowNumbers shown && shown.size() == count) {
+            // The same rows with new bytes (a new snapshot of the buffer): the shown cells read them
+            // again. New items would reset the list (its scroll position too) for every snapshot,
+            // which for a 64 MiB buffer took the JavaFX thread hundreds of milliseconds each time.
+            list.refresh();
+            return;
+        }
+        list.setItems(new RowNumbers(count));
     }
 
     private String address(long offset) {

@@ -45,11 +45,19 @@ public final class CountersViewModel {
     private Map<String, Map<String, Long>> marked;
     /** Each side's values last read (UI thread). */
     private Map<String, Map<String, Long>> last = new LinkedHashMap<>();
+    private final javafx.beans.property.BooleanProperty shown = new javafx.beans.property.SimpleBooleanProperty(true);
+    /** A read was asked for while not shown (UI thread). */
+    private boolean stale;
 
     public CountersViewModel(LabViewModel lab, Executor background, Executor ui) {
         reader = new SideReader<>(lab, background, ui, (name, session) -> read(session), this::published);
         lab.afterEvents(this::refresh);
         showAll.addListener((observable, before, all) -> publish(last));
+        shown.addListener((observable, before, now) -> {
+            if (now && stale) {
+                refresh();
+            }
+        });
         lab.sides().addListener((javafx.collections.ListChangeListener<SideViewModel>) change -> {
             marked = null; // new sides, new devices: nothing marked on them
             refresh();
@@ -72,8 +80,22 @@ public final class CountersViewModel {
         publish(last);
     }
 
-    /** Reads the counters again, at most one read pending at a time. */
+    /**
+     * Whether the counters are on screen (their tab chosen). While not, the lab's events do not
+     * read them again: under a storm of packets that was a table rebuilt on the JavaFX thread for
+     * every batch, unseen. They are read once when shown again.
+     */
+    public javafx.beans.property.BooleanProperty shownProperty() {
+        return shown;
+    }
+
+    /** Reads the counters again, at most one read pending at a time; only a mark while not shown. */
     void refresh() {
+        if (!shown.get()) {
+            stale = true;
+            return;
+        }
+        stale = false;
         reader.refresh();
     }
 

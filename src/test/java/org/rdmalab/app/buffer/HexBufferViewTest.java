@@ -34,7 +34,7 @@ class HexBufferViewTest {
     private static final long HELLO_AT = 0x20;
 
     /** 64 MiB computed from the offset (no array behind it), HelloWorld at 0x20; counts what is read. */
-    static final class CountingSource implements ByteSource {
+    static class CountingSource implements ByteSource {
         final AtomicLong bytesRead = new AtomicLong();
         final AtomicLong reads = new AtomicLong();
 
@@ -201,6 +201,36 @@ class HexBufferViewTest {
         Node fine = rowAt(robot, "7f3a2c001000").orElseThrow();
         assertFalse(robot.from(fine).lookup("." + HexBufferView.ERROR_CLASS).queryAs(Label.class).isVisible());
         assertEquals(4, visibleRows(robot).size(), "64 bytes are 4 rows");
+    }
+
+    /**
+     * A new snapshot of the same buffer (same length) shows its new bytes where the reader is: the
+     * view stays scrolled where it was, and it reads only what it shows.
+     */
+    @Test
+    void aNewSnapshotOfTheSameLengthShowsItsBytesWhereTheReaderIs(FxRobot robot) {
+        robot.interact(() -> view.scrollToOffset(32L << 20));
+        WaitForAsyncUtils.waitForFxEvents();
+        String address = Long.toHexString(0x7f3a2c001000L + (32L << 20));
+        assertTrue(rowAt(robot, address).isPresent());
+        CountingSource changed = new CountingSource() {
+            @Override
+            public byte[] read(long offset, int length) {
+                byte[] bytes = super.read(offset, length);
+                java.util.Arrays.fill(bytes, (byte) 'A');
+                return bytes;
+            }
+        };
+        robot.interact(() -> view.setSource(changed));
+        WaitForAsyncUtils.waitForFxEvents();
+        Node row = rowAt(robot, address).orElseThrow(() -> new AssertionError("the view went back to the top"));
+        assertEquals("AAAAAAAAAAAAAAAA", text(row, HexBufferView.ASCII_CLASS, robot), "the new snapshot's bytes");
+        assertTrue(changed.bytesRead.get() > 0 && changed.bytesRead.get() <= 4096,
+                "read only the rows shown: " + changed.bytesRead.get());
+        // A snapshot of another length is another buffer: from its top.
+        robot.interact(() -> view.setSource(ByteSource.of(new byte[64])));
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(rowAt(robot, "7f3a2c001000").isPresent(), "a buffer of another length shows its first row");
     }
 
     @Test

@@ -102,4 +102,22 @@ class CountersViewModelTest {
         });
         loopback.await("the new sides' counters (no device opened yet: none)", () -> counters.rows().isEmpty());
     }
+
+    /**
+     * While another tab is shown the lab's events do not read the counters (nothing changes in the
+     * table), and showing them reads them once, with what the flow sent meanwhile.
+     */
+    @Test
+    void hiddenCountersAreNotReadAndShowingThemReadsThemOnce() {
+        loopback.run(() -> counters.shownProperty().set(false));
+        loopback.run(() -> lab.apply(lab.defaultSetup().withGidIndex("3")));
+        loopback.runToTheEnd();
+        // The flow's last events were taken (the run is over) and asked for no read: still no rows.
+        loopback.run(() -> { });
+        assertEquals(List.of(), rows(), "not read while hidden");
+        loopback.run(() -> counters.shownProperty().set(true));
+        loopback.await("the counters read once shown", () -> counters.rows().stream()
+                .filter(row -> row.name().equals("sent_pkts")).count() == 2);
+        assertTrue(value(rows(), "client", "sent_pkts") > 0);
+    }
 }
