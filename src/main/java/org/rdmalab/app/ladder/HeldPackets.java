@@ -124,11 +124,7 @@ final class HeldPackets {
             }
         }
         skipTaken();
-        if (head > 4096 && head > pending.size() / 2) {
-            pending.subList(0, head).clear();
-            sortedTo -= head;
-            head = 0;
-        }
+        compactFront();
         return gone;
     }
 
@@ -188,18 +184,22 @@ final class HeldPackets {
             pending.set(head, null);
         }
         skipTaken();
-        if (head > 4096 && head > pending.size() / 2) {
-            // Now and then, not each drain: clearing the front moves everything behind it.
-            pending.subList(0, head).clear();
-            sortedTo -= head;
-            head = 0;
-        }
+        compactFront();
         if (outOfTime) {
             // What is left was settled by this drain's measure; what arrives meanwhile is measured again.
             arrivedSinceDrain = settled != Long.MAX_VALUE;
             return Left.OUT_OF_TIME;
         }
         return head == pending.size() ? Left.NOTHING : Left.UNSETTLED;
+    }
+
+    /** Drops the handed-out front now and then, not each call: clearing it moves everything behind it. */
+    private void compactFront() {
+        if (head > 4096 && head > pending.size() / 2) {
+            pending.subList(0, head).clear();
+            sortedTo -= head;
+            head = 0;
+        }
     }
 
     private void skipTaken() {
