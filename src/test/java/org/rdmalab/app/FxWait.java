@@ -26,15 +26,20 @@ public final class FxWait {
      * that fails there fails the test as it is.
      */
     public static <T> T onFx(java.util.concurrent.Callable<T> work) {
+        return answer(WaitForAsyncUtils.asyncFx(work), "the JavaFX thread did not answer");
+    }
+
+    /** {@code future}'s value within 10 s; an assertion that failed in it fails the test as it is. */
+    private static <T> T answer(java.util.concurrent.Future<T> future, String silence) {
         try {
-            return WaitForAsyncUtils.asyncFx(work).get(10, TimeUnit.SECONDS);
+            return future.get(10, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
             if (e.getCause() instanceof AssertionError failure) {
                 throw failure;
             }
             throw new AssertionError(e.getCause());
         } catch (InterruptedException | TimeoutException e) {
-            throw new AssertionError("the JavaFX thread did not answer", e);
+            throw new AssertionError(silence, e);
         }
     }
 
@@ -58,16 +63,7 @@ public final class FxWait {
                 });
             }
         }.start());
-        try {
-            return seen.get(10, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof AssertionError failure) {
-                throw failure;
-            }
-            throw new AssertionError(e.getCause());
-        } catch (InterruptedException | TimeoutException e) {
-            throw new AssertionError("no pulse came", e);
-        }
+        return answer(seen, "no pulse came");
     }
 
     /**

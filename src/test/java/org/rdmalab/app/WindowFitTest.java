@@ -26,14 +26,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmalab.app.common.UiText;
 import org.rdmalab.app.settings.LabSettings;
-import org.rdmalab.app.settings.SettingsStore;
-import org.rdmalab.testing.Ports;
-import org.rdmalab.verbs.spi.Backends;
-import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
-import org.testfx.util.WaitForAsyncUtils;
 
 /**
  * Nothing is clipped or overlapped at the smallest window size and in projector mode, on every tab
@@ -58,14 +53,7 @@ class WindowFitTest {
 
     @AfterEach
     void close(FxRobot robot) {
-        robot.interact(() -> {
-            if (window != null) {
-                window.close();
-            }
-            // The stage is TestFX's, shared with the window tests that run after: back to the window's size.
-            stage.setWidth(MainWindow.WIDTH);
-            stage.setHeight(MainWindow.HEIGHT);
-        });
+        robot.interact(() -> TestWindows.close(stage, window));
         UiText.use(UiText.ENGLISH);
     }
 
@@ -85,19 +73,7 @@ class WindowFitTest {
     void everyTabFitsWithNothingClippedOrOverlapped(String language, double width, double height, double scale,
                                                     FxRobot robot) {
         UiText.use(UiText.parse(language));
-        robot.interact(() -> {
-            try {
-                window = MainWindow.create(Backends.installed(),
-                        DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort()),
-                        LabSettings.defaults().withScale(scale), SettingsStore.inMemory());
-            } catch (java.io.IOException e) {
-                throw new AssertionError(e);
-            }
-            stage.setScene(window.scene());
-            stage.setWidth(width);
-            stage.setHeight(height);
-            stage.show();
-        });
+        robot.interact(() -> window = TestWindows.open(stage, LabSettings.defaults().withScale(scale), width, height));
         FxWait.waitFor("the devices and sides", 30, () -> !window.lab().setup().gids().isEmpty()
                 && !window.lab().sides().isEmpty());
         TabPane inspector = robot.lookup(".inspector").queryAs(TabPane.class);

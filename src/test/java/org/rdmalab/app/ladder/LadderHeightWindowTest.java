@@ -20,14 +20,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmalab.app.FxWait;
 import org.rdmalab.app.MainWindow;
+import org.rdmalab.app.TestWindows;
 import org.rdmalab.app.common.UiText;
 import org.rdmalab.app.lab.LabViewModel;
 import org.rdmalab.app.settings.LabSettings;
-import org.rdmalab.app.settings.SettingsStore;
 import org.rdmalab.ladder.WorkRequest;
-import org.rdmalab.testing.Ports;
-import org.rdmalab.verbs.spi.Backends;
-import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
@@ -52,14 +49,7 @@ class LadderHeightWindowTest {
 
     @AfterEach
     void close(FxRobot robot) {
-        robot.interact(() -> {
-            if (window != null) {
-                window.close();
-            }
-            // The stage is TestFX's, shared with the window tests that run after: back to the window's size.
-            stage.setWidth(MainWindow.WIDTH);
-            stage.setHeight(MainWindow.HEIGHT);
-        });
+        robot.interact(() -> TestWindows.close(stage, window));
         UiText.use(UiText.ENGLISH);
     }
 
@@ -74,20 +64,9 @@ class LadderHeightWindowTest {
 
     @ParameterizedTest(name = "{0} at {1} × {2}")
     @MethodSource("windows")
-    void theChartUnderThePickedRequestIsAtLeastHalfTheTab(String language, double width, double height, FxRobot robot) {
+    void theChartUnderThePickedRequestKeepsItsHeadAndArrowsInsideTheTab(String language, double width, double height, FxRobot robot) {
         UiText.use(UiText.parse(language));
-        robot.interact(() -> {
-            try {
-                window = MainWindow.create(Backends.installed(), DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort()),
-                        LabSettings.defaults(), SettingsStore.inMemory());
-            } catch (java.io.IOException e) {
-                throw new AssertionError(e);
-            }
-            stage.setScene(window.scene());
-            stage.setWidth(width);
-            stage.setHeight(height);
-            stage.show();
-        });
+        robot.interact(() -> window = TestWindows.open(stage, LabSettings.defaults(), width, height));
         FxWait.waitFor("the devices", 30, () -> !window.lab().setup().devices().isEmpty()
                 && !window.lab().setup().gids().isEmpty());
         LabViewModel lab = window.lab();
