@@ -101,7 +101,7 @@ class AppearanceWindowTest {
         assertTrue(darkTitle.getBrightness() > 0.8 && lightTitle.getBrightness() < 0.3, lightTitle + " → " + darkTitle);
         // What opens over the window is dark too: a list's popup and the menu.
         robot.clickOn("#devicePicker");
-        waitFor("the device list", () -> robot.lookup(".list-view").match(node -> node.getScene() != window.scene())
+        FxWait.waitForOnFx("the device list", 30, () -> robot.lookup(".list-view").match(node -> node.getScene() != window.scene())
                 .tryQuery().isPresent());
         Region list = robot.lookup(".list-view").match(node -> node.getScene() != window.scene()).queryAs(Region.class);
         Color listFill = FxWait.onFx(() -> (Color) list.getBackground().getFills().get(
@@ -160,7 +160,7 @@ class AppearanceWindowTest {
     /** The device picker's list, open: its first cell's height on screen and the list's width. */
     private static double[] deviceListSize(FxRobot robot) {
         robot.clickOn("#devicePicker");
-        waitFor("the device list", () -> robot.lookup(".list-cell").match(node -> node.getScene() != null
+        FxWait.waitForOnFx("the device list", 30, () -> robot.lookup(".list-cell").match(node -> node.getScene() != null
                 && node.getScene().getWindow() instanceof javafx.stage.PopupWindow).tryQuery().isPresent());
         double[] size = drawnHeightAndPopupWidth(robot.lookup(".list-cell")
                 .match(node -> node.getScene().getWindow() instanceof javafx.stage.PopupWindow).query());

@@ -54,12 +54,15 @@ class ChineseWindowTest {
     /** The summary line under step {@code index} of a side's step list. */
     private static String summary(FxRobot robot, String list, int index) {
         robot.interact(() -> robot.lookup(list).queryListView().scrollTo(index));
-        // The list lays its cells out in a later pulse: wait for the one scrolled to.
-        waitFor("step " + index + "'s cell", () -> robot.lookup(list + " .list-cell")
+        // The list lays its cells out in a later pulse: wait for the one scrolled to, looking on the
+        // JavaFX thread, where the cells change.
+        FxWait.waitForOnFx("step " + index + "'s cell", 30, () -> robot.lookup(list + " .list-cell")
                 .match(node -> ((ListCell<?>) node).getIndex() == index).tryQuery().isPresent());
-        ListCell<?> cell = robot.lookup(list + " .list-cell").match(node -> ((ListCell<?>) node).getIndex() == index)
-                .queryAs(ListCell.class);
-        return robot.from(cell).lookup(".step-summary").queryAs(Label.class).getText();
+        return FxWait.onFx(() -> {
+            ListCell<?> cell = robot.lookup(list + " .list-cell").match(node -> ((ListCell<?>) node).getIndex() == index)
+                    .queryAs(ListCell.class);
+            return robot.from(cell).lookup(".step-summary").queryAs(Label.class).getText();
+        });
     }
 
     @Test
@@ -103,7 +106,7 @@ class ChineseWindowTest {
     void theGrhLessonIsToldInChineseAtTheFieldAndItsFixButtonSpeaksChinese(FxRobot robot) {
         SeedRuns.runUntilRtrFails(robot, window);
         robot.clickOn("#showCauseButton");
-        waitFor("the field", () -> robot.lookup("#message-gid_idx").tryQuery().isPresent());
+        FxWait.waitForOnFx("the field", 30, () -> robot.lookup("#message-gid_idx").tryQuery().isPresent());
         Label message = robot.lookup("#message-gid_idx").queryAs(Label.class);
         assertTrue(message.getText().startsWith("EINVAL (22, Invalid argument): gid_idx -1 不发送 GRH，但 RoCE 的每个数据包都走 "
                 + "UDP/IP"), message.getText());

@@ -22,6 +22,15 @@ public final class FxWait {
     }
 
     /**
+     * Like {@link #waitFor}, but reads {@code condition} on the JavaFX thread: for a condition that
+     * walks the scene graph, which a lookup from the test's thread may find half-changed (a list's
+     * cells being laid out).
+     */
+    public static void waitForOnFx(String what, long seconds, BooleanSupplier condition) {
+        waitFor(what, seconds, () -> onFx(condition::getAsBoolean));
+    }
+
+    /**
      * {@code work}'s answer, computed on the JavaFX thread, where the layout lives; an assertion
      * that fails there fails the test as it is.
      */

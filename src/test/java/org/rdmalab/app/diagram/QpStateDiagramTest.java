@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import javafx.css.PseudoClass;
 import javafx.geometry.BoundingBox;
@@ -38,7 +37,6 @@ import org.rdmalab.verbs.QpType;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
-import org.testfx.util.WaitForAsyncUtils;
 
 /** The QP state diagram: arrows from the kernel's table, the current state, refusals, clicks. */
 @ExtendWith(ApplicationExtension.class)
@@ -347,12 +345,8 @@ class QpStateDiagramTest {
      * Waits until {@code condition} holds, looking on the FX thread: the diagram changes its nodes
      * there (a refused arrow fades and is removed), and a lookup from this thread may race with it.
      */
-    private static void waitUntil(java.util.concurrent.Callable<Boolean> condition) {
-        try {
-            WaitForAsyncUtils.waitFor(5, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(condition).get());
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new AssertionError("condition not met within 5 s", e);
-        }
+    private static void waitUntil(java.util.function.BooleanSupplier condition) {
+        org.rdmalab.app.FxWait.waitForOnFx("the diagram", 5, condition);
     }
 
     @Test

@@ -158,7 +158,7 @@ class LabWindowTest {
         Label cause = SeedRuns.runUntilRtrFails(robot, window);
         assertTrue(cause.getText().startsWith("Caused by gid_idx of 'Query port and GID': EINVAL (22"), cause.getText());
         robot.clickOn("#showCauseButton");
-        waitFor("the field", () -> robot.lookup("#param-gid_idx").tryQuery().isPresent());
+        FxWait.waitForOnFx("the field", 30, () -> robot.lookup("#param-gid_idx").tryQuery().isPresent());
         javafx.scene.Node field = robot.lookup("#param-gid_idx").query();
         assertTrue(field.getStyleClass().contains(StepView.FIELD_ERROR), field.getStyleClass().toString());
         Label message = robot.lookup("#message-gid_idx").queryAs(Label.class);

@@ -113,7 +113,7 @@ class ScenariosWindowTest {
         nextUntil(robot, "client", 11);
         assertEquals(QpState.RTS, side("server").localStateProperty().get());
         assertEquals(QpState.RTS, side("client").localStateProperty().get());
-        FxWait.waitFor("the traffic button", 10, () -> !robot.lookup("#trafficButton").queryAs(Button.class)
+        FxWait.waitForOnFx("the traffic button", 10, () -> !robot.lookup("#trafficButton").queryAs(Button.class)
                 .isDisabled());
         assertEquals("Every step ran: post the traffic to see the outcome checked.", outcome(robot));
         // The traffic is the client's last step: its own Next step posts it and checks the outcome.

@@ -115,13 +115,13 @@ class PacketViewTest {
         ConnectionData remote = SeedRuns.side(window, "client").session().resources().remoteData().orElseThrow();
         @SuppressWarnings("unchecked")
         TreeView<Object> tree = (TreeView<Object>) robot.lookup("#fieldTree").queryAs(TreeView.class);
-        FxWait.waitFor("the RETH in the tree", 10, () -> tree.getRoot() != null && tree.getRoot().getChildren().stream()
+        FxWait.waitForOnFx("the RETH in the tree", 10, () -> tree.getRoot() != null && tree.getRoot().getChildren().stream()
                 .anyMatch(item -> item.getValue() instanceof Dissection.Header header
                         && header.layer() == Dissection.Layer.RETH));
         robot.interact(() -> tree.scrollTo(tree.getRow(tree.getRoot().getChildren().stream()
                 .filter(item -> item.getValue() instanceof Dissection.Header header
                         && header.layer() == Dissection.Layer.RETH).findFirst().orElseThrow())));
-        FxWait.waitFor("the RETH's fields", 10, () -> treeCell(robot, "DMA Length").isPresent());
+        FxWait.waitForOnFx("the RETH's fields", 10, () -> treeCell(robot, "DMA Length").isPresent());
         assertTrue(treeCell(robot, String.format("Virtual Address: 0x%016x", remote.addr())).isPresent(),
                 "the RETH's va is the client's remote address");
         assertTrue(treeCell(robot, String.format("Remote Key: 0x%08x", remote.rkey())).isPresent(),
