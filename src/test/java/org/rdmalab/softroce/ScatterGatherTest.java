@@ -76,6 +76,11 @@ class ScatterGatherTest {
         assertFalse(mr.contains(va - 1, 0));
         assertFalse(mr.contains(va, -1));
         assertEquals(37, mr.offsetOf(va + 37));
+        assertEquals(AccessFlag.LOCAL_WRITE.value(), mr.accessFlags());
+        assertSame(pd, mr.pd());
+        SoftMemoryRegion remote = region(otherPd, 8, AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ);
+        assertEquals(AccessFlag.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ), remote.accessFlags());
+        assertSame(otherPd, remote.pd());
         assertEquals(0, va & 0xfff, "page-aligned");
     }
 
