@@ -183,4 +183,115 @@ class RequesterPacketsTest {
             assertArrayEquals(data, peers.b.mr.read(0, 3000), "the SEND's bytes");
         }
     }
+    @Test
+    void aReadReservesOnePsnPerMtuAndAnAtomicOne() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            List<RocePacket> packets = fromA(peers, new boolean[] {true}, new boolean[] {true});
+            long remote = peers.b.mr.address();
+            int rkey = peers.b.mr.rkey();
+            peers.a.qp.postSend(SendWorkRequest.read(1, peers.a.mr.sge(0, 3 * 1024), remote, rkey, SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), remote, rkey, SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.fetchAdd(3, peers.a.mr.sge(8192, 8), remote, rkey, 1, SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.read(4, peers.a.mr.sge(16384, 3 * 1024 + 1), remote, rkey, SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.read(5, peers.a.mr.sge(0, 0), remote, rkey, SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.write(6, peers.a.mr.sge(0, 8), remote, rkey, SIGNALED));
+            assertEquals(6, peers.runUntilCompletions(peers.a, 6).size());
+            assertEquals(List.of("RDMA_READ_REQUEST 0", "RDMA_WRITE_ONLY 3", "FETCH_ADD 4", "RDMA_READ_REQUEST 5",
+                    "RDMA_READ_REQUEST 9", "RDMA_WRITE_ONLY 10"),
+                    packets.stream().map(p -> p.opcode().name().replace("RC_", "") + " " + p.psn()).toList());
+        }
+    }
+
+    @Test
+    void aMessageOfTwoGibibytesIsSentAndOneByteMoreIsALocalLengthError() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            boolean[] answer = {false};
+            List<RocePacket> packets = fromA(peers, new boolean[] {true}, answer);
+            int half = 1 << 30;
+            ScatterGatherElement first = new ScatterGatherElement(peers.a.mr.address(), half, peers.a.mr.lkey());
+            ScatterGatherElement second = new ScatterGatherElement(peers.a.mr.address(), half, peers.a.mr.lkey());
+            ScatterGatherElement one = peers.a.mr.sge(0, 1);
+            peers.a.qp.postSend(new SendWorkRequest(1, List.of(first, second, one), WrOpcode.SEND, SIGNALED, 0, 0, 0, 0, 0));
+            peers.net.advance(Duration.ofMillis(1));
+            assertEquals(List.of(WcStatus.LOC_LEN_ERR), Peers.drain(peers.a).stream().map(WorkCompletion::status).toList());
+            assertEquals(0, packets.size(), "nothing sent");
+        }
+        try (Peers peers = Peers.simulated()) {
+            boolean[] answer = {false};
+            List<RocePacket> packets = fromA(peers, new boolean[] {true}, answer);
+            int half = 1 << 30;
+            ScatterGatherElement first = new ScatterGatherElement(peers.a.mr.address(), half, peers.a.mr.lkey());
+            peers.a.qp.postSend(new SendWorkRequest(1, List.of(first, first), WrOpcode.SEND, SIGNALED, 0, 0, 0, 0, 0));
+            peers.net.advance(Duration.ofMillis(1));
+            assertEquals(List.of(), Peers.drain(peers.a), "2^31 bytes is a message: it goes out");
+            assertEquals(128, packets.size(), "as far as the window lets it");
+            assertEquals(Opcode.RC_SEND_FIRST, packets.get(0).opcode());
+        }
+    }
+
+    @Test
+    void aReadOrAtomicWhoseScatterListIsNotWritableFailsLocallyAndNothingAfterItIsSent() throws Exception {
+        for (String op : List.of("READ", "CAS", "FAA")) {
+            try (Peers peers = Peers.simulated()) {
+                List<RocePacket> packets = fromA(peers, new boolean[] {true}, new boolean[] {true});
+                org.rdmalab.verbs.MemoryRegion readOnly = peers.a.pd.registerMemory(64,
+                        org.rdmalab.verbs.AccessFlag.REMOTE_READ.value());
+                long remote = peers.b.mr.address();
+                int rkey = peers.b.mr.rkey();
+                peers.a.qp.postSend(switch (op) {
+                    case "READ" -> SendWorkRequest.read(1, readOnly.sge(0, 8), remote, rkey, SIGNALED);
+                    case "CAS" -> SendWorkRequest.compareSwap(1, readOnly.sge(0, 8), remote, rkey, 0, 1, SIGNALED);
+                    default -> SendWorkRequest.fetchAdd(1, readOnly.sge(0, 8), remote, rkey, 1, SIGNALED);
+                });
+                peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), remote, rkey, SIGNALED));
+                List<WorkCompletion> done = peers.runUntilCompletions(peers.a, 2);
+                assertEquals(List.of(WcStatus.LOC_PROT_ERR, WcStatus.WR_FLUSH_ERR),
+                        done.stream().map(WorkCompletion::status).toList(), op);
+                assertEquals(List.of(), packets, op + ": nothing went out");
+            }
+        }
+    }
+
+    @Test
+    void aUcQpHasNoWindowAndCompletesAsItSends() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.type = org.rdmalab.verbs.QpType.UC;
+        try (Peers peers = Peers.simulated(setup)) {
+            List<RocePacket> packets = fromA(peers, new boolean[] {false}, new boolean[] {true});
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 200 * 1024), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            assertEquals(List.of(WcStatus.SUCCESS, WcStatus.SUCCESS),
+                    peers.runUntilCompletions(peers.a, 2).stream().map(WorkCompletion::status).toList());
+            assertEquals(201, packets.size(), "every packet, none acknowledged");
+            assertEquals(Opcode.UC_RDMA_WRITE_ONLY, packets.get(200).opcode());
+        }
+    }
+
+    @Test
+    void aSequenceNakInsideAMessageResendsFromItsPsnOnly() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            boolean[] deliver = {false};
+            List<RocePacket> packets = fromA(peers, deliver, new boolean[] {true});
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 5 * 1024), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.read(2, peers.a.mr.sge(8192, 3 * 1024), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.net.advance(Duration.ofMillis(1));
+            packets.clear();
+            java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(64);
+            int length = org.rdmalab.wire.RocePacketEncoder.encodeResponse(out, Opcode.RC_ACKNOWLEDGE,
+                    peers.a.qp.qpNum(), 2, org.rdmalab.wire.Aeth.nakSyndrome(0), 0, null, 0, 0);
+            peers.net.inject(Fabric.toInt(DeviceOptions.parseAddress("127.0.0.2")), 4791, A, 4791,
+                    SoftRoceVerbsTest.resign(java.util.Arrays.copyOf(out.array(), length + 4),
+                            Fabric.toInt(DeviceOptions.parseAddress("127.0.0.2")), A));
+            peers.net.advance(Duration.ofMillis(1));
+            assertEquals(List.of("RDMA_WRITE_MIDDLE 2", "RDMA_WRITE_MIDDLE 3", "RDMA_WRITE_LAST 4",
+                    "RDMA_READ_REQUEST 5"),
+                    packets.stream().map(p -> p.opcode().name().replace("RC_", "") + " " + p.psn()).toList());
+            deliver[0] = true;
+            assertEquals(2, peers.runUntilCompletions(peers.a, 2).size());
+        }
+    }
 }

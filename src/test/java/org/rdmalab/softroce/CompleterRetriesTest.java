@@ -1,0 +1,142 @@
+package org.rdmalab.softroce;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.rdmalab.softroce.net.Fabric;
+import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.ReceiveWorkRequest;
+import org.rdmalab.verbs.RnrTimer;
+import org.rdmalab.verbs.SendFlag;
+import org.rdmalab.verbs.SendWorkRequest;
+import org.rdmalab.verbs.WcStatus;
+import org.rdmalab.verbs.WorkCompletion;
+import org.rdmalab.verbs.spi.DeviceOptions;
+import org.rdmalab.wire.Opcode;
+import org.rdmalab.wire.RocePacket;
+
+/**
+ * The completer's retries on the simulated network's virtual clock, as rxe's do them: retry_cnt
+ * and rnr_retry allow exactly that many resends (7 RNR retries meaning forever), each resend after
+ * the local ACK timeout or the responder's RNR timer and not before; a QP whose timeout is 0 has
+ * no retransmission timer; and the counters name each retry.
+ */
+class CompleterRetriesTest {
+
+    private static final int A = Fabric.toInt(DeviceOptions.parseAddress("127.0.0.1"));
+    private static final int SIGNALED = SendFlag.SIGNALED.value();
+
+    /** The virtual times at which a sent {@code opcode}; {@code deliver[0]} says whether they reach b. */
+    private static List<Long> sends(Peers peers, Opcode opcode, boolean[] deliver) {
+        List<Long> times = new ArrayList<>();
+        peers.net.intercept((src, dst, datagram) -> {
+            if (src == A) {
+                if (SoftRoceTransportTest.decode(datagram).opcode() == opcode) {
+                    times.add(peers.net.nanoTime());
+                }
+                return deliver[0] ? 1 : 0;
+            }
+            return 1;
+        });
+        return times;
+    }
+
+    @Test
+    void retryCntAllowsExactlyThatManyResendsOneAckTimeoutApart() throws Exception {
+        for (int retries : new int[] {0, 1, 3}) {
+            Peers.Setup setup = new Peers.Setup();
+            setup.retryCount = retries;
+            setup.timeout = 10;
+            try (Peers peers = Peers.simulated(setup)) {
+                List<Long> times = sends(peers, Opcode.RC_RDMA_WRITE_ONLY, new boolean[] {false});
+                peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                        peers.b.mr.rkey(), SIGNALED));
+                List<WorkCompletion> done = peers.runUntilCompletions(peers.a, 1);
+                String what = "retry_cnt " + retries;
+                assertEquals(WcStatus.RETRY_EXC_ERR, done.get(0).status(), what);
+                assertEquals(retries + 1, times.size(), what + ": the first send and each retry");
+                long timeout = RnrTimer.ackTimeoutNanos(10);
+                for (int i = 1; i < times.size(); i++) {
+                    long gap = times.get(i) - times.get(i - 1);
+                    assertTrue(gap >= timeout && gap < timeout + 1_000_000, what + ": gap " + gap);
+                }
+                assertEquals(retries, peers.a.counter(Counter.COMPLETER_RETRY_ERR), what);
+                assertEquals(1, peers.a.counter(Counter.RETRY_EXCEEDED_ERR), what);
+                assertEquals(QpState.ERR, peers.a.qp.state());
+            }
+        }
+    }
+
+    @Test
+    void aQpWithTimeoutZeroNeverResends() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.timeout = 0;
+        try (Peers peers = Peers.simulated(setup)) {
+            boolean[] deliver = {false};
+            List<Long> times = sends(peers, Opcode.RC_RDMA_WRITE_ONLY, deliver);
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.net.advance(Duration.ofSeconds(20));
+            assertEquals(1, times.size(), "no retransmission timer");
+            assertEquals(List.of(), Peers.drain(peers.a));
+            assertEquals(QpState.RTS, peers.a.qp.state());
+        }
+    }
+
+    @Test
+    void rnrRetryAllowsExactlyThatManyResendsEachAfterTheRnrTimer() throws Exception {
+        int code = 14; // 1.92 ms
+        for (int retries : new int[] {0, 1, 2}) {
+            Peers.Setup setup = new Peers.Setup();
+            setup.rnrRetry = retries;
+            setup.minRnrTimer = code;
+            try (Peers peers = Peers.simulated(setup)) {
+                List<Long> times = sends(peers, Opcode.RC_SEND_ONLY, new boolean[] {true});
+                peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, 8), SIGNALED));
+                List<WorkCompletion> done = peers.runUntilCompletions(peers.a, 1);
+                String what = "rnr_retry " + retries;
+                assertEquals(WcStatus.RNR_RETRY_EXC_ERR, done.get(0).status(), what);
+                assertEquals(retries + 1, times.size(), what);
+                for (int i = 1; i < times.size(); i++) {
+                    long gap = times.get(i) - times.get(i - 1);
+                    assertTrue(gap >= RnrTimer.nanos(code) && gap < RnrTimer.nanos(code) + 1_000_000, what + ": gap " + gap);
+                }
+                assertEquals(retries + 1, peers.a.counter(Counter.RCVD_RNR_ERR), what);
+                assertEquals(1, peers.a.counter(Counter.RETRY_RNR_EXCEEDED_ERR), what);
+                assertEquals(retries + 1, peers.b.counter(Counter.SEND_RNR_ERR), what);
+            }
+        }
+    }
+
+    @Test
+    void sevenRnrRetriesMeanForeverAndProgressRefillsTheCounters() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.rnrRetry = 7;
+        setup.minRnrTimer = 1; // 0.01 ms
+        try (Peers peers = Peers.simulated(setup)) {
+            List<Long> times = sends(peers, Opcode.RC_SEND_ONLY, new boolean[] {true});
+            peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, 8), SIGNALED));
+            peers.net.runUntil(() -> times.size() >= 20, Duration.ofSeconds(5));
+            assertEquals(20, times.size());
+            assertEquals(List.of(), Peers.drain(peers.a));
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(1, peers.b.mr.sge(0, 64)));
+            assertEquals(WcStatus.SUCCESS, peers.runUntilCompletions(peers.a, 1).get(0).status());
+        }
+        setup.rnrRetry = 1;
+        try (Peers peers = Peers.simulated(setup)) {
+            // One RNR NAK each time, and a success in between: the counter is full again for the next.
+            for (int i = 0; i < 3; i++) {
+                long rnrs = peers.b.counter(Counter.SEND_RNR_ERR);
+                peers.a.qp.postSend(SendWorkRequest.send(i, peers.a.mr.sge(0, 8), SIGNALED));
+                peers.net.runUntil(() -> peers.b.counter(Counter.SEND_RNR_ERR) > rnrs, Duration.ofSeconds(1));
+                assertEquals(rnrs + 1, peers.b.counter(Counter.SEND_RNR_ERR), "send " + i + " met an empty queue");
+                peers.b.qp.postRecv(ReceiveWorkRequest.of(i, peers.b.mr.sge(0, 64)));
+                assertEquals(WcStatus.SUCCESS, peers.runUntilCompletions(peers.a, 1).get(0).status(), "send " + i);
+            }
+        }
+    }
+}
