@@ -49,12 +49,17 @@ class ResponderRulesTest {
 
     /** A request from a to b: {@code payload} bytes counting up from {@code first}, signed. */
     private static byte[] request(Peers peers, Opcode op, int psn, Reth reth, AtomicEth atomic, int payload, int first) {
+        return request(peers, op, psn, reth, atomic, payload, first, true);
+    }
+
+    private static byte[] request(Peers peers, Opcode op, int psn, Reth reth, AtomicEth atomic, int payload, int first,
+                                  boolean ackRequest) {
         ByteBuffer out = ByteBuffer.allocate(payload + 128);
         byte[] data = new byte[payload];
         for (int i = 0; i < payload; i++) {
             data[i] = (byte) (first + i);
         }
-        int length = RocePacketEncoder.encode(out, op, peers.b.qp.qpNum(), psn, true, false, reth, null, atomic, null,
+        int length = RocePacketEncoder.encode(out, op, peers.b.qp.qpNum(), psn, ackRequest, false, reth, null, atomic, null,
                 0x5150, data, 0, payload);
         return SoftRoceVerbsTest.resign(Arrays.copyOf(out.array(), length + 4), A, B);
     }
@@ -406,6 +411,114 @@ class ResponderRulesTest {
             assertEquals(4, peers.b.mr.read(16384 + MTU, 1)[0]);
             assertEquals(QpState.RTS, peers.b.qp.state());
             assertEquals(List.of(), packets, "UC answers nothing");
+        }
+    }
+    @Test
+    void aRefusedRequestIsAnsweredWithItsNakAloneAndARequestWithoutAckReqWithNothing() throws Exception {
+        record Case(String what, Opcode op, boolean goodRkey, int payload, int dmaLength, int nak) {
+        }
+        List<Case> cases = List.of(
+                new Case("WRITE with a bad rkey", Opcode.RC_RDMA_WRITE_ONLY, false, 8, 8, NAK_ACCESS),
+                new Case("WRITE_ONLY shorter than its RETH", Opcode.RC_RDMA_WRITE_ONLY, true, 8, 16, NAK_INVALID),
+                new Case("SEND longer than its receive", Opcode.RC_SEND_ONLY, true, 65, 0, NAK_OPERATIONAL),
+                new Case("READ with a bad rkey", Opcode.RC_RDMA_READ_REQUEST, false, 0, 8, NAK_ACCESS));
+        for (Case c : cases) {
+            try (Peers peers = Peers.simulated()) {
+                List<RocePacket> packets = fromB(peers);
+                peers.b.qp.postRecv(ReceiveWorkRequest.of(1, peers.b.mr.sge(0, 64)));
+                Reth reth = c.op().hasReth() ? new Reth(peers.b.mr.address(), c.goodRkey() ? peers.b.mr.rkey()
+                        : peers.b.mr.rkey() ^ 0x100, c.dmaLength()) : null;
+                inject(peers, request(peers, c.op(), 0, reth, null, c.payload(), 0));
+                assertEquals(List.of("RC_ACKNOWLEDGE " + c.nak()), packets.stream()
+                        .map(p -> p.opcode().name() + " " + p.aeth().syndrome()).toList(), c.what());
+                assertEquals(QpState.ERR, peers.b.qp.state(), c.what());
+            }
+        }
+        try (Peers peers = Peers.simulated()) {
+            List<RocePacket> packets = fromB(peers);
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(1, peers.b.mr.sge(0, 64)));
+            Reth reth = new Reth(peers.b.mr.address(), peers.b.mr.rkey(), 8);
+            inject(peers, request(peers, Opcode.RC_RDMA_WRITE_ONLY, 0, reth, null, 8, 0, false),
+                    request(peers, Opcode.RC_SEND_ONLY, 1, null, null, 8, 0, false));
+            assertEquals(List.of(), packets, "no AckReq, no ACK");
+            assertEquals(1, Peers.drain(peers.b).size(), "though the SEND was received");
+            inject(peers, request(peers, Opcode.RC_RDMA_WRITE_ONLY, 2, reth, null, 8, 0, true));
+            assertEquals(List.of("RC_ACKNOWLEDGE 2"), packets.stream().map(p -> p.opcode().name() + " " + p.psn()).toList());
+        }
+    }
+
+    @Test
+    void aWriteTakesNoReceiveAndAWriteWithImmediateTakesOne() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            List<RocePacket> packets = fromB(peers);
+            long remote = peers.b.mr.address();
+            int rkey = peers.b.mr.rkey();
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), remote, rkey, SIGNALED));
+            assertEquals(List.of(WcStatus.SUCCESS), statuses(peers.runUntilCompletions(peers.a, 1)), "no receive needed");
+            assertEquals(0, peers.b.counter(Counter.SEND_RNR_ERR));
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(5, peers.b.mr.sge(64, 8)));
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), remote, rkey, SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.writeWithImm(3, peers.a.mr.sge(0, 8), remote, rkey, 77, SIGNALED));
+            assertEquals(List.of(WcStatus.SUCCESS, WcStatus.SUCCESS), statuses(peers.runUntilCompletions(peers.a, 2)));
+            List<WorkCompletion> received = Peers.drain(peers.b);
+            assertEquals(1, received.size());
+            assertEquals(5, received.get(0).wrId(), "the receive went to the WRITE_WITH_IMM, not the WRITE before it");
+            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, received.get(0).opcode());
+            assertEquals(77, received.get(0).immData());
+            assertEquals(List.of(), naks(packets));
+        }
+    }
+
+    @Test
+    void aUcSendWithNoReceiveIsDroppedWithoutAnRnrNak() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.type = QpType.UC;
+        try (Peers peers = Peers.simulated(setup)) {
+            List<RocePacket> packets = fromB(peers);
+            inject(peers, request(peers, Opcode.UC_SEND_ONLY, 0, null, null, 8, 1));
+            assertEquals(List.of(), packets);
+            assertEquals(0, peers.b.counter(Counter.SEND_RNR_ERR));
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(1, peers.b.mr.sge(0, 64)));
+            inject(peers, request(peers, Opcode.UC_SEND_ONLY, 1, null, null, 8, 1));
+            assertEquals(1, Peers.drain(peers.b).size(), "the next one lands");
+            assertEquals(QpState.RTS, peers.b.qp.state());
+        }
+    }
+
+    @Test
+    void duplicatesAreAnsweredOnlyFromWhatWasSaved() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            List<RocePacket> packets = fromB(peers);
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(1, peers.b.mr.sge(0, 64)));
+            Reth write = new Reth(peers.b.mr.address(), peers.b.mr.rkey(), 8);
+            Reth read = new Reth(peers.b.mr.address() + 4096, peers.b.mr.rkey(), 2 * MTU);
+            inject(peers, request(peers, Opcode.RC_SEND_ONLY, 0, null, null, 8, 0),
+                    request(peers, Opcode.RC_RDMA_WRITE_ONLY, 1, write, null, 8, 0),
+                    request(peers, Opcode.RC_RDMA_READ_REQUEST, 2, read, null, 0, 0),
+                    request(peers, Opcode.RC_RDMA_READ_REQUEST, 4, new Reth(0x10, 0x4242, 0), null, 0, 0));
+            packets.clear();
+            // A SEND or WRITE again: an ACK of the last PSN executed.
+            inject(peers, request(peers, Opcode.RC_SEND_ONLY, 0, null, null, 8, 0));
+            inject(peers, request(peers, Opcode.RC_RDMA_WRITE_ONLY, 1, write, null, 8, 0));
+            assertEquals(List.of("RC_ACKNOWLEDGE 4", "RC_ACKNOWLEDGE 4"),
+                    packets.stream().map(p -> p.opcode().name() + " " + p.psn()).toList());
+            packets.clear();
+            // A READ again outside the saved range, or with another rkey: no answer.
+            inject(peers, request(peers, Opcode.RC_RDMA_READ_REQUEST, 2,
+                    new Reth(peers.b.mr.address() + 4095, peers.b.mr.rkey(), 2 * MTU), null, 0, 0));
+            inject(peers, request(peers, Opcode.RC_RDMA_READ_REQUEST, 2,
+                    new Reth(peers.b.mr.address() + 4096, peers.b.mr.rkey(), 2 * MTU + 1), null, 0, 0));
+            inject(peers, request(peers, Opcode.RC_RDMA_READ_REQUEST, 3,
+                    new Reth(peers.b.mr.address() + 4096 + MTU, peers.b.mr.rkey() ^ 0x100, MTU), null, 0, 0));
+            // An atomic at the READ's PSN: no atomic was saved there.
+            inject(peers, request(peers, Opcode.RC_FETCH_ADD, 2, null,
+                    new AtomicEth(peers.b.mr.address(), peers.b.mr.rkey(), 1, 0), 0, 0));
+            assertEquals(List.of(), packets);
+            // The empty READ again: answered empty, its bogus rkey not looked at.
+            inject(peers, request(peers, Opcode.RC_RDMA_READ_REQUEST, 4, new Reth(0x10, 0x4242, 0), null, 0, 0));
+            assertEquals(List.of("RC_RDMA_READ_RESPONSE_ONLY 4"),
+                    packets.stream().map(p -> p.opcode().name() + " " + p.psn()).toList());
+            assertEquals(QpState.RTS, peers.b.qp.state());
         }
     }
 }

@@ -259,4 +259,19 @@ class SoftQueuePairPostTest {
             assertEquals(42, peers.b.mr.read(0, 1)[0]);
         }
     }
+    @Test
+    void inErrBothQueuesTakeWorkRequestsAndFlushThemAtOnce() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            peers.a.qp.modify(new QpAttributes().state(QpState.ERR), QpAttrMask.STATE.value());
+            peers.a.qp.postRecv(List.of(ReceiveWorkRequest.of(1, peers.a.mr.sge(0, 8)),
+                    ReceiveWorkRequest.of(2, peers.a.mr.sge(0, 8))));
+            peers.a.qp.postSend(SendWorkRequest.send(3, peers.a.mr.sge(0, 8), 0));
+            peers.a.qp.postSend(SendWorkRequest.write(4, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(), 0));
+            peers.run();
+            List<WorkCompletion> flushed = Peers.drain(peers.a);
+            assertEquals(List.of("1 WR_FLUSH_ERR", "2 WR_FLUSH_ERR", "3 WR_FLUSH_ERR", "4 WR_FLUSH_ERR"),
+                    flushed.stream().map(w -> w.wrId() + " " + w.status()).toList(), "signaled or not");
+            assertEquals(0, peers.b.counter(Counter.RCVD_PKTS), "nothing sent");
+        }
+    }
 }
