@@ -266,4 +266,45 @@ class CompleterResponsesTest {
             assertEquals(List.of(), none);
         }
     }
+    @Test
+    void aSequenceNakDuringAnRnrWaitDoesNotResendBeforeTheRnrTimer() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            List<RocePacket> requests = keepFromB(peers);
+            peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, 8), SIGNALED));
+            peers.net.advance(Duration.ofMillis(1));
+            requests.clear();
+            int code = 14; // 1.92 ms
+            deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 0, Aeth.rnrNakSyndrome(code), 0, 0),
+                    response(peers, Opcode.RC_ACKNOWLEDGE, 0, Aeth.nakSyndrome(Aeth.NAK_PSN_SEQUENCE_ERROR), 0, 0));
+            assertEquals(List.of(), requests, "waiting for the RNR timer: no resend yet");
+            assertEquals(0, peers.a.counter(Counter.COMPLETER_RETRY_ERR));
+            deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 0, Aeth.rnrNakSyndrome(code), 0, 0));
+            assertEquals(2, peers.a.counter(Counter.RCVD_RNR_ERR), "counted, but the wait is not started again");
+            peers.net.advance(Duration.ofMillis(1));
+            assertEquals(1, requests.size(), "one resend when the RNR timer fires");
+            deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 0, Aeth.ACK_SYNDROME, 0, 0));
+            assertEquals("[1 SUCCESS] RTS", completions(peers));
+        }
+    }
+
+    @Test
+    void anOlderAckAfterANewerOneChangesNothing() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            List<RocePacket> requests = keepFromB(peers);
+            for (int i = 1; i <= 3; i++) {
+                peers.a.qp.postSend(SendWorkRequest.write(i, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                        peers.b.mr.rkey(), SIGNALED));
+            }
+            peers.net.advance(Duration.ofMillis(1));
+            requests.clear();
+            deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 1, Aeth.ACK_SYNDROME, 0, 0));
+            assertEquals("[1 SUCCESS, 2 SUCCESS] RTS", completions(peers));
+            deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 0, Aeth.ACK_SYNDROME, 0, 0),
+                    response(peers, Opcode.RC_ACKNOWLEDGE, 1, Aeth.ACK_SYNDROME, 0, 0));
+            assertEquals("[] RTS", completions(peers));
+            assertEquals(List.of(), requests, "nothing resent");
+            deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 2, Aeth.ACK_SYNDROME, 0, 0));
+            assertEquals("[3 SUCCESS] RTS", completions(peers));
+        }
+    }
 }
