@@ -21,7 +21,9 @@ import org.rdmalab.verbs.VerbsException;
  * the bytes it had when sent; a full send buffer refuses the next datagram and says when there is
  * room again; tasks and timers run in deadline order, then in the order they were scheduled, and
  * a cancelled one not at all; an endpoint's address is its own until it is closed; and each way
- * of running the clock stops where it says.
+ * of running the clock stops where it says. Also the {@link EventLoop} contract every loop shares:
+ * a {@link LoopTask} queued at most once at a time, and {@code call} handing back the task's
+ * result or failure, or ETIMEDOUT and EINTR.
  */
 class SimulatedNetworkTest {
 
@@ -197,5 +199,94 @@ class SimulatedNetworkTest {
         a.send(0x0A000002, 4791, new byte[] {2}, 0, 1);
         net.runUntilIdle();
         assertEquals(1, again.events.size());
+    }
+    @Test
+    void aLoopTaskWaitsInTheQueueAtMostOnceAtATime() throws Exception {
+        SimulatedNetwork net = new SimulatedNetwork(Duration.ofNanos(LATENCY));
+        EventLoop loop = net.open("test", "a", ip("10.0.0.1"), 4791, new Heard(net)).loop();
+        int[] runs = {0};
+        LoopTask task = new LoopTask(() -> runs[0]++);
+        loop.executeOnce(task);
+        loop.runOrExecute(task);
+        loop.runOrExecuteBriefly(task);
+        net.runUntilIdle();
+        assertEquals(1, runs[0], "three hand-overs before it ran: one run");
+        loop.executeOnce(task);
+        net.runUntilIdle();
+        assertEquals(2, runs[0], "queued again once it ran");
+        assertFalse(loop.progress(), "a simulation lends no turns");
+        assertFalse(loop.holdingReplies());
+    }
+
+    /** A loop whose thread is never the caller's: it runs each task it is handed at once, or drops it. */
+    private static EventLoop elsewhere(boolean runs) {
+        return new EventLoop() {
+            @Override
+            public long nanoTime() {
+                return 0;
+            }
+
+            @Override
+            public void execute(Runnable task) {
+                if (runs) {
+                    task.run();
+                }
+            }
+
+            @Override
+            public Timer schedule(long delayNanos, Runnable task) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public boolean inLoop() {
+                return false;
+            }
+        };
+    }
+
+    @Test
+    void callRunsTheTaskOnTheLoopAndHandsBackItsResultOrItsFailure() throws Exception {
+        for (EventLoop loop : List.of(elsewhere(true), new SimulatedNetwork().open("test", "a", ip("10.0.0.1"), 4791,
+                new Heard(new SimulatedNetwork())).loop())) {
+            assertEquals(42, loop.call("ibv_test", Duration.ofSeconds(5), () -> 42));
+            VerbsException verbs = new VerbsException("ibv_test", Errno.EBUSY, "busy");
+            assertEquals(verbs, assertThrows(VerbsException.class, () -> loop.call("ibv_test", Duration.ofSeconds(5), () -> {
+                throw verbs;
+            })));
+            IllegalArgumentException runtime = new IllegalArgumentException("bad");
+            assertEquals(runtime, assertThrows(IllegalArgumentException.class,
+                    () -> loop.call("ibv_test", Duration.ofSeconds(5), () -> {
+                        throw runtime;
+                    })));
+            Exception checked = new java.io.IOException("io");
+            IllegalStateException wrapped = assertThrows(IllegalStateException.class,
+                    () -> loop.call("ibv_test", Duration.ofSeconds(5), () -> {
+                        throw checked;
+                    }));
+            assertEquals(checked, wrapped.getCause());
+        }
+        AssertionError error = new AssertionError("an error");
+        assertEquals(error, assertThrows(AssertionError.class, () -> elsewhere(true).call("ibv_test",
+                Duration.ofSeconds(5), () -> {
+                    throw error;
+                })));
+    }
+
+    @Test
+    void callGivesUpWithEtimedoutOrEintr() throws Exception {
+        VerbsException e = assertThrows(VerbsException.class,
+                () -> elsewhere(false).call("ibv_modify_qp", Duration.ofMillis(1), () -> 1));
+        assertEquals(Errno.ETIMEDOUT, e.errno());
+        assertEquals("ibv_modify_qp", e.verb());
+        assertTrue(e.getMessage().contains("did not answer within 1 ms"), e.getMessage());
+        Thread.currentThread().interrupt();
+        try {
+            e = assertThrows(VerbsException.class, () -> elsewhere(false).call("ibv_modify_qp", Duration.ofSeconds(5), () -> 1));
+            assertEquals(Errno.EINTR, e.errno());
+            assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is kept");
+        } finally {
+            Thread.interrupted();
+        }
     }
 }
