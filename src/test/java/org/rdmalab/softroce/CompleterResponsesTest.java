@@ -2,6 +2,7 @@ package org.rdmalab.softroce;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -305,6 +306,75 @@ class CompleterResponsesTest {
             assertEquals(List.of(), requests, "nothing resent");
             deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 2, Aeth.ACK_SYNDROME, 0, 0));
             assertEquals("[3 SUCCESS] RTS", completions(peers));
+        }
+    }
+    @Test
+    void aGoBackNRetryResendsAReadFromItsFirstMissingResponseAndAnAtomicWhole() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            List<RocePacket> requests = keepFromB(peers);
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            postRead(peers, 2, 4096, 3 * MTU);
+            peers.a.qp.postSend(SendWorkRequest.fetchAdd(3, peers.a.mr.sge(8192, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), 1, SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.write(4, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.net.advance(Duration.ofMillis(1));
+            // PSNs: WRITE 0, READ 1..3, FETCH_ADD 4, WRITE 5. The READ's first response arrives.
+            deliver(peers, response(peers, Opcode.RC_RDMA_READ_RESPONSE_FIRST, 1, Aeth.ACK_SYNDROME, MTU, 1));
+            requests.clear();
+            int sequence = Aeth.nakSyndrome(Aeth.NAK_PSN_SEQUENCE_ERROR);
+            deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 2, sequence, 0, 0));
+            assertEquals(List.of("RC_RDMA_READ_REQUEST 2", "RC_FETCH_ADD 4", "RC_RDMA_WRITE_ONLY 5"),
+                    requests.stream().map(p -> p.opcode().name() + " " + p.psn()).toList());
+            assertEquals(peers.b.mr.address() + MTU, requests.get(0).rethVirtualAddress(), "the READ's rest");
+            assertEquals(2 * MTU, requests.get(0).rethDmaLength());
+            // The READ's last two responses and the atomic's ACK come; then a NAK asking for the atomic again.
+            deliver(peers, response(peers, Opcode.RC_RDMA_READ_RESPONSE_MIDDLE, 2, 0, MTU, 2),
+                    response(peers, Opcode.RC_RDMA_READ_RESPONSE_LAST, 3, Aeth.ACK_SYNDROME, MTU, 3));
+            assertEquals("[1 SUCCESS, 2 SUCCESS] RTS", completions(peers));
+            requests.clear();
+            deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 4, sequence, 0, 0));
+            assertEquals(List.of("RC_FETCH_ADD 4", "RC_RDMA_WRITE_ONLY 5"),
+                    requests.stream().map(p -> p.opcode().name() + " " + p.psn()).toList(), "the atomic whole");
+        }
+    }
+
+    @Test
+    void aReadResponseOutsideTheReadsPsnsIsCounted() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            keepFromB(peers);
+            postRead(peers, 1, 0, 2 * MTU);
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            deliver(peers, response(peers, Opcode.RC_RDMA_READ_RESPONSE_LAST, 2, Aeth.ACK_SYNDROME, MTU, 1));
+            assertEquals(1, unexpected(peers), "PSN 2 is the WRITE's, past the READ's two");
+            assertEquals("[] RTS", completions(peers));
+        }
+    }
+
+    @Test
+    void anRnrWaitLongerThanTheAckTimeoutIsNoTimeout() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.timeout = 10; // 4.2 ms
+        setup.retryCount = 0;
+        setup.rnrRetry = 1;
+        try (Peers peers = Peers.simulated(setup)) {
+            List<RocePacket> requests = keepFromB(peers);
+            peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, 8), SIGNALED));
+            peers.net.advance(Duration.ofMillis(1));
+            requests.clear();
+            int code = 0; // 655.36 ms
+            deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 0, Aeth.rnrNakSyndrome(code), 0, 0));
+            peers.net.advance(Duration.ofMillis(600));
+            assertEquals(List.of(), requests, "still waiting for the RNR timer");
+            assertEquals(0, peers.a.counter(Counter.COMPLETER_RETRY_ERR));
+            assertEquals("[] RTS", completions(peers));
+            peers.net.runUntil(() -> !requests.isEmpty(), Duration.ofMillis(60));
+            assertEquals(1, requests.size(), "resent when the RNR timer fired");
+            assertTrue(peers.net.nanoTime() >= 1_000_000 + org.rdmalab.verbs.RnrTimer.nanos(code));
+            deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 0, Aeth.ACK_SYNDROME, 0, 0));
+            assertEquals("[1 SUCCESS] RTS", completions(peers));
         }
     }
 }

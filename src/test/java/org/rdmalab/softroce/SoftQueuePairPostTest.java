@@ -272,6 +272,14 @@ class SoftQueuePairPostTest {
             assertEquals(List.of("1 WR_FLUSH_ERR", "2 WR_FLUSH_ERR", "3 WR_FLUSH_ERR", "4 WR_FLUSH_ERR"),
                     flushed.stream().map(w -> w.wrId() + " " + w.status()).toList(), "signaled or not");
             assertEquals(0, peers.b.counter(Counter.RCVD_PKTS), "nothing sent");
+            // Each flushed request frees its slot: many more than the queues' depths go through.
+            int depth = Math.max(peers.a.qp.capabilities().maxSendWr(), peers.a.qp.capabilities().maxRecvWr());
+            for (int i = 0; i < depth + 5; i++) {
+                peers.a.qp.postSend(SendWorkRequest.send(100 + i, peers.a.mr.sge(0, 8), 0));
+                peers.a.qp.postRecv(ReceiveWorkRequest.of(100 + i, peers.a.mr.sge(0, 8)));
+                peers.run();
+                assertEquals(2, Peers.drain(peers.a).size(), "request " + i);
+            }
         }
     }
 }
