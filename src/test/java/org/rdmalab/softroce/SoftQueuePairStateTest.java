@@ -149,6 +149,8 @@ class SoftQueuePairStateTest {
     void aModifyKeepsEveryAttributeItsMaskLeavesOut() throws Exception {
         Peers.Setup setup = new Peers.Setup();
         setup.retryCount = 7;
+        setup.rnrRetry = 7;
+        setup.minRnrTimer = 1;
         setup.timeout = 10;
         setup.maxRdAtomic = 4;
         setup.psnA = 0x123;
@@ -185,6 +187,26 @@ class SoftQueuePairStateTest {
             List<WorkCompletion> received = peers.runUntilCompletions(peers.b, 1);
             assertEquals(2000, received.get(0).byteLength(), "two packets of the MTU kept");
             assertEquals(0, peers.b.counter(Counter.DUPLICATE_REQUEST), "the PSNs went on from where they were");
+            // After that progress the retry counters are reloaded from what the QP holds: a lost
+            // one-packet WRITE is resent by the timer, and an RNR NAK is waited out (rnr_retry 7).
+            boolean[] dropNext = {true};
+            peers.net.intercept((src, dst, datagram) -> {
+                if (src == A && dropNext[0]) {
+                    dropNext[0] = false;
+                    return 0;
+                }
+                return 1;
+            });
+            peers.a.qp.postSend(SendWorkRequest.write(5, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            assertEquals(WcStatus.SUCCESS, peers.runUntilCompletions(peers.a, 1).get(0).status(), "resent by the timer");
+            assertEquals(2, peers.a.counter(Counter.COMPLETER_RETRY_ERR));
+            long rnrs = peers.b.counter(Counter.SEND_RNR_ERR);
+            peers.a.qp.postSend(SendWorkRequest.send(6, peers.a.mr.sge(0, 8), SIGNALED));
+            peers.net.runUntil(() -> peers.b.counter(Counter.SEND_RNR_ERR) > rnrs + 2, java.time.Duration.ofSeconds(5));
+            assertEquals(List.of(), Peers.drain(peers.a), "still retrying after three RNR NAKs");
+            peers.b.qp.postRecv(ReceiveWorkRequest.of(3, peers.b.mr.sge(0, 64)));
+            assertEquals(WcStatus.SUCCESS, peers.runUntilCompletions(peers.a, 1).get(0).status());
             QpAttributes now = peers.a.qp.query(0);
             assertEquals(10, now.timeout());
             assertEquals(3, now.minRnrTimer());
