@@ -274,7 +274,7 @@ class CompleterResponsesTest {
             peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, 8), SIGNALED));
             peers.net.advance(Duration.ofMillis(1));
             requests.clear();
-            int code = 14; // 1.92 ms
+            int code = 14; // 1.28 ms
             deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 0, Aeth.rnrNakSyndrome(code), 0, 0),
                     response(peers, Opcode.RC_ACKNOWLEDGE, 0, Aeth.nakSyndrome(Aeth.NAK_PSN_SEQUENCE_ERROR), 0, 0));
             assertEquals(List.of(), requests, "waiting for the RNR timer: no resend yet");
@@ -375,6 +375,23 @@ class CompleterResponsesTest {
             assertTrue(peers.net.nanoTime() >= 1_000_000 + org.rdmalab.verbs.RnrTimer.nanos(code));
             deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 0, Aeth.ACK_SYNDROME, 0, 0));
             assertEquals("[1 SUCCESS] RTS", completions(peers));
+        }
+    }
+    @Test
+    void nothingNewIsSentDuringAnRnrWait() throws Exception {
+        try (Peers peers = Peers.simulated()) {
+            List<RocePacket> requests = keepFromB(peers);
+            peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, 8), SIGNALED));
+            peers.net.advance(Duration.ofMillis(1));
+            requests.clear();
+            deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 0, Aeth.rnrNakSyndrome(18), 0, 0)); // 5.12 ms
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.net.advance(Duration.ofNanos(800_000));
+            assertEquals(List.of(), requests, "the WRITE waits with the SEND");
+            peers.net.advance(Duration.ofMillis(4));
+            assertEquals(List.of("RC_SEND_ONLY 0", "RC_RDMA_WRITE_ONLY 1"),
+                    requests.stream().map(p -> p.opcode().name() + " " + p.psn()).toList());
         }
     }
 }

@@ -89,7 +89,7 @@ class CompleterRetriesTest {
 
     @Test
     void rnrRetryAllowsExactlyThatManyResendsEachAfterTheRnrTimer() throws Exception {
-        int code = 14; // 1.92 ms
+        int code = 14; // 1.28 ms
         for (int retries : new int[] {0, 1, 2}) {
             Peers.Setup setup = new Peers.Setup();
             setup.rnrRetry = retries;
