@@ -155,4 +155,51 @@ class SoftRoceContextTest {
         assertEquals(List.of(Counter.values()).stream().map(Counter::counterName).toList(), List.copyOf(counters.keySet()),
                 "rxe's names, in order");
     }
+    @Test
+    void aClosedContextAndItsObjectsRefuseEveryVerb() throws Exception {
+        ProtectionDomain pd = context.allocatePd();
+        CompletionChannel channel = context.createCompletionChannel();
+        org.rdmalab.verbs.CompletionQueue cq = context.createCq(4, channel, 0);
+        org.rdmalab.verbs.QpInitAttributes init = new org.rdmalab.verbs.QpInitAttributes(org.rdmalab.verbs.QpType.RC,
+                cq, cq, new org.rdmalab.verbs.QpCapabilities(1, 1, 1, 1, 0), false);
+        context.close();
+        List<Executable> verbs = List.of(
+                context::queryDevice, () -> context.queryPort(1), () -> context.queryGidEntry(1, 0),
+                context::queryCounters, () -> ((SoftRoceContext) context).subscribe(event -> { }), context::allocatePd,
+                context::createCompletionChannel, () -> context.createCq(4, null, 0),
+                () -> pd.registerMemory(8, 0), () -> pd.createQp(init),
+                () -> channel.getEvent(java.time.Duration.ZERO),
+                () -> ((SoftRoceContext) context).transport("ibv_create_qp"));
+        for (int i = 0; i < verbs.size(); i++) {
+            assertThrows(IllegalStateException.class, verbs.get(i), "verb " + i);
+        }
+    }
+
+    @Test
+    void theProfileDerivesTheActiveMtuNodeGuidAndNetdevFromTheAddressAndLink() throws Exception {
+        java.net.Inet4Address loopback = (java.net.Inet4Address) java.net.InetAddress.getByName("127.0.0.1");
+        java.net.Inet4Address lan = (java.net.Inet4Address) java.net.InetAddress.getByName("192.168.3.4");
+        int[][] mtus = {{1104, 1024}, {1103, 512}, {4176, 4096}, {4175, 2048}, {336, 256}, {100, 256}};
+        for (int[] mtu : mtus) {
+            assertEquals(mtu[1], new SoftRoceProfile(lan, 4791, mtu[0]).activeMtu().bytes(), "link MTU " + mtu[0]);
+        }
+        SoftRoceProfile profile = new SoftRoceProfile(lan, 4791, 1500);
+        assertEquals(1500, profile.linkMtu());
+        assertEquals(List.of(0x02, 0x00, 192, 168, 3, 4), java.util.stream.IntStream.range(0, 6)
+                .map(i -> profile.mac()[i] & 0xff).boxed().toList());
+        profile.mac()[0] = 9;
+        assertEquals(0x02, profile.mac()[0], "a copy");
+        assertEquals(0x0000C0FFFEA80304L, profile.nodeGuid(), "the MAC's EUI-64, U/L bit flipped");
+        assertEquals(List.of("soft0", "soft0", "soft0", "soft0"), profile.gidTable().stream()
+                .map(org.rdmalab.verbs.GidEntry::netdev).toList());
+        assertEquals("lo", new SoftRoceProfile(loopback, 4791, 1500).gidTable().get(3).netdev());
+        assertEquals("software", new SoftRoceProvider().name());
+        SoftRoceDevice device = SoftRoceProvider.device(DeviceOptions.defaults(), net);
+        assertEquals("software", device.backend());
+        assertTrue(device.description().endsWith(" UDP 4791 (simulated network)"), device.description());
+        String text = "software RoCE v2 on " + device.profile().address().getHostAddress() + " UDP 4791";
+        assertEquals(text, device.description(new org.rdmalab.softroce.net.WireSocket.Setup(true, 64, true, null)));
+        assertEquals(text + "; wire interop with kernel rxe off: no raw socket",
+                device.description(new org.rdmalab.softroce.net.WireSocket.Setup(false, 64, false, "no raw socket")));
+    }
 }
