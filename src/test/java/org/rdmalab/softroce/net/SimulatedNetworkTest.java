@@ -289,4 +289,49 @@ class SimulatedNetworkTest {
             Thread.interrupted();
         }
     }
+    @Test
+    void theEdgesOfTheNetworksSettingsAndClock() throws Exception {
+        SimulatedNetwork net = new SimulatedNetwork(Duration.ofNanos(LATENCY));
+        Heard heardA = new Heard(net);
+        Fabric.Endpoint a = net.open("test", "a", ip("10.0.0.1"), 4791, heardA);
+        assertEquals(0x48, a.sentTos(0x48), "what a QP asks for is what the datagram carries");
+        assertEquals(17, a.sentTtl(17));
+        assertFalse(heardA.holdsReplies());
+        heardA.onTurn();
+        // No send buffer: room at once.
+        a.awaitWritable();
+        net.runUntilIdle();
+        assertEquals(List.of("writable at 0"), heardA.events);
+        heardA.events.clear();
+        // One datagram of room is a buffer too.
+        net.limitSendBuffer(1, Duration.ofNanos(100));
+        assertEquals(Fabric.SendResult.SENT, a.send(0x0A000002, 4791, new byte[] {1}, 0, 1));
+        assertEquals(Fabric.SendResult.BLOCKED, a.send(0x0A000002, 4791, new byte[] {2}, 0, 1));
+        // Injected towards nobody: lost, not delivered.
+        net.inject(0x0A000009, 1, 0x0A000003, 4791, new byte[] {3});
+        net.runUntilIdle();
+        assertEquals(0, net.deliveredDatagrams());
+        // A loop that never goes idle: the ten virtual minutes, then false.
+        EventLoop loop = a.loop();
+        Runnable[] tick = new Runnable[1];
+        tick[0] = () -> loop.schedule(1_000_000_000L, tick[0]);
+        tick[0].run();
+        long start = net.nanoTime();
+        assertFalse(net.runUntilIdle());
+        assertEquals(start + Duration.ofMinutes(10).toNanos(), net.nanoTime());
+    }
+
+    @Test
+    void closingAnEndpointTwiceLeavesTheAddressToItsNewOwner() throws Exception {
+        SimulatedNetwork net = new SimulatedNetwork(Duration.ofNanos(LATENCY));
+        Fabric.Endpoint a = net.open("test", "a", ip("10.0.0.1"), 4791, new Heard(net));
+        Fabric.Endpoint old = net.open("test", "b", ip("10.0.0.2"), 4791, new Heard(net));
+        old.close();
+        Heard heard = new Heard(net);
+        net.open("test", "b again", ip("10.0.0.2"), 4791, heard);
+        old.close();
+        a.send(0x0A000002, 4791, new byte[] {5}, 0, 1);
+        net.runUntilIdle();
+        assertEquals(1, heard.events.size(), "the second close of the old endpoint left the new one bound");
+    }
 }
