@@ -139,4 +139,38 @@ class CompleterRetriesTest {
             }
         }
     }
+    /** Injects a plain ACK of {@code psn} from b to a. */
+    private static void ack(Peers peers, int psn) {
+        java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(64);
+        int length = org.rdmalab.wire.RocePacketEncoder.encodeResponse(out, Opcode.RC_ACKNOWLEDGE, peers.a.qp.qpNum(),
+                psn, org.rdmalab.wire.Aeth.ACK_SYNDROME, 0, null, 0, 0);
+        int b = Fabric.toInt(DeviceOptions.parseAddress("127.0.0.2"));
+        peers.net.inject(b, 4791, A, 4791, SoftRoceVerbsTest.resign(java.util.Arrays.copyOf(out.array(), length + 4), b, A));
+    }
+
+    @Test
+    void everyResponseWhileSomethingIsOutstandingPushesTheTimeoutAFullTimeoutAhead() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.timeout = 10; // 4.19 ms
+        long timeout = RnrTimer.ackTimeoutNanos(10);
+        try (Peers peers = Peers.simulated(setup)) {
+            List<Long> times = sends(peers, Opcode.RC_RDMA_WRITE_ONLY, new boolean[] {false});
+            for (int i = 1; i <= 2; i++) {
+                peers.a.qp.postSend(SendWorkRequest.write(i, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                        peers.b.mr.rkey(), SIGNALED));
+            }
+            peers.net.advance(Duration.ofMillis(3));
+            ack(peers, 0); // progress: the first WRITE is done
+            peers.net.advance(Duration.ofMillis(3));
+            long progressAt = 3_000_000 + 2_000;
+            ack(peers, 0); // the same ACK again: no progress, but a response all the same
+            long responseAt = 6_000_000 + 2_000;
+            peers.net.runUntil(() -> times.size() > 2, Duration.ofSeconds(1));
+            assertEquals(3, times.size(), "two WRITEs, then the second resent");
+            long resent = times.get(2);
+            assertTrue(resent >= responseAt + timeout && resent < responseAt + timeout + 1_000_000,
+                    "a timeout after the last response (" + responseAt + "), not after the progress (" + progressAt
+                            + ") or the send: " + resent);
+        }
+    }
 }
