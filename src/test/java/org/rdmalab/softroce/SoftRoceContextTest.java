@@ -202,4 +202,23 @@ class SoftRoceContextTest {
         assertEquals(text + "; wire interop with kernel rxe off: no raw socket",
                 device.description(new org.rdmalab.softroce.net.WireSocket.Setup(false, 64, false, "no raw socket")));
     }
+    @Test
+    void closingAContextUnbindsItsAddressAndForgetsItsListeners() throws Exception {
+        SoftRoceContext soft = (SoftRoceContext) context;
+        soft.transport("ibv_create_qp");
+        try (Context other = SoftRoceProvider.device(DeviceOptions.defaults(), net).open()) {
+            VerbsException e = refused(Errno.EADDRINUSE, () -> ((SoftRoceContext) other).transport("ibv_create_qp"));
+            assertTrue(e.getMessage().contains("already in use"), e.getMessage());
+        }
+        soft.subscribe(event -> { });
+        assertTrue(soft.hasListeners());
+        assertEquals(SoftRoceProvider.DEVICE_NAME, context.device().name());
+        ProtectionDomain pd = context.allocatePd();
+        assertEquals(context, pd.context());
+        context.close();
+        assertTrue(!soft.hasListeners(), "the listeners are let go of");
+        try (Context again = SoftRoceProvider.device(DeviceOptions.defaults(), net).open()) {
+            ((SoftRoceContext) again).transport("ibv_create_qp");
+        }
+    }
 }
