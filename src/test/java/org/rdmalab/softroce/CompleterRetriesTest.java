@@ -173,4 +173,62 @@ class CompleterRetriesTest {
                             + ") or the send: " + resent);
         }
     }
+    @Test
+    void theTimeoutCountsFromTheOldestUnacknowledgedSendNotTheLatest() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.timeout = 10; // 4.19 ms
+        long timeout = RnrTimer.ackTimeoutNanos(10);
+        try (Peers peers = Peers.simulated(setup)) {
+            List<Long> times = sends(peers, Opcode.RC_RDMA_WRITE_ONLY, new boolean[] {false});
+            for (int i = 0; i < 3; i++) {
+                peers.a.qp.postSend(SendWorkRequest.write(i, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                        peers.b.mr.rkey(), SIGNALED));
+                peers.net.advance(Duration.ofMillis(2));
+            }
+            peers.net.runUntil(() -> times.size() > 3, Duration.ofSeconds(1));
+            assertEquals(6, times.size(), "go-back-N: the three again");
+            assertEquals(0L, times.get(0));
+            long resent = times.get(3);
+            assertTrue(resent >= timeout && resent < timeout + 1_000_000,
+                    "one timeout after the first send, however many followed: " + resent);
+        }
+    }
+
+    @Test
+    void anIdleQpsTimerDoesNothingAndTimeoutZeroStaysWithoutATimerAfterAnAck() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.timeout = 10;
+        try (Peers peers = Peers.simulated(setup)) {
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            assertEquals(WcStatus.SUCCESS, peers.runUntilCompletions(peers.a, 1).get(0).status());
+            peers.net.advance(Duration.ofSeconds(1));
+            assertEquals(0, peers.a.counter(Counter.COMPLETER_RETRY_ERR), "nothing outstanding, nothing retried");
+            assertEquals(QpState.RTS, peers.a.qp.state());
+        }
+        setup.timeout = 0;
+        try (Peers peers = Peers.simulated(setup)) {
+            boolean[] deliver = {true};
+            List<Long> times = sends(peers, Opcode.RC_RDMA_WRITE_ONLY, deliver);
+            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            assertEquals(WcStatus.SUCCESS, peers.runUntilCompletions(peers.a, 1).get(0).status());
+            deliver[0] = false;
+            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.a.qp.postSend(SendWorkRequest.write(3, peers.a.mr.sge(0, 8), peers.b.mr.address(),
+                    peers.b.mr.rkey(), SIGNALED));
+            peers.net.advance(Duration.ofMillis(1));
+            deliver[0] = true;
+            // b never saw WRITE 2 or 3; an ACK of WRITE 1 again reaches a.
+            java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(64);
+            int length = org.rdmalab.wire.RocePacketEncoder.encodeResponse(out, Opcode.RC_ACKNOWLEDGE,
+                    peers.a.qp.qpNum(), 0, org.rdmalab.wire.Aeth.ACK_SYNDROME, 1, null, 0, 0);
+            int b = Fabric.toInt(DeviceOptions.parseAddress("127.0.0.2"));
+            peers.net.inject(b, 4791, A, 4791,
+                    SoftRoceVerbsTest.resign(java.util.Arrays.copyOf(out.array(), length + 4), b, A));
+            peers.net.advance(Duration.ofSeconds(10));
+            assertEquals(3, times.size(), "timeout 0: no retransmission timer, even after a response");
+        }
+    }
 }
