@@ -164,12 +164,15 @@ class CompleterRetriesTest {
             peers.net.advance(Duration.ofMillis(3));
             long progressAt = 3_000_000 + 2_000;
             ack(peers, 0); // the same ACK again: no progress, but a response all the same
-            long responseAt = 6_000_000 + 2_000;
+            peers.net.advance(Duration.ofMillis(3));
+            ack(peers, 9); // beyond the last PSN sent: dropped, but a response all the same
+            long responseAt = 9_000_000 + 2_000;
             peers.net.runUntil(() -> times.size() > 2, Duration.ofSeconds(1));
             assertEquals(3, times.size(), "two WRITEs, then the second resent");
             long resent = times.get(2);
             assertTrue(resent >= responseAt + timeout && resent < responseAt + timeout + 1_000_000,
-                    "a timeout after the last response (" + responseAt + "), not after the progress (" + progressAt
+                    "a timeout after the last response (" + responseAt + "), even a dropped one, not after the progress ("
+                            + progressAt
                             + ") or the send: " + resent);
         }
     }
@@ -229,6 +232,36 @@ class CompleterRetriesTest {
                     SoftRoceVerbsTest.resign(java.util.Arrays.copyOf(out.array(), length + 4), b, A));
             peers.net.advance(Duration.ofSeconds(10));
             assertEquals(3, times.size(), "timeout 0: no retransmission timer, even after a response");
+        }
+    }
+    @Test
+    void anRnrTimerOfAQpResetSinceNeverFires() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.rnrRetry = 7;
+        setup.minRnrTimer = 0; // 655.36 ms
+        try (Peers peers = Peers.simulated(setup)) {
+            List<Long> times = sends(peers, Opcode.RC_SEND_ONLY, new boolean[] {true});
+            peers.a.qp.postSend(SendWorkRequest.send(1, peers.a.mr.sge(0, 8), SIGNALED));
+            peers.net.advance(Duration.ofMillis(1));
+            assertEquals(1, peers.a.counter(Counter.RCVD_RNR_ERR), "waiting 655 ms");
+            for (Peers.Side side : List.of(peers.a, peers.b)) {
+                side.qp.modify(new org.rdmalab.verbs.QpAttributes().state(QpState.RESET),
+                        org.rdmalab.verbs.QpAttrMask.STATE.value());
+            }
+            setup.minRnrTimer = 18; // 5.12 ms
+            Peers.connect(peers.a, peers.b, setup, 0, 0);
+            Peers.connect(peers.b, peers.a, setup, 0, 0);
+            peers.net.advance(Duration.ofMillis(651));
+            times.clear();
+            long posted = peers.net.nanoTime();
+            peers.a.qp.postSend(SendWorkRequest.send(2, peers.a.mr.sge(0, 8), SIGNALED));
+            peers.net.advance(Duration.ofMillis(1));
+            peers.b.qp.postRecv(org.rdmalab.verbs.ReceiveWorkRequest.of(1, peers.b.mr.sge(0, 64)));
+            List<WorkCompletion> done = peers.runUntilCompletions(peers.a, 1);
+            assertEquals(2, done.get(0).wrId());
+            assertEquals(2, times.size(), "the SEND and its resend after the new RNR wait");
+            assertTrue(times.get(1) - posted >= RnrTimer.nanos(18),
+                    "not when the old QP's 655 ms timer would have fired: " + (times.get(1) - posted));
         }
     }
 }
