@@ -68,9 +68,11 @@ public final class LadderViewModel implements AutoCloseable {
      * Live packets waiting to be drawn at the most: when packets come faster than the frames'
      * budgets draw them (a 64 MiB READ under loss resends the rest of the message after every
      * lost response), the oldest waiting go straight to the capture, undrawn, so that the backlog
-     * and the heap stay bounded and the ladder keeps up with the newest.
+     * and the heap stay bounded and the ladder keeps up with the newest. Kept small, a fraction
+     * of a second of such a storm: packets that wait longer outlive the young collections, and
+     * copying them made the collector's pauses the window's longest stalls (docs/ladder.md).
      */
-    static final int HELD_LIMIT = 50_000;
+    static final int HELD_LIMIT = 5_000;
 
     /** What is shown: the live lab's ladder, or a capture's. */
     public record Shown(Ladder ladder, Path capture, long truncated) {
