@@ -81,16 +81,11 @@ class CompleterResponsesTest {
         return Peers.drain(peers.a).stream().map(w -> w.wrId() + " " + w.status()).toList() + " " + peers.a.qp.state();
     }
 
-    private static void postRead(Peers peers, long wrId, int offset, int length) throws Exception {
-        peers.a.qp.postSend(SendWorkRequest.read(wrId, peers.a.mr.sge(offset, length), peers.b.mr.address(),
-                peers.b.mr.rkey(), SIGNALED));
-    }
-
     @Test
     void readResponsesInOrderFillTheReadAndOthersAreDroppedAndCounted() throws Exception {
         try (Peers peers = Peers.simulated()) {
             keepFromB(peers);
-            postRead(peers, 1, 0, 3 * MTU);
+            peers.readIntoA(1, 0, 3 * MTU, SIGNALED);
             int ack = Aeth.ACK_SYNDROME;
             deliver(peers, response(peers, Opcode.RC_RDMA_READ_RESPONSE_MIDDLE, 1, 0, MTU, 2));
             assertEquals(0, unexpected(peers), "past a gap: dropped, not counted (the timer asks again)");
@@ -127,16 +122,15 @@ class CompleterResponsesTest {
                 new Case("FIRST with an RNR NAK", Opcode.RC_RDMA_READ_RESPONSE_FIRST, Aeth.rnrNakSyndrome(3)))) {
             try (Peers peers = Peers.simulated()) {
                 keepFromB(peers);
-                postRead(peers, 1, 0, 2 * MTU);
-                peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                        peers.b.mr.rkey(), SIGNALED));
+                peers.readIntoA(1, 0, 2 * MTU, SIGNALED);
+                peers.writeFromA(2, 0, 8, SIGNALED);
                 deliver(peers, response(peers, c.op(), 0, c.syndrome(), MTU, 1));
                 assertEquals("[1 SUCCESS, 2 WR_FLUSH_ERR] ERR", completions(peers), c.what());
             }
         }
         try (Peers peers = Peers.simulated()) {
             keepFromB(peers);
-            postRead(peers, 1, 0, 8);
+            peers.readIntoA(1, 0, 8, SIGNALED);
             deliver(peers, response(peers, Opcode.RC_RDMA_READ_RESPONSE_FIRST, 0, Aeth.ACK_SYNDROME, 8, 1));
             assertEquals("[1 SUCCESS] ERR", completions(peers), "a FIRST for a one-packet READ");
         }
@@ -146,7 +140,7 @@ class CompleterResponsesTest {
     void anEmptyReadTakesAnEmptyResponseOnly() throws Exception {
         try (Peers peers = Peers.simulated()) {
             keepFromB(peers);
-            postRead(peers, 1, 0, 0);
+            peers.readIntoA(1, 0, 0, SIGNALED);
             deliver(peers, response(peers, Opcode.RC_RDMA_READ_RESPONSE_ONLY, 0, Aeth.ACK_SYNDROME, 1, 1));
             assertEquals(1, unexpected(peers));
             assertEquals("[] RTS", completions(peers));
@@ -163,7 +157,7 @@ class CompleterResponsesTest {
                     peers.b.mr.rkey(), 1, SIGNALED));
             deliver(peers, response(peers, Opcode.RC_RDMA_READ_RESPONSE_ONLY, 0, Aeth.ACK_SYNDROME, 8, 1));
             assertEquals(1, unexpected(peers), "a READ response for an atomic");
-            postRead(peers, 2, 8, 8);
+            peers.readIntoA(2, 8, 8, SIGNALED);
             deliver(peers, atomicAck(peers, 1, Aeth.ACK_SYNDROME, 5));
             assertEquals(2, unexpected(peers), "an atomic ACK for a READ");
             deliver(peers, atomicAck(peers, 0, Aeth.ACK_SYNDROME, 0x1122334455667788L));
@@ -193,11 +187,9 @@ class CompleterResponsesTest {
     void aResponseCompletesTheSendsAndWritesBeforeIt() throws Exception {
         try (Peers peers = Peers.simulated()) {
             keepFromB(peers);
-            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 2 * MTU), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
-            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), 0));
-            postRead(peers, 3, 4096, 8);
+            peers.writeFromA(1, 0, 2 * MTU, SIGNALED);
+            peers.writeFromA(2, 0, 8, 0);
+            peers.readIntoA(3, 4096, 8, SIGNALED);
             peers.a.qp.postSend(SendWorkRequest.fetchAdd(4, peers.a.mr.sge(8192, 8), peers.b.mr.address(),
                     peers.b.mr.rkey(), 1, SIGNALED));
             deliver(peers, response(peers, Opcode.RC_RDMA_READ_RESPONSE_ONLY, 3, Aeth.ACK_SYNDROME, 8, 4));
@@ -211,11 +203,9 @@ class CompleterResponsesTest {
     void anAckPastAReadWhoseResponseWasLostAsksForTheReadAgain() throws Exception {
         try (Peers peers = Peers.simulated()) {
             List<RocePacket> requests = keepFromB(peers);
-            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
-            postRead(peers, 2, 4096, 2 * MTU);
-            peers.a.qp.postSend(SendWorkRequest.write(3, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.writeFromA(1, 0, 8, SIGNALED);
+            peers.readIntoA(2, 4096, 2 * MTU, SIGNALED);
+            peers.writeFromA(3, 0, 8, SIGNALED);
             peers.net.advance(Duration.ofMillis(1));
             requests.clear();
             long retries = peers.a.counter(Counter.COMPLETER_RETRY_ERR);
@@ -249,8 +239,7 @@ class CompleterResponsesTest {
         try (Peers peers = Peers.simulated()) {
             List<RocePacket> requests = keepFromB(peers);
             for (int i = 1; i <= 3; i++) {
-                peers.a.qp.postSend(SendWorkRequest.write(i, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                        peers.b.mr.rkey(), SIGNALED));
+                peers.writeFromA(i, 0, 8, SIGNALED);
             }
             peers.net.advance(Duration.ofMillis(1));
             requests.clear();
@@ -267,6 +256,7 @@ class CompleterResponsesTest {
             assertEquals(List.of(), none);
         }
     }
+
     @Test
     void aSequenceNakDuringAnRnrWaitDoesNotResendBeforeTheRnrTimer() throws Exception {
         try (Peers peers = Peers.simulated()) {
@@ -293,8 +283,7 @@ class CompleterResponsesTest {
         try (Peers peers = Peers.simulated()) {
             List<RocePacket> requests = keepFromB(peers);
             for (int i = 1; i <= 3; i++) {
-                peers.a.qp.postSend(SendWorkRequest.write(i, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                        peers.b.mr.rkey(), SIGNALED));
+                peers.writeFromA(i, 0, 8, SIGNALED);
             }
             peers.net.advance(Duration.ofMillis(1));
             requests.clear();
@@ -308,17 +297,16 @@ class CompleterResponsesTest {
             assertEquals("[3 SUCCESS] RTS", completions(peers));
         }
     }
+
     @Test
     void aGoBackNRetryResendsAReadFromItsFirstMissingResponseAndAnAtomicWhole() throws Exception {
         try (Peers peers = Peers.simulated()) {
             List<RocePacket> requests = keepFromB(peers);
-            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
-            postRead(peers, 2, 4096, 3 * MTU);
+            peers.writeFromA(1, 0, 8, SIGNALED);
+            peers.readIntoA(2, 4096, 3 * MTU, SIGNALED);
             peers.a.qp.postSend(SendWorkRequest.fetchAdd(3, peers.a.mr.sge(8192, 8), peers.b.mr.address(),
                     peers.b.mr.rkey(), 1, SIGNALED));
-            peers.a.qp.postSend(SendWorkRequest.write(4, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.writeFromA(4, 0, 8, SIGNALED);
             peers.net.advance(Duration.ofMillis(1));
             // PSNs: WRITE 0, READ 1..3, FETCH_ADD 4, WRITE 5. The READ's first response arrives.
             deliver(peers, response(peers, Opcode.RC_RDMA_READ_RESPONSE_FIRST, 1, Aeth.ACK_SYNDROME, MTU, 1));
@@ -344,9 +332,8 @@ class CompleterResponsesTest {
     void aReadResponseOutsideTheReadsPsnsIsCounted() throws Exception {
         try (Peers peers = Peers.simulated()) {
             keepFromB(peers);
-            postRead(peers, 1, 0, 2 * MTU);
-            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.readIntoA(1, 0, 2 * MTU, SIGNALED);
+            peers.writeFromA(2, 0, 8, SIGNALED);
             deliver(peers, response(peers, Opcode.RC_RDMA_READ_RESPONSE_LAST, 2, Aeth.ACK_SYNDROME, MTU, 1));
             assertEquals(1, unexpected(peers), "PSN 2 is the WRITE's, past the READ's two");
             assertEquals("[] RTS", completions(peers));
@@ -377,6 +364,7 @@ class CompleterResponsesTest {
             assertEquals("[1 SUCCESS] RTS", completions(peers));
         }
     }
+
     @Test
     void nothingNewIsSentDuringAnRnrWait() throws Exception {
         try (Peers peers = Peers.simulated()) {
@@ -385,8 +373,7 @@ class CompleterResponsesTest {
             peers.net.advance(Duration.ofMillis(1));
             requests.clear();
             deliver(peers, response(peers, Opcode.RC_ACKNOWLEDGE, 0, Aeth.rnrNakSyndrome(18), 0, 0)); // 5.12 ms
-            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.writeFromA(2, 0, 8, SIGNALED);
             peers.net.advance(Duration.ofNanos(800_000));
             assertEquals(List.of(), requests, "the WRITE waits with the SEND");
             peers.net.advance(Duration.ofMillis(4));

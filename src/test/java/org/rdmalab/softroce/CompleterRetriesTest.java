@@ -53,8 +53,7 @@ class CompleterRetriesTest {
             setup.timeout = 10;
             try (Peers peers = Peers.simulated(setup)) {
                 List<Long> times = sends(peers, Opcode.RC_RDMA_WRITE_ONLY, new boolean[] {false});
-                peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                        peers.b.mr.rkey(), SIGNALED));
+                peers.writeFromA(1, 0, 8, SIGNALED);
                 List<WorkCompletion> done = peers.runUntilCompletions(peers.a, 1);
                 String what = "retry_cnt " + retries;
                 assertEquals(WcStatus.RETRY_EXC_ERR, done.get(0).status(), what);
@@ -78,8 +77,7 @@ class CompleterRetriesTest {
         try (Peers peers = Peers.simulated(setup)) {
             boolean[] deliver = {false};
             List<Long> times = sends(peers, Opcode.RC_RDMA_WRITE_ONLY, deliver);
-            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.writeFromA(1, 0, 8, SIGNALED);
             peers.net.advance(Duration.ofSeconds(20));
             assertEquals(1, times.size(), "no retransmission timer");
             assertEquals(List.of(), Peers.drain(peers.a));
@@ -156,8 +154,7 @@ class CompleterRetriesTest {
         try (Peers peers = Peers.simulated(setup)) {
             List<Long> times = sends(peers, Opcode.RC_RDMA_WRITE_ONLY, new boolean[] {false});
             for (int i = 1; i <= 2; i++) {
-                peers.a.qp.postSend(SendWorkRequest.write(i, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                        peers.b.mr.rkey(), SIGNALED));
+                peers.writeFromA(i, 0, 8, SIGNALED);
             }
             peers.net.advance(Duration.ofMillis(3));
             ack(peers, 0); // progress: the first WRITE is done
@@ -184,8 +181,7 @@ class CompleterRetriesTest {
         try (Peers peers = Peers.simulated(setup)) {
             List<Long> times = sends(peers, Opcode.RC_RDMA_WRITE_ONLY, new boolean[] {false});
             for (int i = 0; i < 3; i++) {
-                peers.a.qp.postSend(SendWorkRequest.write(i, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                        peers.b.mr.rkey(), SIGNALED));
+                peers.writeFromA(i, 0, 8, SIGNALED);
                 peers.net.advance(Duration.ofMillis(2));
             }
             peers.net.runUntil(() -> times.size() > 3, Duration.ofSeconds(1));
@@ -202,8 +198,7 @@ class CompleterRetriesTest {
         Peers.Setup setup = new Peers.Setup();
         setup.timeout = 10;
         try (Peers peers = Peers.simulated(setup)) {
-            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.writeFromA(1, 0, 8, SIGNALED);
             assertEquals(WcStatus.SUCCESS, peers.runUntilCompletions(peers.a, 1).get(0).status());
             peers.net.advance(Duration.ofSeconds(1));
             assertEquals(0, peers.a.counter(Counter.COMPLETER_RETRY_ERR), "nothing outstanding, nothing retried");
@@ -213,14 +208,11 @@ class CompleterRetriesTest {
         try (Peers peers = Peers.simulated(setup)) {
             boolean[] deliver = {true};
             List<Long> times = sends(peers, Opcode.RC_RDMA_WRITE_ONLY, deliver);
-            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.writeFromA(1, 0, 8, SIGNALED);
             assertEquals(WcStatus.SUCCESS, peers.runUntilCompletions(peers.a, 1).get(0).status());
             deliver[0] = false;
-            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
-            peers.a.qp.postSend(SendWorkRequest.write(3, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.writeFromA(2, 0, 8, SIGNALED);
+            peers.writeFromA(3, 0, 8, SIGNALED);
             peers.net.advance(Duration.ofMillis(1));
             deliver[0] = true;
             // b never saw WRITE 2 or 3; an ACK of WRITE 1 again reaches a.

@@ -21,6 +21,7 @@ import org.rdmalab.verbs.QpInitAttributes;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.QpType;
 import org.rdmalab.verbs.QueuePair;
+import org.rdmalab.verbs.SendWorkRequest;
 import org.rdmalab.verbs.VerbsException;
 import org.rdmalab.verbs.WorkCompletion;
 import org.rdmalab.verbs.spi.DeviceOptions;
@@ -176,6 +177,22 @@ final class Peers implements AutoCloseable {
                         QpAttrMask.SQ_PSN, QpAttrMask.MAX_QP_RD_ATOMIC)
                 : QpAttrMask.of(QpAttrMask.STATE, QpAttrMask.SQ_PSN);
         qp.modify(rts, rtsMask);
+    }
+
+    /**
+     * Posts a's RDMA WRITE of {@code length} bytes at {@code offset} of a's region to the start of
+     * b's region.
+     */
+    void writeFromA(long wrId, int offset, int length, int flags) throws VerbsException {
+        a.qp.postSend(SendWorkRequest.write(wrId, a.mr.sge(offset, length), b.mr.address(), b.mr.rkey(), flags));
+    }
+
+    /**
+     * Posts a's RDMA READ of {@code length} bytes from the start of b's region into {@code offset}
+     * of a's region.
+     */
+    void readIntoA(long wrId, int offset, int length, int flags) throws VerbsException {
+        a.qp.postSend(SendWorkRequest.read(wrId, a.mr.sge(offset, length), b.mr.address(), b.mr.rkey(), flags));
     }
 
     /** Runs the simulated network until idle (at most a virtual minute). */

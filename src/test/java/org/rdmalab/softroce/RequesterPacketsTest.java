@@ -52,8 +52,7 @@ class RequesterPacketsTest {
         try (Peers peers = Peers.simulated()) {
             List<RocePacket> packets = fromA(peers, new boolean[] {true}, new boolean[] {true});
             int count = 200;
-            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, count * 1024), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.writeFromA(1, 0, count * 1024, SIGNALED);
             assertEquals(WcStatus.SUCCESS, peers.runUntilCompletions(peers.a, 1).get(0).status());
             assertEquals(count, packets.size(), "no retransmission");
             List<Integer> asking = new ArrayList<>();
@@ -65,11 +64,9 @@ class RequesterPacketsTest {
             assertEquals(List.of(65, 131, 197, 199), asking, "the 66th packet since the last AckReq asks, and the last");
             // A READ in between starts the count again.
             packets.clear();
-            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 60 * 1024), peers.b.mr.address(),
-                    peers.b.mr.rkey(), 0));
-            peers.a.qp.postSend(SendWorkRequest.read(3, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(), 0));
-            peers.a.qp.postSend(SendWorkRequest.write(4, peers.a.mr.sge(0, 70 * 1024), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.writeFromA(2, 0, 60 * 1024, 0);
+            peers.readIntoA(3, 0, 8, 0);
+            peers.writeFromA(4, 0, 70 * 1024, SIGNALED);
             assertEquals(WcStatus.SUCCESS, peers.runUntilCompletions(peers.a, 1).get(0).status());
             asking.clear();
             for (RocePacket packet : packets) {
@@ -88,10 +85,8 @@ class RequesterPacketsTest {
         try (Peers peers = Peers.simulated(setup)) {
             boolean[] answer = {false};
             List<RocePacket> packets = fromA(peers, new boolean[] {true}, answer);
-            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 75 * 1024), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
-            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 100 * 1024), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.writeFromA(1, 0, 75 * 1024, SIGNALED);
+            peers.writeFromA(2, 0, 100 * 1024, SIGNALED);
             peers.net.advance(Duration.ofMillis(1));
             TreeSet<Integer> offsets = new TreeSet<>();
             packets.forEach(p -> offsets.add((p.psn() - 0xFFFF00) & 0xFFFFFF));
@@ -258,10 +253,8 @@ class RequesterPacketsTest {
         setup.type = org.rdmalab.verbs.QpType.UC;
         try (Peers peers = Peers.simulated(setup)) {
             List<RocePacket> packets = fromA(peers, new boolean[] {false}, new boolean[] {true});
-            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 200 * 1024), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
-            peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.writeFromA(1, 0, 200 * 1024, SIGNALED);
+            peers.writeFromA(2, 0, 8, SIGNALED);
             assertEquals(List.of(WcStatus.SUCCESS, WcStatus.SUCCESS),
                     peers.runUntilCompletions(peers.a, 2).stream().map(WorkCompletion::status).toList());
             assertEquals(201, packets.size(), "every packet, none acknowledged");
@@ -274,10 +267,8 @@ class RequesterPacketsTest {
         try (Peers peers = Peers.simulated()) {
             boolean[] deliver = {false};
             List<RocePacket> packets = fromA(peers, deliver, new boolean[] {true});
-            peers.a.qp.postSend(SendWorkRequest.write(1, peers.a.mr.sge(0, 5 * 1024), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
-            peers.a.qp.postSend(SendWorkRequest.read(2, peers.a.mr.sge(8192, 3 * 1024), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.writeFromA(1, 0, 5 * 1024, SIGNALED);
+            peers.readIntoA(2, 8192, 3 * 1024, SIGNALED);
             peers.net.advance(Duration.ofMillis(1));
             packets.clear();
             java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(64);

@@ -59,8 +59,7 @@ class ResponderReadReplyTest {
                 data[i] = (byte) (i / 7);
             }
             peers.b.mr.write(0, data);
-            peers.a.qp.postSend(SendWorkRequest.read(1, peers.a.mr.sge(0, 10 * MTU), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.readIntoA(1, 0, 10 * MTU, SIGNALED);
             peers.a.qp.postSend(SendWorkRequest.write(2, peers.a.mr.sge(0, 8), peers.b.mr.address() + 100_000,
                     peers.b.mr.rkey(), SIGNALED));
             List<WorkCompletion> done = peers.runUntilCompletions(peers.a, 2);
@@ -82,8 +81,7 @@ class ResponderReadReplyTest {
         try (Peers peers = Peers.simulated()) {
             List<String> sent = fromB(peers);
             slowLink(peers);
-            peers.a.qp.postSend(SendWorkRequest.read(1, peers.a.mr.sge(0, 20 * MTU), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.readIntoA(1, 0, 20 * MTU, SIGNALED);
             peers.net.runUntil(() -> sent.size() >= 3, Duration.ofSeconds(1));
             peers.b.qp.modify(new QpAttributes().state(QpState.ERR), QpAttrMask.STATE.value());
             int atError = sent.size();
@@ -98,8 +96,7 @@ class ResponderReadReplyTest {
         try (Peers peers = Peers.simulated()) {
             List<String> sent = fromB(peers);
             slowLink(peers);
-            peers.a.qp.postSend(SendWorkRequest.read(1, peers.a.mr.sge(0, 20 * MTU), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.readIntoA(1, 0, 20 * MTU, SIGNALED);
             peers.net.runUntil(() -> sent.size() >= 3, Duration.ofSeconds(1));
             peers.b.mr.close();
             List<WorkCompletion> done = peers.runUntilCompletions(peers.a, 1);

@@ -266,7 +266,7 @@ class SoftQueuePairPostTest {
             peers.a.qp.postRecv(List.of(ReceiveWorkRequest.of(1, peers.a.mr.sge(0, 8)),
                     ReceiveWorkRequest.of(2, peers.a.mr.sge(0, 8))));
             peers.a.qp.postSend(SendWorkRequest.send(3, peers.a.mr.sge(0, 8), 0));
-            peers.a.qp.postSend(SendWorkRequest.write(4, peers.a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(), 0));
+            peers.writeFromA(4, 0, 8, 0);
             peers.run();
             List<WorkCompletion> flushed = Peers.drain(peers.a);
             assertEquals(List.of("1 WR_FLUSH_ERR", "2 WR_FLUSH_ERR", "3 WR_FLUSH_ERR", "4 WR_FLUSH_ERR"),

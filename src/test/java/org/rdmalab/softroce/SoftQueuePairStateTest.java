@@ -175,8 +175,7 @@ class SoftQueuePairStateTest {
             peers.b.qp.postRecv(ReceiveWorkRequest.of(2, peers.b.mr.sge(0, 4096)));
             peers.a.mr.write(0, new byte[] {9, 8, 7, 6, 5, 4, 3, 2});
             peers.a.qp.postSend(SendWorkRequest.send(2, peers.a.mr.sge(0, 2000), SIGNALED));
-            peers.a.qp.postSend(SendWorkRequest.read(3, peers.a.mr.sge(4096, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.readIntoA(3, 4096, 8, SIGNALED);
             peers.a.qp.postSend(SendWorkRequest.fetchAdd(4, peers.a.mr.sge(8192, 8), peers.b.mr.address() + 64,
                     peers.b.mr.rkey(), 1, SIGNALED));
             List<WorkCompletion> done = peers.runUntilCompletions(peers.a, 3);
@@ -197,8 +196,7 @@ class SoftQueuePairStateTest {
                 }
                 return 1;
             });
-            peers.a.qp.postSend(SendWorkRequest.write(5, peers.a.mr.sge(0, 8), peers.b.mr.address(),
-                    peers.b.mr.rkey(), SIGNALED));
+            peers.writeFromA(5, 0, 8, SIGNALED);
             assertEquals(WcStatus.SUCCESS, peers.runUntilCompletions(peers.a, 1).get(0).status(), "resent by the timer");
             assertEquals(2, peers.a.counter(Counter.COMPLETER_RETRY_ERR));
             long rnrs = peers.b.counter(Counter.SEND_RNR_ERR);
