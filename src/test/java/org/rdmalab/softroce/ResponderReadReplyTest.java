@@ -76,13 +76,22 @@ class ResponderReadReplyTest {
         }
     }
 
+    /**
+     * Starts a 20-packet READ from a over a slow link and returns what b sends, once b's reply
+     * has sent 3 packets and has more to send.
+     */
+    private static List<String> replyUnderWay(Peers peers) throws Exception {
+        List<String> sent = fromB(peers);
+        slowLink(peers);
+        peers.readIntoA(1, 0, 20 * MTU, SIGNALED);
+        peers.net.runUntil(() -> sent.size() >= 3, Duration.ofSeconds(1));
+        return sent;
+    }
+
     @Test
     void aReplyStopsWhenTheQpGoesToErr() throws Exception {
         try (Peers peers = Peers.simulated()) {
-            List<String> sent = fromB(peers);
-            slowLink(peers);
-            peers.readIntoA(1, 0, 20 * MTU, SIGNALED);
-            peers.net.runUntil(() -> sent.size() >= 3, Duration.ofSeconds(1));
+            List<String> sent = replyUnderWay(peers);
             peers.b.qp.modify(new QpAttributes().state(QpState.ERR), QpAttrMask.STATE.value());
             int atError = sent.size();
             peers.net.advance(Duration.ofMillis(5));
@@ -94,10 +103,7 @@ class ResponderReadReplyTest {
     @Test
     void aRegionDeregisteredDuringTheReplyEndsItWithARemoteAccessError() throws Exception {
         try (Peers peers = Peers.simulated()) {
-            List<String> sent = fromB(peers);
-            slowLink(peers);
-            peers.readIntoA(1, 0, 20 * MTU, SIGNALED);
-            peers.net.runUntil(() -> sent.size() >= 3, Duration.ofSeconds(1));
+            List<String> sent = replyUnderWay(peers);
             peers.b.mr.close();
             List<WorkCompletion> done = peers.runUntilCompletions(peers.a, 1);
             assertEquals(WcStatus.REM_ACCESS_ERR, done.get(0).status());
