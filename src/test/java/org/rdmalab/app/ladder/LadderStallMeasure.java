@@ -108,6 +108,11 @@ public final class LadderStallMeasure {
                             longestGap.accumulateAndGet(gap, Math::max);
                             if (gap > 100_000_000L) {
                                 gapsOver100.incrementAndGet();
+                                if (Boolean.getBoolean("gaps")) {
+                                    // JVM uptime, as -Xlog's "uptime" decoration prints it, to line up with the collector's log.
+                                    System.out.printf(Locale.ROOT, "gap %.0f ms ending at uptime %.3f s%n", gap / 1e6,
+                                            java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() / 1e3);
+                                }
                             }
                             if (gap > 50_000_000L) {
                                 gapsOver50.incrementAndGet();
@@ -175,6 +180,11 @@ public final class LadderStallMeasure {
                 // The flow's steps ran (the window built its views): the transfer starts.
                 measuring[0] = true;
                 transferStarted[0] = System.nanoTime();
+            }
+            if (System.getProperty("shot") != null && transferStarted[0] != 0
+                    && System.nanoTime() - transferStarted[0] >= 20_000_000_000L) {
+                saveShot(window[0].scene(), java.nio.file.Path.of(System.getProperty("shot")));
+                System.clearProperty("shot");
             }
             if (limitNanos > 0 && transferStarted[0] != 0 && transferEnded[0] == 0
                     && System.nanoTime() - transferStarted[0] >= limitNanos) {
@@ -295,16 +305,53 @@ public final class LadderStallMeasure {
                 return;
             }
             long late = System.nanoTime() - lastPulse.get();
-            if (measuring[0] && fx[0] != null && late > 150_000_000L) {
+            if (measuring[0] && fx[0] != null && late > Long.getLong("stalls.ms", 150) * 1_000_000L) {
                 StringBuilder trace = new StringBuilder(String.format(Locale.ROOT, "stall, %d ms since the last pulse:",
                         late / 1_000_000));
                 StackTraceElement[] stack = fx[0].getStackTrace();
                 for (int i = 0; i < Math.min(stack.length, 30); i++) {
                     trace.append("\n    ").append(stack[i]);
                 }
+                Thread renderer = rendererThread();
+                if (renderer != null) {
+                    trace.append("\n  the renderer:");
+                    StackTraceElement[] drawing = renderer.getStackTrace();
+                    for (int i = 0; i < Math.min(drawing.length, 40); i++) {
+                        trace.append("\n    ").append(drawing[i]);
+                    }
+                }
                 System.out.println(trace);
             }
         }
+    }
+
+    /** The window as it is now, as a PNG ({@code -Dshot=FILE}: 20 s into the transfer). */
+    private static void saveShot(javafx.scene.Scene scene, java.nio.file.Path file) {
+        javafx.scene.image.WritableImage image = scene.snapshot(null);
+        int width = (int) image.getWidth();
+        int height = (int) image.getHeight();
+        java.awt.image.BufferedImage buffered = new java.awt.image.BufferedImage(width, height,
+                java.awt.image.BufferedImage.TYPE_INT_ARGB);
+        for (int y = 0; y < height; y++) {
+            for (int x = 0; x < width; x++) {
+                buffered.setRGB(x, y, image.getPixelReader().getArgb(x, y));
+            }
+        }
+        try {
+            javax.imageio.ImageIO.write(buffered, "png", file.toFile());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** JavaFX's render thread (Prism's "QuantumRenderer-0"), or null before it starts. */
+    private static Thread rendererThread() {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("QuantumRenderer")) {
+                return t;
+            }
+        }
+        return null;
     }
 
     private static <T> T onFx(java.util.concurrent.Callable<T> task) throws Exception {
