@@ -30,6 +30,8 @@ public final class Arrow {
     final int aethMsn;
     final byte[] bytes;
     final boolean icrcOk;
+    /** Seen on the wire by a capture, not reported by the device that sent it. */
+    final boolean captured;
     boolean dropped;
     String dropReason;
     final List<String> faults;
@@ -58,6 +60,12 @@ public final class Arrow {
         this.bytes = packet.bytes();
         this.icrcOk = packet.icrcOk();
         this.faults = packet.faults();
+        this.captured = packet.seen() == WirePacket.Seen.CAPTURED;
+    }
+
+    /** The sending device made this packet as a copy of another (a {@code dup} fault). */
+    boolean injectedDuplicate() {
+        return faults.stream().anyMatch(fault -> fault.startsWith("dup"));
     }
 
     /** Its place in the ladder: 1 for the first packet, counting on when old ones are forgotten. */

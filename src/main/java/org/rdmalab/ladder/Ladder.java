@@ -30,7 +30,11 @@ import org.rdmalab.wire.RocePacket;
  */
 public final class Ladder {
 
-    /** Two packets with identical bytes this close, nothing between, are a network duplicate. */
+    /**
+     * In a capture, two packets with identical bytes this close, nothing between, are a network
+     * duplicate. A device's own report names the duplicates it made (a {@code dup} fault), and its
+     * clocks are stamped by two threads, so live packets are not guessed at.
+     */
     static final long DUPLICATE_WINDOW_NANOS = 1_000_000;
 
     private final int capacity;
@@ -124,7 +128,7 @@ public final class Ladder {
         } else {
             response(arrow, fromA ? pair.fromB : pair.fromA);
         }
-        if (arrow.faults.stream().anyMatch(fault -> fault.startsWith("dup")) && !arrow.duplicate) {
+        if (arrow.injectedDuplicate() && !arrow.duplicate) {
             arrow.duplicate = true;
             duplicates++;
         }
@@ -310,8 +314,14 @@ public final class Ladder {
         return va > start && va - start < original.reth.dmaLengthUnsigned();
     }
 
-    /** Identical bytes right after the original, nothing between them in the pair, within the window. */
+    /**
+     * Live: the device says it made a copy. Captured: identical bytes right after the original,
+     * nothing between them in the pair, within the window.
+     */
     private boolean isDuplicateOf(Arrow arrow, Arrow original, Flow flow) {
+        if (!arrow.captured) {
+            return arrow.injectedDuplicate();
+        }
         return original.index == arrow.index - 1 && flow.lastRequestIndex == original.index
                 && arrow.timeNanos - original.timeNanos <= DUPLICATE_WINDOW_NANOS
                 && java.util.Arrays.equals(arrow.bytes, original.bytes);

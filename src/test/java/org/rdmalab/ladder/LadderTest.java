@@ -199,6 +199,46 @@ public class LadderTest {
     }
 
     /**
+     * A device stamps its sends from two threads, so the NAK that caused a quick resend can be
+     * stamped after the resend. Live, the same bytes again within the window are a retransmission
+     * unless the device says it made a copy; the capture's guess is for captures only.
+     */
+    @Test
+    void liveRepeatsAreDuplicatesOnlyWhenTheDeviceSaysItCopiedThem() {
+        Wire wire = new Wire().request(Opcode.RC_SEND_ONLY, 5, true, null, 4)
+                .again(Ladder.DUPLICATE_WINDOW_NANOS / 4) // the resend, 250 us on
+                .request(Opcode.RC_SEND_ONLY, 6, true, null, 4)
+                .again(Ladder.DUPLICATE_WINDOW_NANOS / 4); // a copy the link made
+        Ladder ladder = new Ladder(100);
+        for (int i = 0; i < wire.packets.size(); i++) {
+            Wire.Packet packet = wire.packets.get(i);
+            List<String> faults = i == 3 ? List.of("dup") : List.of();
+            ladder.add(new WirePacket(packet.nanos(), "10.1.0.1:1", "10.1.0.2:4791", packet.payload(),
+                    WirePacket.Seen.SENT, true, null, faults));
+        }
+        Arrow resend = ladder.find(2);
+        assertTrue(resend.retransmission(), "the requester's resend, though the bytes and the timing fit a copy");
+        assertFalse(resend.duplicate());
+        assertEquals(1, resend.repeats());
+        Arrow copy = ladder.find(4);
+        assertTrue(copy.duplicate(), "the device reported a dup fault");
+        assertFalse(copy.retransmission());
+        assertEquals(3, copy.repeats());
+        assertEquals(1, ladder.summary().retransmissions());
+        assertEquals(1, ladder.summary().duplicates());
+
+        Ladder captured = new Ladder(100);
+        for (Wire.Packet packet : wire.packets) {
+            captured.add(new WirePacket(packet.nanos(), "10.1.0.1:1", "10.1.0.2:4791", packet.payload(),
+                    WirePacket.Seen.CAPTURED, true, null, List.of()));
+        }
+        assertTrue(captured.find(2).duplicate(), "a capture has no fault record: the same bytes 250 us on look copied");
+        assertTrue(captured.find(4).duplicate());
+        assertEquals(2, captured.summary().duplicates());
+        assertEquals(0, captured.summary().retransmissions());
+    }
+
+    /**
      * Go-back-N under random loss, simulated here: the capture is taken at the requester, so every
      * packet sent is in it, and a lost one never reaches the responder, which NAKs the first gap it
      * sees and ACKs each message's last packet. The ladder's counts agree with a count of repeated
