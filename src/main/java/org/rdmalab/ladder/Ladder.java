@@ -76,6 +76,33 @@ public final class Ladder {
      * arrow, or null for a packet that is not RC or not RoCE at all.
      */
     public Arrow add(WirePacket packet) {
+        RocePacket decoded = decodeRc(packet);
+        if (decoded == null) {
+            return null;
+        }
+        Arrow sent = arrivalOf(packet, decoded);
+        if (sent != null) {
+            return sent;
+        }
+        return addNew(packet, decoded);
+    }
+
+    /**
+     * A device's report of a packet it received, which another device of the same lab sent: only
+     * the arrival of the arrow that sender reported. Returns that arrow, or null when it is not in
+     * the ladder (forgotten, or its send was never drawn); nothing new is added, so a packet is
+     * never drawn twice.
+     */
+    public Arrow addArrival(WirePacket packet) {
+        if (packet.seen() != WirePacket.Seen.RECEIVED) {
+            throw new IllegalArgumentException("not an arrival: " + packet.seen());
+        }
+        RocePacket decoded = decodeRc(packet);
+        return decoded == null ? null : arrivalOf(packet, decoded);
+    }
+
+    /** The packet decoded, or null (counted as unpaired) when it is not RoCE or not RC. */
+    private RocePacket decodeRc(WirePacket packet) {
         RocePacket decoded;
         try {
             decoded = decoder.decodeFrom(packet.bytes(), 0, packet.bytes().length);
@@ -83,24 +110,33 @@ public final class Ladder {
             unpaired++;
             return null;
         }
-        Opcode opcode = decoded.opcode();
-        if (!opcode.isRc()) {
+        if (!decoded.opcode().isRc()) {
             unpaired++;
             return null;
         }
-        if (packet.seen() == WirePacket.Seen.RECEIVED || packet.seen() == WirePacket.Seen.DROPPED) {
-            Arrow sent = takeInFlight(packet, decoded);
-            if (sent != null) {
-                if (packet.seen() == WirePacket.Seen.RECEIVED) {
-                    sent.arrivalNanos = packet.timeNanos();
-                } else {
-                    sent.dropped = true;
-                    sent.dropReason = packet.dropReason();
-                    dropped++;
-                }
-                return sent;
+        return decoded;
+    }
+
+    /** For an arrival, the sent arrow it completes (updated), or null. */
+    private Arrow arrivalOf(WirePacket packet, RocePacket decoded) {
+        if (packet.seen() != WirePacket.Seen.RECEIVED && packet.seen() != WirePacket.Seen.DROPPED) {
+            return null;
+        }
+        Arrow sent = takeInFlight(packet, decoded);
+        if (sent != null) {
+            if (packet.seen() == WirePacket.Seen.RECEIVED) {
+                sent.arrivalNanos = packet.timeNanos();
+            } else {
+                sent.dropped = true;
+                sent.dropReason = packet.dropReason();
+                dropped++;
             }
         }
+        return sent;
+    }
+
+    private Arrow addNew(WirePacket packet, RocePacket decoded) {
+        Opcode opcode = decoded.opcode();
         if (firstTime == Long.MIN_VALUE) {
             firstTime = packet.timeNanos();
         }

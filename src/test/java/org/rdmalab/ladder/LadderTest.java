@@ -3,6 +3,7 @@ package org.rdmalab.ladder;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -196,6 +197,29 @@ public class LadderTest {
         assertFalse(ladder.find(2).duplicate());
         assertTrue(ladder.find(4).duplicate());
         assertFalse(ladder.find(4).retransmission());
+    }
+
+    @Test
+    void anArrivalFromTheLabsOwnDeviceOnlyCompletesASendTheLadderHas() {
+        Wire wire = new Wire().request(Opcode.RC_SEND_ONLY, 5, true, null, 4).request(Opcode.RC_SEND_ONLY, 6, true, null, 4);
+        byte[] first = wire.packets.get(0).payload();
+        byte[] second = wire.packets.get(1).payload();
+        Ladder ladder = new Ladder(100);
+        ladder.add(new WirePacket(10, "10.1.0.1:1", "10.1.0.2:4791", first, WirePacket.Seen.SENT, true, null, List.of()));
+        Arrow arrived = ladder.addArrival(new WirePacket(25, "10.1.0.1:1", "10.1.0.2:4791", first,
+                WirePacket.Seen.RECEIVED, true, null, List.of()));
+        assertEquals(1, arrived.index());
+        assertEquals(25, arrived.arrivalNanos());
+        // PSN 6's send was never handed to the ladder: its arrival adds nothing.
+        assertNull(ladder.addArrival(new WirePacket(30, "10.1.0.1:1", "10.1.0.2:4791", second,
+                WirePacket.Seen.RECEIVED, true, null, List.of())));
+        assertEquals(1, ladder.size());
+        assertEquals(1, ladder.summary().packets());
+        // The same report through add draws it, as a peer's packet is drawn.
+        assertEquals(2, ladder.add(new WirePacket(30, "10.1.0.1:1", "10.1.0.2:4791", second,
+                WirePacket.Seen.RECEIVED, true, null, List.of())).index());
+        assertThrows(IllegalArgumentException.class, () -> ladder.addArrival(new WirePacket(40, "10.1.0.1:1",
+                "10.1.0.2:4791", second, WirePacket.Seen.SENT, true, null, List.of())));
     }
 
     /**

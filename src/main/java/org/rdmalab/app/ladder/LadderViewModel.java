@@ -176,9 +176,15 @@ public final class LadderViewModel implements AutoCloseable {
      */
     void flush() {
         flushArmed = false;
+        int before = toWrite.size();
         int shed = pending.shedBeyond(HELD_LIMIT, toWrite::add);
         if (shed > 0) {
-            notDrawn += shed;
+            // Packets, each once: the send of the lab's own, the arrival of a peer's.
+            for (int i = before; i < toWrite.size(); i++) {
+                if (SessionCapture.onTheWire(toWrite.get(i), labAddresses)) {
+                    notDrawn++;
+                }
+            }
             changed();
         }
         boolean[] added = new boolean[1];
@@ -202,7 +208,12 @@ public final class LadderViewModel implements AutoCloseable {
     /** Hands one packet to the live ladder; true when the ladder drew something of it. */
     private boolean take(PacketEvent packet) {
         toWrite.add(packet);
-        Arrow arrow = live.add(wirePacket(packet));
+        // The lab's own device reported the send: its arrival only completes it (a send shed
+        // undrawn stays undrawn, counted once in notDrawn). A drop is drawn either way: one on the
+        // way out has no send.
+        Arrow arrow = packet.direction() == PacketEvent.Direction.RECEIVED
+                && labAddresses.contains(SessionCapture.host(packet.source()))
+                ? live.addArrival(wirePacket(packet)) : live.add(wirePacket(packet));
         liveTrack.add(arrow);
         return arrow != null;
     }
