@@ -85,11 +85,20 @@ final class Peers implements AutoCloseable {
 
     static Peers simulated(Setup setup) throws VerbsException {
         SimulatedNetwork net = new SimulatedNetwork();
+        return simulated(setup, net, net, "127.0.0.1", "127.0.0.2");
+    }
+
+    /**
+     * Devices at {@code addressA} and {@code addressB} on {@code fabric}, whose datagrams and clock
+     * are {@code net}'s (the network itself, or a fabric that wraps it).
+     */
+    static Peers simulated(Setup setup, SimulatedNetwork net, org.rdmalab.softroce.net.Fabric fabric, String addressA,
+                           String addressB) throws VerbsException {
         DeviceOptions base = DeviceOptions.defaults().withCapture(setup.capture);
-        Device da = SoftRoceProvider.device(base.withAddress(DeviceOptions.parseAddress("127.0.0.1"))
-                .withFaults(setup.faultsA), net);
-        Device db = SoftRoceProvider.device(base.withAddress(DeviceOptions.parseAddress("127.0.0.2"))
-                .withFaults(setup.faultsB), net);
+        Device da = SoftRoceProvider.device(base.withAddress(DeviceOptions.parseAddress(addressA))
+                .withFaults(setup.faultsA), fabric);
+        Device db = SoftRoceProvider.device(base.withAddress(DeviceOptions.parseAddress(addressB))
+                .withFaults(setup.faultsB), fabric);
         Peers peers = new Peers(net, open(da, setup), open(db, setup));
         connect(peers.a, peers.b, setup, setup.psnA, setup.psnB);
         connect(peers.b, peers.a, setup, setup.psnB, setup.psnA);
