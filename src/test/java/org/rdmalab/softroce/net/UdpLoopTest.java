@@ -652,6 +652,28 @@ class UdpLoopTest {
                 "no loop thread for a device that could not bind");
     }
 
+    /** A device that cannot bind leaves no socket open behind it, however often it is tried. */
+    @Test
+    void aDeviceThatCannotBindLeavesNoDescriptorBehind() throws Exception {
+        try (DatagramSocket taken = peer(LOCALHOST, 0)) {
+            int port = taken.getLocalPort();
+            open(new Heard()).close(); // classes loaded, caches filled
+            long before = descriptors();
+            for (int i = 0; i < 20; i++) {
+                assertThrows(org.rdmalab.verbs.VerbsException.class, () -> open(new Heard(), port));
+            }
+            long after = descriptors();
+            assertTrue(after - before < 10, "descriptors before 20 failed opens " + before + ", after " + after);
+        }
+    }
+
+    private static long descriptors() throws java.io.IOException {
+        try (java.util.stream.Stream<java.nio.file.Path> fds = java.nio.file.Files.list(
+                java.nio.file.Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+
     @Test
     void closingQuietlyClosesBothAndToleratesNeither() throws Exception {
         UdpFabric.closeQuietly(null, null);

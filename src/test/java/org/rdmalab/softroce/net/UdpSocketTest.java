@@ -82,8 +82,10 @@ class UdpSocketTest {
         udp.arrive("10.0.0.2", 1000, (byte) 5, (byte) 6);
         udp.arrive("10.0.0.2", 2000, new byte[0]);
         udp.arrive("192.168.200.255", 65535, (byte) 7);
+        udp.arrive("10.20.30.40", 1, (byte) 8);
         List<String> expected = List.of("10.0.0.1:1000 [1, 2, 3] on " + here, "10.0.0.1:1000 [4] on " + here,
-                "10.0.0.2:1000 [5, 6] on " + here, "10.0.0.2:2000 [] on " + here, "192.168.200.255:65535 [7] on " + here);
+                "10.0.0.2:1000 [5, 6] on " + here, "10.0.0.2:2000 [] on " + here, "192.168.200.255:65535 [7] on " + here,
+                "10.20.30.40:1 [8] on " + here);
         for (int i = 0; i < expected.size(); i++) {
             assertTrue(loop.progress(), "turn " + i + " read a datagram");
             assertEquals(List.of(expected.get(i)), heard.take(), "turn " + i);
@@ -158,10 +160,14 @@ class UdpSocketTest {
             udp.sendFailure = new IOException("Network is unreachable");
             results.add(loop.send(ip("10.0.0.1"), 4791, buffer, 0, 1));
             results.add(loop.send(ip("10.0.0.1"), 5000, buffer, 5, 1));
+            // Every byte of the address its own, and bytes of 128 and more.
+            results.add(loop.send(ip("10.20.30.40"), 65535, buffer, 0, 2));
+            results.add(loop.send(ip("192.168.200.255"), 1, buffer, 2, 1));
         }));
         assertEquals(List.of(Fabric.SendResult.SENT, Fabric.SendResult.SENT, Fabric.SendResult.BLOCKED,
-                Fabric.SendResult.FAILED, Fabric.SendResult.SENT), results);
-        assertEquals(List.of("10.0.0.1:4791 [2, 3, 4]", "10.0.0.2:4791 [5, 6]", "10.0.0.1:5000 [6]"), udp.sent);
+                Fabric.SendResult.FAILED, Fabric.SendResult.SENT, Fabric.SendResult.SENT, Fabric.SendResult.SENT), results);
+        assertEquals(List.of("10.0.0.1:4791 [2, 3, 4]", "10.0.0.2:4791 [5, 6]", "10.0.0.1:5000 [6]",
+                "10.20.30.40:65535 [1, 2]", "192.168.200.255:1 [3]"), udp.sent);
     }
 
     /**
