@@ -652,6 +652,24 @@ class UdpLoopTest {
                 "no loop thread for a device that could not bind");
     }
 
+    /** A device whose send buffer is small (as the back-pressure tests ask) sends and receives. */
+    @Test
+    void aDeviceWithASmallSendBufferWorks() throws Exception {
+        Heard heard = new Heard();
+        Fabric.Endpoint device = UdpFabric.withSendBuffer(16 << 10).open("test", heard.name, (Inet4Address) LOCALHOST,
+                0, heard);
+        try (device; DatagramSocket peer = peer(LOCALHOST, 0)) {
+            peer.send(new DatagramPacket(new byte[] {5}, 1, LOCALHOST, device.localPort()));
+            assertEquals(List.of(describe(ip(LOCALHOST), peer.getLocalPort(), new byte[] {5}) + " on loop"),
+                    heard.await(1));
+            assertEquals(Fabric.SendResult.SENT, device.loop().call("test", Duration.ofSeconds(10),
+                    () -> device.send(ip(LOCALHOST), peer.getLocalPort(), new byte[] {6}, 0, 1)));
+            DatagramPacket packet = new DatagramPacket(new byte[4], 4);
+            peer.receive(packet);
+            assertEquals(List.of((byte) 6), bytes(packet));
+        }
+    }
+
     /** A device that cannot bind leaves no socket open behind it, however often it is tried. */
     @Test
     void aDeviceThatCannotBindLeavesNoDescriptorBehind() throws Exception {

@@ -143,6 +143,20 @@ class UdpSocketTest {
         loop.runOrExecute(new LoopTask(() -> loop.schedule(-1, () -> fired.add("again"))));
         assertEquals(List.of("now", "again"), fired);
         assertFalse(loop.progress());
+        long[] scheduled = new long[1];
+        loop.runOrExecute(new LoopTask(() -> {
+            scheduled[0] = System.nanoTime();
+            loop.schedule(1_000_000, () -> fired.add("after 1 ms"));
+        }));
+        await(() -> System.nanoTime() - scheduled[0] > 2_000_000, "2 ms passed");
+        assertTrue(loop.progress(), "a turn that only fired a timer did work");
+        assertEquals(List.of("now", "again", "after 1 ms"), fired);
+        loop.executeOnce(new LoopTask(() -> fired.add("handed over once")));
+        assertTrue(loop.progress(), "a turn that only ran a task handed over once did work");
+        loop.execute(() -> fired.add("handed over"));
+        assertTrue(loop.progress(), "a turn that only ran a task handed over did work");
+        assertEquals(List.of("now", "again", "after 1 ms", "handed over once", "handed over"), fired);
+        assertFalse(loop.progress());
     }
 
     @Test
