@@ -67,9 +67,15 @@ class LabWindowTest {
     static javafx.scene.Node stepCell(FxRobot robot, String name, int index) {
         ListView<?> list = robot.lookup("#" + name + "Steps").queryListView();
         robot.interact(() -> list.scrollTo(Math.max(0, index - 1)));
-        return robot.lookup("#" + name + "Steps .list-cell")
-                .match(node -> ((javafx.scene.control.ListCell<?>) node).getIndex() == index && node.isVisible())
-                .queryAs(javafx.scene.Node.class);
+        // The list lays its cells out for the new position in a later pulse; look on the JavaFX thread.
+        javafx.scene.Node[] cell = new javafx.scene.Node[1];
+        FxWait.waitForOnFx("step " + index + " of the " + name + "'s list laid out", 10, () -> {
+            cell[0] = list.lookupAll(".list-cell").stream()
+                    .filter(node -> ((javafx.scene.control.ListCell<?>) node).getIndex() == index && node.isVisible())
+                    .findFirst().orElse(null);
+            return cell[0] != null;
+        });
+        return cell[0];
     }
 
     /** Clicks the side's "Next step" until its next step is {@code index}. */
