@@ -157,8 +157,18 @@ class LadderHeightWindowTest {
 
     /** Pulses until the chart's and the table's boxes stay the same over three pulses (at most 120). */
     private static void settle(FxRobot robot) {
-        Node chart = robot.lookup("#ladderChart").query();
-        Node table = robot.lookup("#requestTable").query();
+        // The tab just picked puts its content in the scene in a later pulse: look on the JavaFX thread.
+        Node[] found = new Node[2];
+        FxWait.waitForOnFx("the chart and the request table in the scene", 10, () -> {
+            javafx.scene.Scene scene = robot.listTargetWindows().stream().filter(javafx.stage.Window::isShowing)
+                    .map(javafx.stage.Window::getScene).filter(java.util.Objects::nonNull)
+                    .filter(each -> each.lookup("#ladderChart") != null).findFirst().orElse(null);
+            found[0] = scene == null ? null : scene.lookup("#ladderChart");
+            found[1] = scene == null ? null : scene.lookup("#requestTable");
+            return found[0] != null && found[1] != null;
+        });
+        Node chart = found[0];
+        Node table = found[1];
         FxWait.settle(() -> chart.localToScene(chart.getLayoutBounds()) + " " + table.localToScene(table.getLayoutBounds()),
                 3, 120);
     }
