@@ -261,17 +261,49 @@ class SoftTransportTest {
             TurnFabric.Port b = fabric.port(B);
             b.full = true;
             writeToB(peers, 1);
+            b.holding = true; // a busy poller's turn: an ACK behind a waiting datagram waits with it, not held
             writeToB(peers, 2);
+            assertFalse(holds(peers.b));
+            b.holding = false;
             assertEquals(1, peers.b.counter(Counter.SEND_BLOCKED), "blocked once, however many wait");
             assertTrue(peers.b.soft().transportIfStarted().blocked());
             b.full = false; // room, but b has not heard of it yet
             writeToB(peers, 3);
             assertEquals(List.of(), out, "the newest waits behind the older ones");
+            b.full = true;
+            b.room(1); // room for one: the second fills the socket again and waits for more room
+            assertEquals(List.of("RC_ACKNOWLEDGE 0"), out);
+            assertTrue(peers.b.soft().transportIfStarted().blocked());
             b.room();
             assertEquals(List.of("RC_ACKNOWLEDGE 0", "RC_ACKNOWLEDGE 1", "RC_ACKNOWLEDGE 2"), out);
             assertFalse(peers.b.soft().transportIfStarted().blocked());
             assertEquals(3, peers.runUntilCompletions(peers.a, 3).size());
-            assertEquals(1, peers.b.counter(Counter.SEND_BLOCKED));
+            assertEquals(1, peers.b.counter(Counter.SEND_BLOCKED), "one wait, though the socket filled again in it");
+        }
+    }
+
+    @Test
+    void atMost256DatagramsWaitForRoomAndTheNextIsLost() throws Exception {
+        try (Peers peers = peers()) {
+            List<PacketEvent> events = Collections.synchronizedList(new ArrayList<>());
+            ((PacketObservable) peers.b.context).subscribe(events::add);
+            TurnFabric.Port b = fabric.port(B);
+            b.full = true;
+            // 128 one-packet WRITEs (a's window), and their retransmissions: an ACK for each.
+            for (int i = 0; i < 128; i++) {
+                peers.writeFromA(i, 0, 8, SIGNALED);
+            }
+            assertTrue(peers.net.runUntil(() -> peers.b.counter(Counter.SEND_ERR) > 0, Duration.ofSeconds(10)));
+            assertEquals(SoftTransport.BLOCKED_LIMIT + 1, peers.b.counter(Counter.SENT_PKTS),
+                    "256 ACKs wait, the 257th is lost");
+            PacketEvent lost = events.stream().filter(e -> e.direction() == PacketEvent.Direction.DROPPED)
+                    .findFirst().orElseThrow();
+            assertEquals("RC_ACKNOWLEDGE", lost.opcode());
+            assertTrue(lost.detail().startsWith("256 datagrams already wait for room in the socket's send buffer"),
+                    lost.detail());
+            b.room();
+            assertEquals(128, peers.runUntilCompletions(peers.a, 128).stream()
+                    .filter(wc -> wc.status() == WcStatus.SUCCESS).count());
         }
     }
 }

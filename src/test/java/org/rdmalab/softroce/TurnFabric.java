@@ -26,6 +26,8 @@ final class TurnFabric implements Fabric {
         int failNext;
         /** Sends answered BLOCKED while set. */
         boolean full;
+        /** When not negative: datagrams the socket takes before it is full again. */
+        int roomFor = -1;
         private boolean writableWanted;
 
         /** A turn that is not a post begins (the loop thread's own turn when not {@link #holding}). */
@@ -35,7 +37,13 @@ final class TurnFabric implements Fabric {
 
         /** The socket has room again; the device hears it if it asked. */
         void room() {
+            room(-1);
+        }
+
+        /** The socket has room for {@code datagrams} (all it is sent when negative); the device hears it if it asked. */
+        void room(int datagrams) {
             full = false;
+            roomFor = datagrams;
             if (writableWanted) {
                 writableWanted = false;
                 receiver.onWritable();
@@ -104,6 +112,13 @@ final class TurnFabric implements Fabric {
                 }
                 if (port.full) {
                     return SendResult.BLOCKED;
+                }
+                if (port.roomFor == 0) {
+                    port.full = true;
+                    return SendResult.BLOCKED;
+                }
+                if (port.roomFor > 0) {
+                    port.roomFor--;
                 }
                 return inner.send(destinationIp, destinationPort, buffer, offset, length);
             }
