@@ -270,4 +270,17 @@ class FaultyLinkTest {
                     .filter(wc -> wc.status() == WcStatus.SUCCESS).count());
         }
     }
+
+    @Test
+    void faultsApplyWithoutListenersToo() throws Exception {
+        try (Peers peers = peers("")) {
+            ((FaultControl) peers.a.context).arm(OneShotFault.of(OneShotFault.Kind.DROP_NEXT_PACKET,
+                    OneShotFault.Way.REQUESTER_TO_RESPONDER));
+            peers.net.advance(Duration.ofNanos(1));
+            write(peers, 1, 8);
+            assertEquals(WcStatus.SUCCESS, peers.runUntilCompletions(peers.a, 1).get(0).status());
+            assertEquals(1, peers.a.counter(Counter.FAULT_DROPPED));
+            assertEquals(1, peers.a.counter(Counter.COMPLETER_RETRY_ERR), "the WRITE was lost and resent by the timer");
+        }
+    }
 }

@@ -254,11 +254,23 @@ class SoftTransportTest {
         }
     }
 
+    /** What a hears, as "OPCODE psn" (b has no listener: its new packets take the direct path). */
+    private static List<String> heardBy(Peers.Side side) {
+        List<String> lines = Collections.synchronizedList(new ArrayList<>());
+        ((PacketObservable) side.context).subscribe(event -> {
+            if (event.direction() == PacketEvent.Direction.RECEIVED) {
+                lines.add(event.opcode() + " " + event.psn());
+            }
+        });
+        return lines;
+    }
+
     @Test
     void datagramsWaitingForRoomLeaveInOrderAheadOfNewOnes() throws Exception {
         try (Peers peers = peers()) {
-            List<String> out = outOf(peers.b);
+            List<String> heard = heardBy(peers.a);
             TurnFabric.Port b = fabric.port(B);
+            Duration aWhile = Duration.ofMillis(1); // far below a's retransmission timeout (67 ms)
             b.full = true;
             writeToB(peers, 1);
             b.holding = true; // a busy poller's turn: an ACK behind a waiting datagram waits with it, not held
@@ -269,13 +281,16 @@ class SoftTransportTest {
             assertTrue(peers.b.soft().transportIfStarted().blocked());
             b.full = false; // room, but b has not heard of it yet
             writeToB(peers, 3);
-            assertEquals(List.of(), out, "the newest waits behind the older ones");
+            peers.net.advance(aWhile);
+            assertEquals(List.of(), heard, "the newest waits behind the older ones");
             b.full = true;
             b.room(1); // room for one: the second fills the socket again and waits for more room
-            assertEquals(List.of("RC_ACKNOWLEDGE 0"), out);
+            peers.net.advance(aWhile);
+            assertEquals(List.of("RC_ACKNOWLEDGE 0"), heard);
             assertTrue(peers.b.soft().transportIfStarted().blocked());
             b.room();
-            assertEquals(List.of("RC_ACKNOWLEDGE 0", "RC_ACKNOWLEDGE 1", "RC_ACKNOWLEDGE 2"), out);
+            peers.net.advance(aWhile);
+            assertEquals(List.of("RC_ACKNOWLEDGE 0", "RC_ACKNOWLEDGE 1", "RC_ACKNOWLEDGE 2"), heard);
             assertFalse(peers.b.soft().transportIfStarted().blocked());
             assertEquals(3, peers.runUntilCompletions(peers.a, 3).size());
             assertEquals(1, peers.b.counter(Counter.SEND_BLOCKED), "one wait, though the socket filled again in it");
