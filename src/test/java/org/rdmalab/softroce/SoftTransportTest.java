@@ -321,4 +321,43 @@ class SoftTransportTest {
                     .filter(wc -> wc.status() == WcStatus.SUCCESS).count());
         }
     }
+
+    @Test
+    void atMost32QpsAcksAreHeldAndTheNextLeavesAtOnce() throws Exception {
+        try (Peers peers = peers()) {
+            Peers.Setup setup = new Peers.Setup();
+            List<Peers.Side> senders = new ArrayList<>(List.of(peers.a));
+            for (int i = 1; i <= AckCoalescer.LIMIT; i++) {
+                Peers.Side a = another(peers.a, setup);
+                Peers.Side b = another(peers.b, setup);
+                Peers.connect(a, b, setup, 0, 0);
+                Peers.connect(b, a, setup, 0, 0);
+                senders.add(a);
+            }
+            fabric.port(B).holding = true;
+            for (Peers.Side a : senders) {
+                a.qp.postSend(SendWorkRequest.write(1, a.mr.sge(0, 8), peers.b.mr.address(), peers.b.mr.rkey(),
+                        SIGNALED));
+            }
+            assertTrue(peers.net.runUntil(() -> peers.b.counter(Counter.RCVD_PKTS) == 33, SECOND));
+            assertEquals(1, peers.b.counter(Counter.SENT_PKTS), "32 ACKs held, the 33rd QP's sent");
+            fabric.port(B).holding = false;
+            fabric.port(B).turn();
+            assertEquals(33, peers.b.counter(Counter.SENT_PKTS));
+            assertEquals(33, peers.runUntilCompletions(peers.a, 33).stream()
+                    .filter(wc -> wc.status() == WcStatus.SUCCESS).count());
+        }
+    }
+
+    /** Another RC QP on {@code side}'s device, PD, region and CQ. */
+    private static Peers.Side another(Peers.Side side, Peers.Setup setup) throws Exception {
+        Peers.Side more = new Peers.Side();
+        more.context = side.context;
+        more.pd = side.pd;
+        more.mr = side.mr;
+        more.cq = side.cq;
+        more.qp = side.pd.createQp(new org.rdmalab.verbs.QpInitAttributes(setup.type, side.cq, side.cq,
+                setup.capabilities, false));
+        return more;
+    }
 }
