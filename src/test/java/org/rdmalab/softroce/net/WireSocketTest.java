@@ -175,7 +175,8 @@ class WireSocketTest {
             all.add(udp(libc, "127.0.1.1", port));
             all.add(udp(libc, "127.1.0.1", port));
             all.add(udp(libc, "127.0.0.1", 0));
-            all.add(opened(libc, () -> ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", port))));
+            all.add(opened(libc, () -> ServerSocketChannel.open(StandardProtocolFamily.INET)
+                    .bind(new InetSocketAddress("127.0.0.1", port))));
             WireSocket.Setup setup = WireSocket.configure(device.channel());
             assertTrue(setup.fixedId(), String.valueOf(setup.problem()));
             assertTrue(setup.zeroUdpChecksum());
