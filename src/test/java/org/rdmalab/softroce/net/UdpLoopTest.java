@@ -380,29 +380,32 @@ class UdpLoopTest {
             List<String> early = Collections.synchronizedList(new ArrayList<>());
             CountDownLatch last = new CountDownLatch(1);
             long ms = 1_000_000;
-            AtomicLong scheduledAt = new AtomicLong();
+            AtomicLong base = new AtomicLong();
             loop.execute(() -> {
-                scheduledAt.set(System.nanoTime());
-                java.util.function.LongFunction<Runnable> record = delay -> () -> {
-                    fired.add(delay / ms + " ms " + heard.where());
-                    if (System.nanoTime() - scheduledAt.get() < delay) {
-                        early.add(delay / ms + " ms");
+                // Each delay is counted from one instant, so that a stall of this thread between
+                // two schedule calls cannot reorder the deadlines; 100 ms apart.
+                base.set(System.nanoTime());
+                java.util.function.LongUnaryOperator delayTo = at -> base.get() + at - System.nanoTime();
+                java.util.function.LongFunction<Runnable> record = at -> () -> {
+                    fired.add(at / ms + " ms " + heard.where());
+                    if (System.nanoTime() - base.get() < at) {
+                        early.add(at / ms + " ms");
                     }
                 };
-                loop.schedule(30 * ms, () -> {
-                    record.apply(30 * ms).run();
+                loop.schedule(delayTo.applyAsLong(300 * ms), () -> {
+                    record.apply(300 * ms).run();
                     last.countDown();
                 });
-                loop.schedule(10 * ms, record.apply(10 * ms));
-                EventLoop.Timer cancelled = loop.schedule(15 * ms, record.apply(15 * ms));
-                loop.schedule(20 * ms, record.apply(20 * ms));
+                loop.schedule(delayTo.applyAsLong(100 * ms), record.apply(100 * ms));
+                EventLoop.Timer cancelled = loop.schedule(delayTo.applyAsLong(150 * ms), record.apply(150 * ms));
+                loop.schedule(delayTo.applyAsLong(200 * ms), record.apply(200 * ms));
                 loop.schedule(0, record.apply(0));
                 // A delay below 0 is 0: due now, after the timer of delay 0 scheduled before it.
                 loop.schedule(-5 * ms, () -> fired.add("-5 ms " + heard.where()));
                 cancelled.cancel();
             });
             assertTrue(last.await(10, TimeUnit.SECONDS));
-            assertEquals(List.of("0 ms loop", "-5 ms loop", "10 ms loop", "20 ms loop", "30 ms loop"), fired);
+            assertEquals(List.of("0 ms loop", "-5 ms loop", "100 ms loop", "200 ms loop", "300 ms loop"), fired);
             assertEquals(List.of(), early, "timers that fired before their delay");
             assertThrows(IllegalStateException.class, () -> loop.schedule(0, () -> { }), "off the loop");
         }
