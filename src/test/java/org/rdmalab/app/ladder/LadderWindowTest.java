@@ -194,6 +194,13 @@ class LadderWindowTest {
     @Test
     void clickingAnArrowSelectsItAndTheSelectedPacketsAreHighlighted(FxRobot robot) {
         open(robot, null);
+        // Time runs down the chart: the ACK is drawn up to 240 px below the WRITE when it comes a few
+        // milliseconds later (a busy machine), more than the chart's 160-190 px at the default size
+        // holds. A tall window keeps both in view from the top, whatever the delay.
+        robot.interact(() -> {
+            stage.setWidth(1900);
+            stage.setHeight(1150);
+        });
         showLadder(robot);
         runSeedFlow();
         FxWait.waitFor("the WRITE and its ACK", 10, () -> FxWait.onFx(() -> chart(robot).visible().total()) >= 2);
