@@ -282,4 +282,31 @@ class SoftQueuePairPostTest {
             }
         }
     }
+
+    @Test
+    void aSlotReusedForLongerInlineDataThanItHeldBeforeSendsItWhole() throws Exception {
+        Peers.Setup setup = new Peers.Setup();
+        setup.capabilities = new QpCapabilities(2, 64, 32, 4, 0); // 32 SGEs: a 512-byte WQE, 512 inline bytes
+        try (Peers peers = Peers.simulated(setup)) {
+            assertEquals(512, peers.a.qp.query(0).capabilities().maxInlineData());
+            int slots = peers.a.qp.query(0).capabilities().maxSendWr();
+            byte[] data = new byte[300];
+            for (int i = 0; i < data.length; i++) {
+                data[i] = (byte) (i * 13 + 5);
+            }
+            peers.a.mr.write(0, data);
+            // Every slot first holds 8 bytes of inline data, then 300: more than its array took.
+            for (int length : new int[] {8, 300}) {
+                for (int i = 0; i < slots; i++) {
+                    peers.b.qp.postRecv(ReceiveWorkRequest.of(i, peers.b.mr.sge(0, 512)));
+                    peers.a.qp.postSend(SendWorkRequest.send(i, peers.a.mr.sge(0, length),
+                            SIGNALED | SendFlag.INLINE.value()));
+                    assertEquals(WcStatus.SUCCESS, peers.runUntilCompletions(peers.a, 1).get(0).status());
+                    WorkCompletion received = peers.runUntilCompletions(peers.b, 1).get(0);
+                    assertEquals(length, received.byteLength());
+                    assertArrayEquals(java.util.Arrays.copyOf(data, length), peers.b.mr.read(0, length));
+                }
+            }
+        }
+    }
 }
