@@ -176,9 +176,18 @@ class LabWindowTest {
         robot.clickOn(stepCell(robot, "client", 9));
         javafx.scene.control.Button fix = robot.lookup("#fixButton").queryButton();
         assertTrue(fix.isVisible() && fix.getText().contains("GID 3"), fix.getText());
+        // The step pane lays the picked step out over a few pulses: click the button where it settles.
+        FxWait.settle(() -> fix.localToScene(fix.getLayoutBounds()).toString(), 3, 120);
         robot.clickOn(fix);
-        waitFor("the replay past RTR", () -> !side("client").busyProperty().get() && !side("server").busyProperty().get()
-                && side("client").nextIndexProperty().get() >= 10 && side("client").failedIndex() < 0);
+        try {
+            waitFor("the replay past RTR", () -> !side("client").busyProperty().get()
+                    && !side("server").busyProperty().get() && side("client").nextIndexProperty().get() >= 10
+                    && side("client").failedIndex() < 0);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; the client at step " + side("client").nextIndexProperty().get()
+                    + ", failed at " + side("client").failedIndex() + "; the status line: "
+                    + FxWait.onFx(() -> window.lab().statusProperty().get()), e);
+        }
         assertEquals(QpState.RTR, side("client").localStateProperty().get());
         robot.clickOn("#runAllButton");
         waitFor("the end", () -> side("server").nextIndexProperty().get() == side("server").steps().size()
