@@ -290,19 +290,7 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                     selectInspectorTab("ladderTab");
                     lab.setup().useRecommendedGid();
                     lab.apply(lab.defaultSetup().withGidIndex(lab.setup().gidIndexProperty().get()));
-                    for (SideViewModel side : lab.sides()) {
-                        for (StepRow row : side.steps()) {
-                            if (row.step().id().equals("reg-mr")) {
-                                row.step().parameter("size").set(Integer.toString(bytes));
-                            }
-                            if (row.step().id().equals("modify-rtr")) {
-                                row.step().parameter("path_mtu").set("1024");
-                            }
-                            if (rtsTimeout != null && row.step().id().equals("modify-rts")) {
-                                row.step().parameter("timeout").set(rtsTimeout);
-                            }
-                        }
-                    }
+                    bulkSteps(lab, bytes, rtsTimeout);
                     lab.runAllToEnd();
                 }, lab -> {
                     if (!idleAndRan(lab) || lab.sides().stream().anyMatch(side -> side.failedIndex() >= 0)) {
@@ -316,6 +304,26 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                     // The picture shows the tie: the WRITE (wr_id 1) selected, its packets lit on the ladder.
                     return finished[0] && selectRequest(1);
                 });
+    }
+
+    /**
+     * Sets both sides' steps for a bulk transfer: {@code bytes}-byte buffers, path MTU 1024, and
+     * the local ACK timeout {@code rtsTimeout} in the RTS step (null keeps the seed's).
+     */
+    public static void bulkSteps(LabViewModel lab, int bytes, String rtsTimeout) {
+        for (SideViewModel side : lab.sides()) {
+            for (StepRow row : side.steps()) {
+                if (row.step().id().equals("reg-mr")) {
+                    row.step().parameter("size").set(Integer.toString(bytes));
+                }
+                if (row.step().id().equals("modify-rtr")) {
+                    row.step().parameter("path_mtu").set("1024");
+                }
+                if (rtsTimeout != null && row.step().id().equals("modify-rts")) {
+                    row.step().parameter("timeout").set(rtsTimeout);
+                }
+            }
+        }
     }
 
     /** The client WRITEs {@code bytes} to the server (wr_id 1), then READs them back (wr_id 2). */

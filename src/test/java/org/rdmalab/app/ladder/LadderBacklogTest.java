@@ -12,8 +12,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdmalab.app.LoopbackLab;
 import org.rdmalab.app.WindowScenario;
-import org.rdmalab.app.lab.SideViewModel;
-import org.rdmalab.app.lab.StepRow;
 import org.rdmalab.capture.CaptureInspector;
 import org.rdmalab.lab.LabEvent;
 import org.rdmalab.verbs.PacketEvent;
@@ -55,16 +53,7 @@ class LadderBacklogTest {
         });
         loopback.run(() -> {
             loopback.lab().apply(loopback.lab().defaultSetup().withGidIndex("3"));
-            for (SideViewModel side : loopback.lab().sides()) {
-                for (StepRow row : side.steps()) {
-                    if (row.step().id().equals("reg-mr")) {
-                        row.step().parameter("size").set(Integer.toString(BYTES));
-                    }
-                    if (row.step().id().equals("modify-rtr")) {
-                        row.step().parameter("path_mtu").set("1024");
-                    }
-                }
-            }
+            WindowScenario.bulkSteps(loopback.lab(), BYTES, null);
         });
         loopback.runToTheEnd();
         String[] said = new String[1];

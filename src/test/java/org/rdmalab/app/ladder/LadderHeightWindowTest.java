@@ -91,7 +91,7 @@ class LadderHeightWindowTest {
         WorkRequest write = FxWait.onFx(() -> window.workRequests().requests().stream()
                 .filter(request -> request.packets().length > 0).findFirst().orElseThrow());
         robot.interact(() -> window.workRequests().select(write));
-        settle(robot);
+        settle();
 
         assertLaidOut(robot, write, language + " at " + width + " × " + height);
         // Larger, then back: a chart that kept the size it once had would now be cut at both ends.
@@ -99,12 +99,12 @@ class LadderHeightWindowTest {
             stage.setWidth(1900);
             stage.setHeight(1150);
         });
-        settle(robot);
+        settle();
         robot.interact(() -> {
             stage.setWidth(width);
             stage.setHeight(height);
         });
-        settle(robot);
+        settle();
         assertLaidOut(robot, write, language + " at " + width + " × " + height + " after 1900 × 1150");
     }
 
@@ -156,15 +156,12 @@ class LadderHeightWindowTest {
     }
 
     /** Pulses until the chart's and the table's boxes stay the same over three pulses (at most 120). */
-    private static void settle(FxRobot robot) {
+    private void settle() {
         // The tab just picked puts its content in the scene in a later pulse: look on the JavaFX thread.
         Node[] found = new Node[2];
         FxWait.waitForOnFx("the chart and the request table in the scene", 10, () -> {
-            javafx.scene.Scene scene = robot.listTargetWindows().stream().filter(javafx.stage.Window::isShowing)
-                    .map(javafx.stage.Window::getScene).filter(java.util.Objects::nonNull)
-                    .filter(each -> each.lookup("#ladderChart") != null).findFirst().orElse(null);
-            found[0] = scene == null ? null : scene.lookup("#ladderChart");
-            found[1] = scene == null ? null : scene.lookup("#requestTable");
+            found[0] = window.scene().lookup("#ladderChart");
+            found[1] = window.scene().lookup("#requestTable");
             return found[0] != null && found[1] != null;
         });
         Node chart = found[0];
