@@ -58,6 +58,8 @@ public final class MainView {
     @FXML
     private TabPane inspector;
     @FXML
+    private TabPane wireTabs;
+    @FXML
     private Tab benchTab;
     @FXML
     private Tab wireTab;
@@ -113,6 +115,9 @@ public final class MainView {
         buildHelp();
         if (!Boolean.getBoolean("rdmalab.eagerTabs")) {
             LazyTabContent.holdBackUnselected(inspector);
+            // The Wire tab's own tabs too: its first showing styles and lays out the one picked, not
+            // the packet table, the hex views, the counters and the faults form as well (docs/ladder.md).
+            LazyTabContent.holdBackUnselected(wireTabs);
         }
         labBand.sceneProperty().addListener((observable, before, scene) -> {
             if (scene != null) {

@@ -110,6 +110,20 @@ class LadderWindowTest {
     }
 
     @Test
+    void theWireTabsFirstShowingBringsInItsLadderAloneAndEachOtherViewWhenFirstPicked(FxRobot robot) {
+        open(robot, null);
+        showLadder(robot);
+        assertTrue(robot.lookup("#ladderChart").tryQuery().isPresent(), "the ladder is shown");
+        // Built and following the lab, but not styled or laid out before it is first shown.
+        assertTrue(robot.lookup("#packetTable").tryQuery().isEmpty(), "the Packets table waits for its tab");
+        assertTrue(robot.lookup(".faults-view").tryQuery().isEmpty(), "the Faults form too");
+        robot.clickOn(robot.lookup(".wire-tabs .tab-label").match(node -> "Packets".equals(
+                ((javafx.scene.control.Label) node).getText())).queryAs(javafx.scene.Node.class));
+        assertTrue(robot.lookup("#packetTable").tryQuery().isPresent(), "shown once its tab is picked");
+        assertTrue(robot.lookup(".faults-view").tryQuery().isEmpty(), "the Faults form still waits");
+    }
+
+    @Test
     void dropTheNextAckShowsTheWriteSentTwiceWhileItsCompletionSaysSuccess(FxRobot robot) {
         open(robot, null);
         showLadder(robot);
