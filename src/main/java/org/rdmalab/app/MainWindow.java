@@ -434,7 +434,8 @@ public final class MainWindow {
         FaultsViewModel faults = new FaultsViewModel(lab, org.rdmalab.verbs.FaultSettings.parse(base.faults()));
         controllers.put(FaultsView.class, new FaultsView(faults));
         org.rdmalab.app.ladder.LadderViewModel ladder = new org.rdmalab.app.ladder.LadderViewModel(lab, backgroundWork, ui,
-                org.rdmalab.app.ladder.LadderViewModel.pauseTransition());
+                org.rdmalab.app.ladder.LadderViewModel.pauseTransition(),
+                org.rdmalab.app.ladder.LadderViewModel.redrawThrottle());
         org.rdmalab.app.ladder.WorkRequestsViewModel workRequests = new org.rdmalab.app.ladder.WorkRequestsViewModel(lab,
                 ladder);
         controllers.put(org.rdmalab.app.ladder.LadderView.class, new org.rdmalab.app.ladder.LadderView(ladder,

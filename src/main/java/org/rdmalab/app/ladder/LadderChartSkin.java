@@ -48,7 +48,8 @@ final class LadderChartSkin extends SkinBase<LadderChart> {
         scroll.setOrientation(Orientation.VERTICAL);
         getChildren().addAll(canvas, scroll);
         LadderViewModel model = chart.model();
-        model.revisionProperty().addListener((observable, before, after) -> relayout());
+        // Redrawn as the ladder is shown (at most every LadderViewModel.REDRAW_MILLIS while packets stream).
+        model.shownRevisionProperty().addListener((observable, before, after) -> relayout());
         model.pairProperty().addListener((observable, before, after) -> relayout());
         model.selectedPackets().addListener((SetChangeListener<Long>) change -> redraw());
         chart.zoomProperty().addListener((observable, before, after) -> relayout());

@@ -73,6 +73,13 @@ public final class LadderViewModel implements AutoCloseable {
      * copying them made the collector's pauses the window's longest stalls (docs/ladder.md).
      */
     static final int HELD_LIMIT = 5_000;
+    /**
+     * While packets stream, the views show the live ladder's changes (the chart, the summary, the
+     * work requests' table) at most this often: drawing them every frame kept the software
+     * renderer busy and the JavaFX thread waiting for it (docs/ladder.md). A change after a quiet
+     * spell is shown at once; the last one always is.
+     */
+    public static final long REDRAW_MILLIS = 100;
 
     /** What is shown: the live lab's ladder, or a capture's. */
     public record Shown(Ladder ladder, Path capture, long truncated) {
@@ -97,6 +104,8 @@ public final class LadderViewModel implements AutoCloseable {
     private boolean flushArmed;
     private final ReadOnlyObjectWrapper<Shown> shown = new ReadOnlyObjectWrapper<>();
     private final ReadOnlyLongWrapper revision = new ReadOnlyLongWrapper();
+    private final ReadOnlyLongWrapper shownRevision = new ReadOnlyLongWrapper();
+    private final org.rdmalab.app.common.Throttle redraw;
     private final ObservableList<QpPair> pairs = FXCollections.observableArrayList();
     private final ObjectProperty<QpPair> pair = new SimpleObjectProperty<>();
     private final ObservableSet<Long> selected = FXCollections.observableSet(new java.util.HashSet<>());
@@ -117,10 +126,21 @@ public final class LadderViewModel implements AutoCloseable {
      *     transition in the window; tests may run it at once)
      */
     public LadderViewModel(LabViewModel lab, Executor background, Executor ui, Consumer<Runnable> afterHold) {
+        this(lab, background, ui, afterHold, org.rdmalab.app.common.Throttle::never);
+    }
+
+    /**
+     * As {@link #LadderViewModel(LabViewModel, Executor, Executor, Consumer)}, with the views shown
+     * each change through {@code redraws} (given what to run, the throttle that runs it: at most
+     * every {@link #REDRAW_MILLIS} in the window, {@link #redrawThrottle()}).
+     */
+    public LadderViewModel(LabViewModel lab, Executor background, Executor ui, Consumer<Runnable> afterHold,
+                           java.util.function.Function<Runnable, org.rdmalab.app.common.Throttle> redraws) {
         this.lab = lab;
         this.background = background;
         this.ui = ui;
         this.afterHold = afterHold;
+        this.redraw = redraws.apply(this::show);
         shown.set(new Shown(live, null, 0));
         lab.afterEvent(this::heard);
         lab.sides().addListener((ListChangeListener<SideViewModel>) change -> restart());
@@ -131,12 +151,27 @@ public final class LadderViewModel implements AutoCloseable {
 
     /** In the window: the hold is a pause transition on the JavaFX thread. */
     public static Consumer<Runnable> pauseTransition() {
+        return pauseTransition(HOLD_MILLIS);
+    }
+
+    private static Consumer<Runnable> pauseTransition(long millis) {
         return task -> {
             javafx.animation.PauseTransition pause = new javafx.animation.PauseTransition(
-                    javafx.util.Duration.millis(HOLD_MILLIS));
+                    javafx.util.Duration.millis(millis));
             pause.setOnFinished(event -> task.run());
             pause.play();
         };
+    }
+
+    /**
+     * In the window: the views show the ladder's changes at most every {@link #REDRAW_MILLIS}, on
+     * the JavaFX thread ({@code -Drdmalab.redrawMillis=N} sets another interval, 0 every frame, for
+     * measuring: docs/ladder.md).
+     */
+    public static java.util.function.Function<Runnable, org.rdmalab.app.common.Throttle> redrawThrottle() {
+        long millis = Long.getLong("rdmalab.redrawMillis", REDRAW_MILLIS);
+        return action -> new org.rdmalab.app.common.Throttle(millis * 1_000_000L, System::nanoTime,
+                pauseTransition(millis), action);
     }
 
     private void checkDevice(LabSetup setup) {
@@ -155,7 +190,7 @@ public final class LadderViewModel implements AutoCloseable {
         labAddresses = Set.copyOf(lab.sides().stream().map(SideViewModel::address).toList());
         if (!shown.get().fromCapture()) {
             shown.set(new Shown(live, null, 0));
-            changed();
+            changedNow();
         }
     }
 
@@ -241,7 +276,20 @@ public final class LadderViewModel implements AutoCloseable {
                 reason, faults);
     }
 
+    /** The ladder changed while packets stream: the views show it at most every {@link #REDRAW_MILLIS}. */
     private void changed() {
+        revision.set(revision.get() + 1);
+        redraw.request();
+    }
+
+    /** What is shown changed because the user asked (another capture, back to live): the views show it at once. */
+    private void changedNow() {
+        revision.set(revision.get() + 1);
+        redraw.now();
+    }
+
+    /** Puts the ladder's counts in the summary and tells the views to draw it again. */
+    private void show() {
         Ladder ladder = shown.get().ladder();
         if (pairs.size() != ladder.pairs().size()) {
             pairs.setAll(ladder.pairs());
@@ -257,7 +305,7 @@ public final class LadderViewModel implements AutoCloseable {
             line.append(' ').append(UiText.format("ladder.newest", track.size()));
         }
         summary.set(line.toString());
-        revision.set(revision.get() + 1);
+        shownRevision.set(shownRevision.get() + 1);
     }
 
     /**
@@ -296,7 +344,7 @@ public final class LadderViewModel implements AutoCloseable {
                 shown.set(new Shown(result.ladder(), file, result.truncated()));
                 notice.set(result.error() != null ? UiText.format("ladder.cutShort", file.getFileName(), result.error())
                         : result.ladder().size() == 0 ? UiText.format("ladder.noRoce", file.getFileName()) : "");
-                changed();
+                changedNow();
             });
         });
     }
@@ -309,7 +357,7 @@ public final class LadderViewModel implements AutoCloseable {
         selected.clear();
         shown.set(new Shown(live, null, 0));
         checkDevice(lab.currentProperty().get());
-        changed();
+        changedNow();
     }
 
     /**
@@ -377,9 +425,21 @@ public final class LadderViewModel implements AutoCloseable {
         return shown.getReadOnlyProperty();
     }
 
-    /** Goes up by one each time what is drawn changed (new packets, another capture). */
+    /**
+     * Goes up by one each time the ladder changed (new packets, another capture), every frame
+     * while packets stream: what reads the new arrows listens to it.
+     */
     public ReadOnlyLongProperty revisionProperty() {
         return revision.getReadOnlyProperty();
+    }
+
+    /**
+     * Goes up by one each time the views should draw the ladder again: at once after a quiet spell
+     * or when the user asked, then at most every {@link #REDRAW_MILLIS} while packets stream, and
+     * always after the last change. The summary changes with it.
+     */
+    public ReadOnlyLongProperty shownRevisionProperty() {
+        return shownRevision.getReadOnlyProperty();
     }
 
     /** The QP pairs of what is shown. */

@@ -33,7 +33,9 @@ import org.rdmalab.verbs.WorkCompletion;
  *
  * <p>It hears the lab's events in their batches (the posts, the completions, a QP reset) and reads
  * the arrows the live ladder added each time the ladder changed; the {@link WorkRequestTracker}
- * does the tying. The table refreshes once a batch.
+ * does the tying. The table refreshes once a batch for posts and completions, and for the packets
+ * as the ladder shows them ({@link LadderViewModel#shownRevisionProperty()}: at most every
+ * {@link LadderViewModel#REDRAW_MILLIS} while they stream).
  *
  * <p>JavaFX thread only (tests may drive it from their own single thread).
  */
@@ -48,6 +50,8 @@ public final class WorkRequestsViewModel {
     private Ladder scanned;
     private long scannedIndex;
     private boolean dirty;
+    /** Packets were tied to requests since the table last showed them. */
+    private boolean packetsDirty;
     private boolean syncing;
     private final ObservableList<WorkRequest> requests = FXCollections.observableArrayList();
     private final ObjectProperty<WorkRequest> selected = new SimpleObjectProperty<>();
@@ -65,6 +69,8 @@ public final class WorkRequestsViewModel {
         lab.afterEvents(this::batchDone);
         lab.sides().addListener((ListChangeListener<SideViewModel>) change -> restart());
         ladder.revisionProperty().addListener((observable, before, now) -> scan());
+        // The table shows what the scans found as the ladder is shown (a few times a second in a storm).
+        ladder.shownRevisionProperty().addListener((observable, before, now) -> packetsShown());
         ladder.clickedProperty().addListener((observable, before, arrow) -> clicked(arrow));
         lab.selectedCompletionProperty().addListener((observable, before, row) -> completionSelected(row));
         selected.addListener((observable, before, request) -> selectionChanged(request));
@@ -128,8 +134,15 @@ public final class WorkRequestsViewModel {
                 ladder.selectedPackets().add(index);
             }
         }
-        dirty = true;
-        batchDone();
+        packetsDirty = true;
+    }
+
+    private void packetsShown() {
+        if (packetsDirty) {
+            packetsDirty = false;
+            dirty = true;
+            batchDone();
+        }
     }
 
     private void batchDone() {
