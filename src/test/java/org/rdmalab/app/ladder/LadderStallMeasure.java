@@ -45,7 +45,9 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * message again, as rxe's does). {@code -Dstalls=true} prints where the
  * JavaFX thread is whenever a pulse is over 150 ms late. The view is opened 3 s before the flow
  * starts, as a user opens it and then runs the flow; {@code -DshowAtStart=true} opens it as the
- * flow starts instead (its first showing then falls in the measurement).
+ * flow starts instead (its first showing then falls in the measurement). Only the gaps between
+ * two pulses of the transfer count: the one that began before the WRITE was posted (the flow's
+ * last steps) is printed apart with {@code -Dgaps=true}.
  */
 public final class LadderStallMeasure {
 
@@ -101,12 +103,20 @@ public final class LadderStallMeasure {
                 stage.show();
                 new AnimationTimer() {
                     private long last;
+                    /** Whether the pulse before this one was measured too. */
+                    private boolean lastMeasured;
 
                     @Override
                     public void handle(long now) {
                         lastPulse.set(System.nanoTime());
                         fx[0] = Thread.currentThread();
-                        if (measuring[0] && last != 0) {
+                        if (measuring[0] && last != 0 && !lastMeasured && Boolean.getBoolean("gaps")) {
+                            // The gap that ends at the first measured pulse began before the WRITE
+                            // was posted (the flow's last steps): said, not counted.
+                            System.out.printf(Locale.ROOT, "gap %.0f ms before the transfer, ending at uptime %.3f s%n",
+                                    (now - last) / 1e6, ManagementFactory.getRuntimeMXBean().getUptime() / 1e3);
+                        }
+                        if (measuring[0] && last != 0 && lastMeasured) {
                             long gap = now - last;
                             frames.incrementAndGet();
                             longestGap.accumulateAndGet(gap, Math::max);
@@ -123,6 +133,7 @@ public final class LadderStallMeasure {
                             }
                         }
                         last = now;
+                        lastMeasured = measuring[0];
                     }
                 }.start();
             } catch (Exception e) {
