@@ -9,7 +9,8 @@
  * {@code gui --screenshot}), {@link org.rdmalab.app.WindowScenario} holds the scripted runs
  * of {@code gui --scenario}, and {@link org.rdmalab.app.Appearance} the theme and the scale
  * factor that the scene's root ({@code ScaledRoot}) draws the window at. The step pane's tabs that
- * are not shown yet stay out of the scene until first selected ({@link org.rdmalab.app.LazyTabContent}),
+ * are not shown yet, and the Wire tab's own, stay out of the scene until first selected
+ * ({@link org.rdmalab.app.LazyTabContent}),
  * and {@code -Drdmalab.firstFrame=print} says when the first frame came ({@code FirstFrame}). The
  * features live beside it:
  * <ul>
