@@ -36,9 +36,10 @@ final class PingPongStep extends Step {
     private static final long SEND_WR_ID = 2;
 
     /**
-     * Below this many round trips soft0's figure is mostly the JIT compiler's warm-up: on a 2-core
-     * machine the first 1 000 took about 340 µs each and the steady state (from about the
-     * 11 000th) 7.5 (docs/performance.md).
+     * Below this many round trips soft0's figure still carries the JIT compiler's last
+     * compilations, after the warm-up on private twins ({@link PathWarmUp}): on a 2-core machine
+     * 1 000 round trips took 29–400 µs each against a median of about 21 µs over 200 000
+     * (docs/performance.md, "The first thousand round trips").
      */
     static final int SHORT_RUN = 100_000;
 
@@ -123,9 +124,10 @@ final class PingPongStep extends Step {
         session.print(String.format("%d iters in %.2f seconds = %.2f usec/iter", iterations, seconds,
                 microsPerIteration));
         if (software && iterations < SHORT_RUN) {
-            session.print("note: soft0 is Java, and its first ~10 000 round trips run before the JIT compiler has "
-                    + "compiled their path: a run this short mostly measures that (README: for short runs start both "
-                    + "sides with java -XX:TieredStopAtLevel=1)");
+            session.print("note: soft0 is Java: its path was warmed up on private twins before the run, but a run "
+                    + "this short still carries the JIT compiler's last compilations and the machine's stalls; the "
+                    + "round trip median says more (README: for short runs start both sides with java "
+                    + "-XX:TieredStopAtLevel=1)");
         }
         // A server of one iteration times none: its only turn waits for the client's SEND, not for a round trip.
         return StepResult.ok(iterations + " round trips of " + size + " bytes in " + String.format("%.2f s", seconds)
@@ -234,17 +236,24 @@ final class PingPongStep extends Step {
         private final int warmUpRounds;
 
         /**
+         * Warm-up round trips per round trip of the run: ibv_rc_pingpong's default 1 000 get 10 000,
+         * about what the JIT compiler needs to have compiled the whole path with C2 on a 2-core
+         * machine (docs/performance.md, "The first thousand round trips").
+         */
+        static final int WARM_UP_FACTOR = 10;
+
+        /**
          * @param mtu the path MTU the run will use, {@code timeout} its longest wait for a
          *     completion and {@code iterations} its round trips: on a software device the step then
-         *     warms the run's path up ({@link PathWarmUp}) with three times as many round trips, at
-         *     most {@link PathWarmUp#ROUNDS} (a short test run stays short)
+         *     warms the run's path up ({@link PathWarmUp}) with {@value #WARM_UP_FACTOR} times as
+         *     many round trips, at most {@link PathWarmUp#ROUNDS} (a short test run stays short)
          */
         PostReceives(Mtu mtu, Duration timeout, int iterations) {
             super("post-receives", "Post receives",
                     Parameter.integer("rx_depth", "receives posted up front", RECEIVE_DEPTH, 1, 16384));
             this.mtu = mtu;
             this.timeout = timeout;
-            this.warmUpRounds = (int) Math.min(3L * iterations, PathWarmUp.ROUNDS);
+            this.warmUpRounds = (int) Math.min(WARM_UP_FACTOR * (long) iterations, PathWarmUp.ROUNDS);
         }
 
         /** The round trips the warm-up runs on a software device. */

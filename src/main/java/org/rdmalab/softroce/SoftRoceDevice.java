@@ -25,7 +25,8 @@ public final class SoftRoceDevice implements Device {
         this.name = name;
         this.options = options;
         this.fabric = fabric;
-        this.profile = new SoftRoceProfile(options.address(), options.udpPort(), options.linkMtu());
+        this.profile = new SoftRoceProfile(options.address(), options.udpPort(), options.destinationUdpPort(),
+                options.linkMtu());
         FaultInjector.parse(options.faults()); // refuse a bad spec now, with its one-line message
     }
 

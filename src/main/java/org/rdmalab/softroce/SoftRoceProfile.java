@@ -59,13 +59,23 @@ public final class SoftRoceProfile {
 
     private final Inet4Address address;
     private final int udpPort;
+    private final int peerUdpPort;
     private final int linkMtu;
     private final byte[] mac;
 
     /** The profile of a device bound to {@code address}, sending to UDP {@code udpPort}, on a link with MTU {@code linkMtu}. */
     public SoftRoceProfile(Inet4Address address, int udpPort, int linkMtu) {
+        this(address, udpPort, udpPort, linkMtu);
+    }
+
+    /**
+     * The profile of a device bound to {@code address:udpPort} that sends to UDP {@code peerUdpPort}
+     * (two devices on one address: {@link org.rdmalab.verbs.spi.DeviceOptions#peerUdpPort()}).
+     */
+    public SoftRoceProfile(Inet4Address address, int udpPort, int peerUdpPort, int linkMtu) {
         this.address = address;
         this.udpPort = udpPort;
+        this.peerUdpPort = peerUdpPort;
         this.linkMtu = linkMtu;
         byte[] ip = address.getAddress();
         this.mac = new byte[] {0x02, 0x00, ip[0], ip[1], ip[2], ip[3]};
@@ -76,9 +86,14 @@ public final class SoftRoceProfile {
         return address;
     }
 
-    /** The RoCEv2 UDP port. */
+    /** The RoCEv2 UDP port the device listens on. */
     public int udpPort() {
         return udpPort;
+    }
+
+    /** The UDP port the device sends to: its own, unless two devices share an address. */
+    public int peerUdpPort() {
+        return peerUdpPort;
     }
 
     /** The made-up MAC address of the device's netdev. */

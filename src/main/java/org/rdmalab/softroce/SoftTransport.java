@@ -93,7 +93,7 @@ final class SoftTransport implements Fabric.Receiver {
         this.context = context;
         SoftRoceDevice device = context.softDevice();
         this.localIp = Fabric.toInt(device.profile().address());
-        this.peerPort = device.profile().udpPort();
+        this.peerPort = device.profile().peerUdpPort();
         this.faultyLink = new FaultyLink(this::send, this);
         faultsChanged(); // no loop yet: nothing else touches the transport
     }

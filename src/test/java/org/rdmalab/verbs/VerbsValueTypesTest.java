@@ -137,6 +137,26 @@ class VerbsValueTypesTest {
     }
 
     @Test
+    void aDeviceSendsToItsOwnUdpPortUnlessAPeerPortIsNamedAndEveryWithKeepsIt() {
+        DeviceOptions own = DeviceOptions.defaults().withUdpPort(5000);
+        assertEquals(0, own.peerUdpPort());
+        assertEquals(5000, own.destinationUdpPort());
+        DeviceOptions crossed = own.withPeerUdpPort(5001);
+        assertEquals(5001, crossed.destinationUdpPort());
+        DeviceOptions changed = crossed.withUdpPort(6000).withLinkMtu(9000).withFaults("drop=0.1")
+                .withCapture(Path.of("x.pcap")).withAddress(DeviceOptions.parseAddress("10.0.2.15"));
+        assertEquals(new DeviceOptions(DeviceOptions.parseAddress("10.0.2.15"), 6000, "drop=0.1", Path.of("x.pcap"),
+                9000, 5001), changed);
+        assertEquals(6000, changed.withPeerUdpPort(0).destinationUdpPort());
+        assertEquals(65535, own.withPeerUdpPort(65535).destinationUdpPort());
+        assertEquals(1, own.withPeerUdpPort(1).destinationUdpPort());
+        assertEquals("peer UDP port -1 is outside 0..65535",
+                assertThrows(IllegalArgumentException.class, () -> own.withPeerUdpPort(-1)).getMessage());
+        assertEquals("peer UDP port 65536 is outside 0..65535",
+                assertThrows(IllegalArgumentException.class, () -> own.withPeerUdpPort(65536)).getMessage());
+    }
+
+    @Test
     void anIpv4AddressIsFourPartsOfAtMost255() {
         assertEquals("255.0.10.1", DeviceOptions.parseAddress(" 255.0.10.1 ").getHostAddress());
         assertEquals("'256.0.0.1' is not an IPv4 address (each part is 0..255)",

@@ -17,8 +17,12 @@ import java.util.Objects;
  * @param capture a pcap file every packet is written to, or null; devices given the same file share it
  * @param linkMtu the MTU of the network link under a software device (1500 for Ethernet, 9000 for
  *     jumbo frames); like rxe, the device derives its active MTU from it
+ * @param peerUdpPort the UDP port a software device sends to, or 0 for its own {@code udpPort}, as
+ *     on a RoCE v2 network, where every device listens on 4791 and sends there: another port
+ *     lets two devices share one address (the ping-pong's warm-up twins)
  */
-public record DeviceOptions(Inet4Address address, int udpPort, String faults, Path capture, int linkMtu) {
+public record DeviceOptions(Inet4Address address, int udpPort, String faults, Path capture, int linkMtu,
+                            int peerUdpPort) {
 
     /** Ethernet's MTU, the default link under a software device. */
     public static final int ETHERNET_MTU = 1500;
@@ -35,6 +39,19 @@ public record DeviceOptions(Inet4Address address, int udpPort, String faults, Pa
         if (udpPort < 0 || udpPort > 65535) {
             throw new IllegalArgumentException("UDP port " + udpPort + " is outside 0..65535");
         }
+        if (peerUdpPort < 0 || peerUdpPort > 65535) {
+            throw new IllegalArgumentException("peer UDP port " + peerUdpPort + " is outside 0..65535");
+        }
+    }
+
+    /** Options whose devices send to their own UDP port, as RoCE v2 devices do. */
+    public DeviceOptions(Inet4Address address, int udpPort, String faults, Path capture, int linkMtu) {
+        this(address, udpPort, faults, capture, linkMtu, 0);
+    }
+
+    /** The UDP port a software device sends its packets to: {@link #peerUdpPort}, or its own port when that is 0. */
+    public int destinationUdpPort() {
+        return peerUdpPort == 0 ? udpPort : peerUdpPort;
     }
 
     /** 127.0.0.1, UDP 4791. */
@@ -49,27 +66,35 @@ public record DeviceOptions(Inet4Address address, int udpPort, String faults, Pa
 
     /** The same options bound to another address. */
     public DeviceOptions withAddress(Inet4Address newAddress) {
-        return new DeviceOptions(newAddress, udpPort, faults, capture, linkMtu);
+        return new DeviceOptions(newAddress, udpPort, faults, capture, linkMtu, peerUdpPort);
     }
 
     /** The same options on another UDP port. */
     public DeviceOptions withUdpPort(int newPort) {
-        return new DeviceOptions(address, newPort, faults, capture, linkMtu);
+        return new DeviceOptions(address, newPort, faults, capture, linkMtu, peerUdpPort);
     }
 
     /** The same options with another fault spec. */
     public DeviceOptions withFaults(String spec) {
-        return new DeviceOptions(address, udpPort, spec, capture, linkMtu);
+        return new DeviceOptions(address, udpPort, spec, capture, linkMtu, peerUdpPort);
     }
 
     /** The same options writing a capture to {@code file} (null for none). */
     public DeviceOptions withCapture(Path file) {
-        return new DeviceOptions(address, udpPort, faults, file, linkMtu);
+        return new DeviceOptions(address, udpPort, faults, file, linkMtu, peerUdpPort);
+    }
+
+    /**
+     * The same options sending to another UDP port than the device's own (0: its own), so that two
+     * devices can share one address. Not for a device that talks to a real RoCE v2 peer.
+     */
+    public DeviceOptions withPeerUdpPort(int port) {
+        return new DeviceOptions(address, udpPort, faults, capture, linkMtu, port);
     }
 
     /** The same options over a link with another MTU (9000 for jumbo frames). */
     public DeviceOptions withLinkMtu(int mtu) {
-        return new DeviceOptions(address, udpPort, faults, capture, mtu);
+        return new DeviceOptions(address, udpPort, faults, capture, mtu, peerUdpPort);
     }
 
     /**
