@@ -81,11 +81,16 @@ final class PathWarmUp {
      * @return the round trips run
      */
     static int run(LabSession session, int rounds, Mtu mtu, Duration timeout) throws Exception {
+        return run(session, rounds, mtu, timeout, BUDGET);
+    }
+
+    /** {@link #run(LabSession, int, Mtu, Duration)} within {@code budget}: the first chunk always runs. */
+    static int run(LabSession session, int rounds, Mtu mtu, Duration timeout, Duration budget) throws Exception {
         LabResources resources = session.resources();
         String name = resources.context().orElseThrow().device().name();
         int size = resources.mr().length();
         QpShape shape = new QpShape(resources.qp().capabilities(), sqSigAll(session));
-        long deadline = System.nanoTime() + BUDGET.toNanos();
+        long deadline = System.nanoTime() + budget.toNanos();
         int done = 0;
         while (done < rounds && (done == 0 || System.nanoTime() - deadline < 0)) {
             done += twins(session, name, size, shape, Math.min(TWIN_ROUNDS, rounds - done), mtu, timeout,
@@ -112,8 +117,7 @@ final class PathWarmUp {
             int done = 0;
             while (done < rounds && (done == 0 || System.nanoTime() - deadline < 0)) {
                 int chunk = Math.min(CHUNK, rounds - done);
-                chunk(client, server, chunk, timeout);
-                done += chunk;
+                done += chunk(client, server, chunk, timeout);
             }
             return done;
         }
@@ -136,8 +140,12 @@ final class PathWarmUp {
         return GidSelection.forAddress(context.gidTable(1), options.address()).orElseThrow().entry();
     }
 
-    /** One chunk: the server's race on a thread of its own, the client's on this one. */
-    private static void chunk(Side client, Side server, int rounds, Duration timeout) throws Exception {
+    /**
+     * One chunk: the server's race on a thread of its own, the client's on this one.
+     *
+     * @return the round trips run, {@code rounds} (a failure throws)
+     */
+    private static int chunk(Side client, Side server, int rounds, Duration timeout) throws Exception {
         AtomicReference<Object> serverEnd = new AtomicReference<>();
         Thread serverThread = new Thread(() -> {
             try {
@@ -162,6 +170,7 @@ final class PathWarmUp {
         if (serverEnd.get() != null) {
             throw new IllegalStateException("the warm-up's server: " + serverEnd.get());
         }
+        return rounds;
     }
 
     /** One QP with its CQ, buffer and receives, as the lab's pingpong makes them. */

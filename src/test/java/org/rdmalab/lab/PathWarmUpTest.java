@@ -56,6 +56,35 @@ class PathWarmUpTest {
     }
 
     @Test
+    void aWarmUpRunsExactlyItsRoundTripsOverSeveralPairsOfTwins() throws Exception {
+        PeerLink[] links = PeerLinks.memoryPair(Duration.ofSeconds(30));
+        LabSession server = session(Role.SERVER, "127.0.0.1", Ports.freeUdpPort(), links[0], 1);
+        try {
+            while (server.nextStep().map(step -> !step.id().equals("connect")).orElse(false)) {
+                server.runNext();
+            }
+            assertTrue(result(server, "Post receives").startsWith("500 receives posted"), result(server, "Post receives"));
+            // 1 400: a first pair of twins for 1 000, then a second for 400 in chunks of 250 and 150.
+            for (int rounds : new int[] {1, PathWarmUp.TWIN_ROUNDS + 400}) {
+                long begin = System.nanoTime();
+                int done = PathWarmUp.run(server, rounds, Mtu.MTU_1024, Duration.ofSeconds(5));
+                boolean overBudget = System.nanoTime() - begin >= PathWarmUp.BUDGET.toNanos();
+                if (overBudget) {
+                    assertTrue(done > 0 && done <= rounds, rounds + " asked, " + done + " run over the budget");
+                } else {
+                    assertEquals(rounds, done);
+                }
+            }
+            // A budget spent at once still runs the first chunk of 250, and only that.
+            assertEquals(250, PathWarmUp.run(server, PathWarmUp.TWIN_ROUNDS + 400, Mtu.MTU_1024, Duration.ofSeconds(5),
+                    Duration.ZERO));
+            assertEquals(1, PathWarmUp.run(server, 1, Mtu.MTU_1024, Duration.ofSeconds(5), Duration.ZERO));
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
     void aRunWarmsUpWithTenTimesItsRoundTripsUpToTheCap() {
         Duration timeout = Duration.ofSeconds(2);
         assertEquals(20_000, PathWarmUp.ROUNDS);
