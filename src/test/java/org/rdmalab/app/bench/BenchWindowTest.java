@@ -79,6 +79,9 @@ class BenchWindowTest {
         window = MainWindow.create(Backends.installed(), DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort()));
         stage.setScene(window.scene());
         stage.setTitle(MainWindow.TITLE);
+        // The window's own size: the stage is TestFX's, and a window test before may have left it otherwise.
+        stage.setWidth(MainWindow.WIDTH);
+        stage.setHeight(MainWindow.HEIGHT);
         stage.show();
     }
 

@@ -62,9 +62,8 @@ class LadderWindowTest {
 
     @AfterEach
     void close(FxRobot robot) {
-        if (window != null) {
-            robot.interact(window::close);
-        }
+        // The stage is shared with the window tests after this one in the JVM: back to the window's size.
+        robot.interact(() -> org.rdmalab.app.TestWindows.close(stage, window));
     }
 
     private LabViewModel lab() {
