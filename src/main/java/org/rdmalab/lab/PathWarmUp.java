@@ -112,8 +112,9 @@ final class PathWarmUp {
         try (Context clientContext = one.open(); Context serverContext = other.open()) {
             Side client = new Side(clientContext, size, shape);
             Side server = new Side(serverContext, size, shape);
-            connect(client.qp, server.qp, gid(clientContext, base), mtu);
-            connect(server.qp, client.qp, gid(serverContext, base), mtu);
+            // Each QP's route names its peer's GID (both twins have the session's address).
+            connect(client.qp, server.qp, gid(serverContext, base), mtu);
+            connect(server.qp, client.qp, gid(clientContext, base), mtu);
             int done = 0;
             while (done < rounds && (done == 0 || System.nanoTime() - deadline < 0)) {
                 int chunk = Math.min(CHUNK, rounds - done);
