@@ -10,8 +10,13 @@ import javafx.beans.property.SimpleLongProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
+import javafx.css.CssMetaData;
+import javafx.css.Styleable;
+import javafx.css.StyleableObjectProperty;
+import javafx.css.StyleablePropertyFactory;
 import javafx.scene.control.Control;
 import javafx.scene.control.Skin;
+import javafx.scene.paint.Color;
 
 /**
  * A buffer in hex and ASCII, 16 bytes a row: the address column (the {@linkplain #baseAddressProperty()
@@ -19,8 +24,11 @@ import javafx.scene.control.Skin;
  * '.' for anything not printable. Rows are virtualised: only the rows on screen are read from the
  * {@link ByteSource}, so a 64 MiB memory region scrolls as smoothly as a 64-byte one. Bytes changed
  * by the last operation can be {@linkplain #highlight highlighted}. A source that throws is shown as
- * a row saying so. Style: {@code styles/controls.css}, colours from the tokens of
- * {@code styles/rdma-lab.css}. JavaFX thread only.
+ * a row saying so. Each row is drawn on one canvas, so its colours are the control's CSS
+ * properties: {@code -rl-hex-text}, {@code -rl-hex-muted} (addresses, the header),
+ * {@code -rl-hex-quiet} (zero bytes, non-printable characters), {@code -rl-hex-changed} (a
+ * highlighted byte's background) and {@code -rl-hex-changed-text}; {@code styles/controls.css} sets
+ * them from the tokens of {@code styles/rdma-lab.css}. JavaFX thread only.
  */
 public class HexBufferView extends Control {
 
@@ -32,22 +40,15 @@ public class HexBufferView extends Control {
     public static final String ROW_CLASS = "hex-row";
     /** The column header row. */
     public static final String HEADER_CLASS = "hex-header";
-    /** The address of a row. */
-    public static final String ADDRESS_CLASS = "hex-address";
-    /** One byte in hex. */
-    public static final String BYTE_CLASS = "hex-byte";
-    /** One byte as an ASCII character. */
-    public static final String ASCII_CLASS = "hex-ascii";
-    /** Added to bytes inside a highlighted range (hex and ASCII). */
-    public static final String CHANGED_CLASS = "changed";
-    /** Added to zero bytes (drawn muted) and to non-printable ASCII cells. */
-    public static final String QUIET_CLASS = "quiet";
     /** The message of a row whose read failed. */
     public static final String ERROR_CLASS = "read-error";
     /** Bytes a row shows. */
     public static final int BYTES_PER_ROW = 16;
     /** Rows above this are not shown (2^31 - 1 rows of 16 bytes: 32 GiB). */
     public static final long MAX_ROWS = Integer.MAX_VALUE;
+
+    private static final StyleablePropertyFactory<HexBufferView> CSS = new StyleablePropertyFactory<>(
+            Control.getClassCssMetaData());
 
     private static final URL STYLESHEET = HexBufferView.class.getResource("/styles/controls.css");
 
@@ -65,6 +66,24 @@ public class HexBufferView extends Control {
     private final LongProperty baseAddress = new SimpleLongProperty(this, "baseAddress", 0);
     private final List<Range> highlights = new ArrayList<>();
     private long pendingScrollOffset = -1;
+
+    private final StyleableObjectProperty<Color> textColor = color("textColor", "-rl-hex-text", "#1e293b");
+    private final StyleableObjectProperty<Color> mutedColor = color("mutedColor", "-rl-hex-muted", "#64748b");
+    private final StyleableObjectProperty<Color> quietColor = color("quietColor", "-rl-hex-quiet", "#a3aebd");
+    private final StyleableObjectProperty<Color> changedColor = color("changedColor", "-rl-hex-changed", "#fde68a");
+    private final StyleableObjectProperty<Color> changedTextColor = color("changedTextColor", "-rl-hex-changed-text",
+            "#1e293b");
+
+    private StyleableObjectProperty<Color> color(String name, String css, String initial) {
+        return (StyleableObjectProperty<Color>) CSS.createStyleableColorProperty(this, name, css,
+                view -> switch (name) {
+                    case "textColor" -> view.textColor;
+                    case "mutedColor" -> view.mutedColor;
+                    case "quietColor" -> view.quietColor;
+                    case "changedColor" -> view.changedColor;
+                    default -> view.changedTextColor;
+                }, Color.web(initial));
+    }
 
     /** An empty view. */
     public HexBufferView() {
@@ -185,6 +204,60 @@ public class HexBufferView extends Control {
         long offset = pendingScrollOffset;
         pendingScrollOffset = -1;
         return offset;
+    }
+
+    /** A byte's and a character's colour ({@code -rl-hex-text}). */
+    public final StyleableObjectProperty<Color> textColorProperty() {
+        return textColor;
+    }
+
+    public final Color getTextColor() {
+        return textColor.get();
+    }
+
+    /** The addresses' and the header's colour ({@code -rl-hex-muted}). */
+    public final StyleableObjectProperty<Color> mutedColorProperty() {
+        return mutedColor;
+    }
+
+    public final Color getMutedColor() {
+        return mutedColor.get();
+    }
+
+    /** A zero byte's and a non-printable character's colour ({@code -rl-hex-quiet}). */
+    public final StyleableObjectProperty<Color> quietColorProperty() {
+        return quietColor;
+    }
+
+    public final Color getQuietColor() {
+        return quietColor.get();
+    }
+
+    /** A highlighted byte's background ({@code -rl-hex-changed}). */
+    public final StyleableObjectProperty<Color> changedColorProperty() {
+        return changedColor;
+    }
+
+    public final Color getChangedColor() {
+        return changedColor.get();
+    }
+
+    /** A highlighted byte's colour, drawn bold ({@code -rl-hex-changed-text}). */
+    public final StyleableObjectProperty<Color> changedTextColorProperty() {
+        return changedTextColor;
+    }
+
+    public final Color getChangedTextColor() {
+        return changedTextColor.get();
+    }
+
+    public static List<CssMetaData<? extends Styleable, ?>> getClassCssMetaData() {
+        return CSS.getCssMetaData();
+    }
+
+    @Override
+    public List<CssMetaData<? extends Styleable, ?>> getControlCssMetaData() {
+        return getClassCssMetaData();
     }
 
     @Override

@@ -2,16 +2,24 @@ package org.rdmalab.app.buffer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import javafx.geometry.Bounds;
 import javafx.scene.Node;
 import javafx.scene.Scene;
+import javafx.scene.canvas.Canvas;
+import javafx.scene.image.WritableImage;
+import javafx.scene.paint.Color;
 import javafx.scene.control.Label;
 import javafx.scene.control.ListView;
 import javafx.scene.layout.StackPane;
@@ -91,6 +99,12 @@ class HexBufferViewTest {
         robot.interact(stage::close);
     }
 
+    /** Every row the list holds, shown or not. */
+    private Set<Node> allRows(FxRobot robot) {
+        ListView<?> list = robot.from(view).lookup(".list-view").queryAs(ListView.class);
+        return robot.from(list).lookup("." + HexBufferView.ROW_CLASS).queryAll();
+    }
+
     private List<Node> visibleRows(FxRobot robot) {
         ListView<?> list = robot.from(view).lookup(".list-view").queryAs(ListView.class);
         Bounds viewport = list.localToScene(list.getLayoutBounds());
@@ -101,13 +115,17 @@ class HexBufferViewTest {
                 .collect(Collectors.toList());
     }
 
-    private static String text(Node row, String styleClass, FxRobot robot) {
-        return robot.from(row).lookup("." + styleClass).queryAllAs(Label.class).stream()
-                .map(Label::getText).collect(Collectors.joining());
+    /** The row's bytes in hex, nothing between them. */
+    private static String hex(Node row) {
+        return ((HexBufferViewSkin.RowView) row).hexText("");
+    }
+
+    private static String ascii(Node row) {
+        return ((HexBufferViewSkin.RowView) row).asciiText();
     }
 
     private static String address(Node row, FxRobot robot) {
-        return robot.from(row).lookup("." + HexBufferView.ADDRESS_CLASS).queryAs(Label.class).getText();
+        return ((HexBufferViewSkin.RowView) row).addressText();
     }
 
     private Optional<Node> rowAt(FxRobot robot, String address) {
@@ -117,9 +135,9 @@ class HexBufferViewTest {
     @Test
     void rendersTheFirstRowsWithAddressesHexAndAscii(FxRobot robot) {
         Node row = rowAt(robot, "7f3a2c001020").orElseThrow();
-        assertTrue(text(row, HexBufferView.ASCII_CLASS, robot).startsWith("HelloWorld......"),
-                text(row, HexBufferView.ASCII_CLASS, robot));
-        assertEquals("48656c6c6f576f726c64" + "000000000000", text(row, HexBufferView.BYTE_CLASS, robot));
+        assertTrue(ascii(row).startsWith("HelloWorld......"),
+                ascii(row));
+        assertEquals("48656c6c6f576f726c64" + "000000000000", hex(row));
         assertEquals("7f3a2c001020: 48 65 6c 6c 6f 57 6f 72 6c 64 00 00 00 00 00 00 | HelloWorld......",
                 row.getAccessibleText(), "a screen reader reads the whole row");
         assertTrue(rowAt(robot, "7f3a2c001000").isPresent());
@@ -141,7 +159,7 @@ class HexBufferViewTest {
         for (long offset = MIB_64 - 16; offset < MIB_64; offset++) {
             expected.append(String.format("%02x", CountingSource.at(offset) & 0xff));
         }
-        assertEquals(expected.toString(), text(last, HexBufferView.BYTE_CLASS, robot));
+        assertEquals(expected.toString(), hex(last));
         long read = source.bytesRead.get();
         assertTrue(read > 0 && read <= 4096, "scrolling to the end read " + read + " bytes in "
                 + source.reads.get() + " reads");
@@ -156,26 +174,36 @@ class HexBufferViewTest {
     }
 
     @Test
-    void highlightedBytesCarryTheChangedStyleInHexAndAscii(FxRobot robot) {
+    void highlightedBytesAreDrawnChangedInHexAndAscii(FxRobot robot) {
         robot.interact(() -> view.highlight(HELLO_AT, HELLO.length));
-        Node row = rowAt(robot, "7f3a2c001020").orElseThrow();
-        List<Label> hex = robot.from(row).lookup("." + HexBufferView.BYTE_CLASS).queryAllAs(Label.class)
-                .stream().collect(Collectors.toList());
-        List<Label> ascii = robot.from(row).lookup("." + HexBufferView.ASCII_CLASS).queryAllAs(Label.class)
-                .stream().collect(Collectors.toList());
+        WaitForAsyncUtils.waitForFxEvents();
+        HexBufferViewSkin.RowView row = (HexBufferViewSkin.RowView) rowAt(robot, "7f3a2c001020").orElseThrow();
         for (int i = 0; i < 16; i++) {
-            boolean changed = i < HELLO.length;
-            assertEquals(changed, hex.get(i).getStyleClass().contains(HexBufferView.CHANGED_CLASS), "hex " + i);
-            assertEquals(changed, ascii.get(i).getStyleClass().contains(HexBufferView.CHANGED_CLASS), "ascii " + i);
+            assertEquals(i < HELLO.length, row.isChanged(i), "byte " + i);
         }
-        assertEquals(javafx.scene.paint.Color.web("#fde68a"),
-                hex.get(0).getBackground().getFills().get(0).getFill(), "drawn with -rl-changed");
-        Node other = rowAt(robot, "7f3a2c001000").orElseThrow();
-        assertFalse(robot.from(other).lookup("." + HexBufferView.CHANGED_CLASS).tryQuery().isPresent());
+        assertEquals(Color.web("#fde68a"), view.getChangedColor(), "-rl-changed, from the style sheets");
+        assertEquals(Color.web("#fde68a"), backgroundOf(robot, row, 0), "the first changed byte's background");
+        assertEquals(Color.web("#fde68a"), backgroundOf(robot, row, HELLO.length - 1), "the last changed byte's");
+        assertNotEquals(Color.web("#fde68a"), backgroundOf(robot, row, HELLO.length), "the first unchanged byte's");
+        HexBufferViewSkin.RowView other = (HexBufferViewSkin.RowView) rowAt(robot, "7f3a2c001000").orElseThrow();
+        for (int i = 0; i < 16; i++) {
+            assertFalse(other.isChanged(i), "row 0 byte " + i);
+        }
 
         robot.interact(view::clearHighlights);
-        assertFalse(robot.from(rowAt(robot, "7f3a2c001020").orElseThrow())
-                .lookup("." + HexBufferView.CHANGED_CLASS).tryQuery().isPresent());
+        WaitForAsyncUtils.waitForFxEvents();
+        HexBufferViewSkin.RowView cleared = (HexBufferViewSkin.RowView) rowAt(robot, "7f3a2c001020").orElseThrow();
+        assertFalse(cleared.isChanged(0));
+        assertNotEquals(Color.web("#fde68a"), backgroundOf(robot, cleared, 0), "no longer drawn changed");
+    }
+
+    /** The row's colour in the middle of hex byte {@code i}'s cell, a pixel below its top (above the glyphs). */
+    private static Color backgroundOf(FxRobot robot, HexBufferViewSkin.RowView row, int i) {
+        javafx.geometry.Rectangle2D cell = row.byteCell(i);
+        WritableImage[] shot = new WritableImage[1];
+        robot.interact(() -> shot[0] = row.snapshot(null, null));
+        return shot[0].getPixelReader().getColor((int) (cell.getMinX() + cell.getWidth() / 2),
+                (int) cell.getMinY() + 1);
     }
 
     @Test
@@ -198,8 +226,10 @@ class HexBufferViewTest {
         Label error = robot.from(failed).lookup("." + HexBufferView.ERROR_CLASS).queryAs(Label.class);
         assertTrue(error.isVisible());
         assertEquals("read failed: the MR was deregistered", error.getText());
+        assertEquals("", hex(failed), "no bytes drawn");
         Node fine = rowAt(robot, "7f3a2c001000").orElseThrow();
         assertFalse(robot.from(fine).lookup("." + HexBufferView.ERROR_CLASS).queryAs(Label.class).isVisible());
+        assertEquals("00000000000000000000000000000000", hex(fine));
         assertEquals(4, visibleRows(robot).size(), "64 bytes are 4 rows");
     }
 
@@ -224,13 +254,80 @@ class HexBufferViewTest {
         robot.interact(() -> view.setSource(changed));
         WaitForAsyncUtils.waitForFxEvents();
         Node row = rowAt(robot, address).orElseThrow(() -> new AssertionError("the view went back to the top"));
-        assertEquals("AAAAAAAAAAAAAAAA", text(row, HexBufferView.ASCII_CLASS, robot), "the new snapshot's bytes");
+        assertEquals("AAAAAAAAAAAAAAAA", ascii(row), "the new snapshot's bytes");
         assertTrue(changed.bytesRead.get() > 0 && changed.bytesRead.get() <= 4096,
                 "read only the rows shown: " + changed.bytesRead.get());
         // A snapshot of another length is another buffer: from its top.
         robot.interact(() -> view.setSource(ByteSource.of(new byte[64])));
         WaitForAsyncUtils.waitForFxEvents();
         assertTrue(rowAt(robot, "7f3a2c001000").isPresent(), "a buffer of another length shows its first row");
+    }
+
+    /**
+     * A row is one drawn node (a canvas; the error label beside it stays hidden), not 33 labels: a
+     * new snapshot of a 64 MiB buffer restyled every label of every row shown.
+     */
+    @Test
+    void aRowIsOneCanvasNotALabelPerByte(FxRobot robot) {
+        Node row = rowAt(robot, "7f3a2c001020").orElseThrow();
+        List<Node> shown = shownInside(row);
+        assertEquals(1, shown.size(), "nodes shown in a row: " + shown);
+        assertTrue(shown.get(0) instanceof Canvas, shown.get(0).toString());
+        Node header = robot.from(view).lookup("." + HexBufferView.HEADER_CLASS).query();
+        assertEquals(1, shownInside(header).size(), "nodes shown in the header: " + shownInside(header));
+    }
+
+    /** The visible nodes under {@code node}, at any depth, not itself. */
+    private static List<Node> shownInside(Node node) {
+        List<Node> shown = new java.util.ArrayList<>();
+        if (node instanceof javafx.scene.Parent parent) {
+            for (Node child : parent.getChildrenUnmodifiable()) {
+                if (child.isVisible()) {
+                    shown.add(child);
+                    shown.addAll(shownInside(child));
+                }
+            }
+        }
+        return shown;
+    }
+
+    /**
+     * A new snapshot of the same length and new highlights draw the rows shown again, in place:
+     * no row is made again, or taken out of its cell and put back (a {@code ListView.refresh()}
+     * did that, and each row put back was styled again as a new node).
+     */
+    @Test
+    void aNewSnapshotDrawsTheSameRowsAgainWithoutMakingNewOnes(FxRobot robot) {
+        Set<Node> before = Collections.newSetFromMap(new IdentityHashMap<>());
+        AtomicInteger moves = new AtomicInteger();
+        robot.interact(() -> {
+            before.addAll(allRows(robot));
+            // A row taken out of its cell and put back is styled again, all of it, as a new node.
+            before.forEach(row -> row.parentProperty().addListener((observable, was, now) -> moves.incrementAndGet()));
+        });
+        CountingSource changed = new CountingSource() {
+            @Override
+            public byte[] read(long offset, int length) {
+                byte[] bytes = super.read(offset, length);
+                java.util.Arrays.fill(bytes, (byte) 'B');
+                return bytes;
+            }
+        };
+        robot.interact(() -> {
+            view.setSource(changed);
+            view.clearHighlights();
+            view.highlight(0, 64);
+        });
+        WaitForAsyncUtils.waitForFxEvents();
+        HexBufferViewSkin.RowView row = (HexBufferViewSkin.RowView) rowAt(robot, "7f3a2c001020").orElseThrow();
+        assertEquals("BBBBBBBBBBBBBBBB", ascii(row));
+        assertTrue(row.isChanged(15));
+        assertTrue(before.contains(row), "the row shown is one made before the snapshot");
+        Set<Node> after = Collections.newSetFromMap(new IdentityHashMap<>());
+        after.addAll(allRows(robot));
+        assertEquals(before, after, "the same rows, none made");
+        assertEquals(0, moves.get(), "rows taken out of their cells and put back");
+        assertTrue(changed.bytesRead.get() <= 4096, "read only the rows shown: " + changed.bytesRead.get());
     }
 
     @Test
@@ -241,10 +338,11 @@ class HexBufferViewTest {
             view.setSource(ByteSource.of(bytes));
         });
         System.arraycopy(HELLO, 0, bytes, 16, HELLO.length);
-        assertEquals("................", text(rowAt(robot, "00000010").orElseThrow(), HexBufferView.ASCII_CLASS, robot));
+        assertEquals("................", ascii(rowAt(robot, "00000010").orElseThrow()));
         robot.interact(view::refresh);
-        assertEquals("HelloWorld......", text(rowAt(robot, "00000010").orElseThrow(), HexBufferView.ASCII_CLASS, robot));
-        assertEquals("        ", text(rowAt(robot, "00000020").orElseThrow(), HexBufferView.ASCII_CLASS, robot)
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals("HelloWorld......", ascii(rowAt(robot, "00000010").orElseThrow()));
+        assertEquals("        ", ascii(rowAt(robot, "00000020").orElseThrow())
                 .substring(8), "a short last row leaves the rest blank");
     }
 
