@@ -41,8 +41,18 @@ public final class LazyTabContent {
         }
     }
 
-    /** {@code tab}'s content, shown or still held back. */
+    /**
+     * {@code tab}'s content, shown or still held back, with the views in it that wait to be first
+     * shown ({@link org.rdmalab.app.common.DeferredView}) loaded, so that it can be read.
+     */
     public static Node contentOf(Tab tab) {
+        Node content = heldOrShown(tab);
+        org.rdmalab.app.common.DeferredView.loadWithin(content, LazyTabContent::heldOrShown);
+        return content;
+    }
+
+    /** {@code tab}'s content, shown or still held back, as it is (views not shown yet stay unloaded). */
+    static Node heldOrShown(Tab tab) {
         Object held = tab.getProperties().get(HELD);
         return held instanceof Node node ? node : tab.getContent();
     }

@@ -440,7 +440,7 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
     private static boolean select(javafx.scene.control.TabPane pane, String id) {
         for (javafx.scene.control.Tab tab : pane.getTabs()) {
             // A tab not opened yet holds its content back (LazyTabContent): look inside it all the same.
-            if (id.equals(tab.getId()) || LazyTabContent.contentOf(tab) instanceof javafx.scene.control.TabPane inner
+            if (id.equals(tab.getId()) || LazyTabContent.heldOrShown(tab) instanceof javafx.scene.control.TabPane inner
                     && select(inner, id)) {
                 pane.getSelectionModel().select(tab);
                 return true;

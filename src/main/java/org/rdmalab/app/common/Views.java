@@ -23,9 +23,23 @@ public final class Views {
 
     /** Loads {@code path} with the registered controllers. */
     public Parent load(String path) throws IOException {
-        FXMLLoader loader = new FXMLLoader(resource(path), UiText.bundle());
+        return load(resource(path));
+    }
+
+    /**
+     * Loads the FXML file at {@code location} with the registered controllers; the {@link DeferredView}s
+     * it names (each with an {@code fx:id}) load through this loader when first shown.
+     */
+    public Parent load(URL location) throws IOException {
+        FXMLLoader loader = new FXMLLoader(location, UiText.bundle());
         loader.setControllerFactory(this::controller);
-        return loader.load();
+        Parent root = loader.load();
+        for (Object named : loader.getNamespace().values()) {
+            if (named instanceof DeferredView deferred) {
+                deferred.use(this, location);
+            }
+        }
+        return root;
     }
 
     /** Loads {@code path} whose own controller is {@code controller} (a view loaded once per side). */
