@@ -43,7 +43,8 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * measurement after that many seconds of transfer, finished or not (a 64 MiB READ under 5 % loss
  * does not finish: each lost response waits out the timer and the responder sends the rest of the
  * message again, as rxe's does). {@code -Dstalls=true} prints where the
- * JavaFX thread is whenever a pulse is over 150 ms late. The view is opened 3 s before the flow
+ * JavaFX thread is whenever a pulse is over 150 ms late; {@code -Dbounds=true} which nodes' bounds
+ * change between the transfer's layout passes. The view is opened 3 s before the flow
  * starts, as a user opens it and then runs the flow; {@code -DshowAtStart=true} opens it as the
  * flow starts instead (its first showing then falls in the measurement). Only the gaps between
  * two pulses of the transfer count: the one that began before the WRITE was posted (the flow's
@@ -101,6 +102,9 @@ public final class LadderStallMeasure {
                 Stage stage = new Stage();
                 stage.setScene(window[0].scene());
                 stage.show();
+                if (Boolean.getBoolean("bounds")) {
+                    watchBounds(window[0].scene(), measuring);
+                }
                 new AnimationTimer() {
                     private long last;
                     /** Whether the pulse before this one was measured too. */
@@ -354,6 +358,67 @@ public final class LadderStallMeasure {
                 System.out.println(trace);
             }
         }
+    }
+
+    /**
+     * {@code -Dbounds=true}: after each layout pass of the transfer, the nodes whose bounds in their
+     * parent changed since the pass before (a moved or resized node is repainted over its old and
+     * new bounds, and a container's change repaints all of it); every 5 s, the 12 most frequent.
+     */
+    private static void watchBounds(javafx.scene.Scene scene, boolean[] measuring) {
+        Map<javafx.scene.Node, javafx.geometry.Bounds> last = new java.util.WeakHashMap<>();
+        Map<String, long[]> counts = new java.util.HashMap<>();
+        long[] printed = {System.nanoTime()};
+        long[] pulses = {0};
+        scene.addPostLayoutPulseListener(() -> {
+            if (!measuring[0]) {
+                return;
+            }
+            pulses[0]++;
+            java.util.ArrayDeque<javafx.scene.Node> todo = new java.util.ArrayDeque<>();
+            todo.add(scene.getRoot());
+            while (!todo.isEmpty()) {
+                javafx.scene.Node node = todo.poll();
+                if (!node.isVisible()) {
+                    continue;
+                }
+                javafx.geometry.Bounds now = node.getBoundsInParent();
+                javafx.geometry.Bounds before = last.put(node, now);
+                if (before != null && !before.equals(now)) {
+                    counts.computeIfAbsent(describe(node), k -> new long[1])[0]++;
+                }
+                if (node instanceof javafx.scene.Parent parent) {
+                    todo.addAll(parent.getChildrenUnmodifiable());
+                }
+            }
+            if (System.nanoTime() - printed[0] > 5_000_000_000L) {
+                printed[0] = System.nanoTime();
+                System.out.println("bounds changed, " + pulses[0] + " pulses:");
+                counts.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0])).limit(12)
+                        .forEach(e -> System.out.println("  " + e.getValue()[0] + "  " + e.getKey()));
+                counts.clear();
+                pulses[0] = 0;
+            }
+        });
+    }
+
+    private static String describe(javafx.scene.Node node) {
+        StringBuilder text = new StringBuilder();
+        javafx.scene.Node at = node;
+        for (int i = 0; i < 4 && at != null; i++, at = at.getParent()) {
+            text.append(i == 0 ? "" : " < ").append(at.getClass().getSimpleName());
+            if (at.getId() != null) {
+                text.append('#').append(at.getId());
+            }
+            if (!at.getStyleClass().isEmpty()) {
+                text.append('.').append(String.join(".", at.getStyleClass()));
+            }
+            if (i == 0 && at instanceof javafx.scene.control.Labeled labeled && labeled.getText() != null) {
+                text.append(" '").append(labeled.getText().length() > 30 ? labeled.getText().substring(0, 30)
+                        : labeled.getText()).append('\'');
+            }
+        }
+        return text.toString();
     }
 
     /** The window as it is now, as a PNG ({@code -Dshot=FILE}: 20 s into the transfer). */
