@@ -442,6 +442,8 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
             // A tab not opened yet holds its content back (LazyTabContent): look inside it all the same.
             if (id.equals(tab.getId()) || LazyTabContent.heldOrShown(tab) instanceof javafx.scene.control.TabPane inner
                     && select(inner, id)) {
+                // Its views are built now (DeferredView), not at the next pulse, for the scenario to read them.
+                LazyTabContent.contentOf(tab);
                 pane.getSelectionModel().select(tab);
                 return true;
             }
