@@ -445,11 +445,6 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
                 // Its views are built now (DeferredView), not at the next pulse, for the scenario to read them.
                 LazyTabContent.contentOf(tab);
                 pane.getSelectionModel().select(tab);
-                if (id.equals(tab.getId())) {
-                    // Its view loads when it joins the scene (DeferredView), after this call: load it now, for
-                    // a scenario that reads it at once (the gallery's).
-                    LazyTabContent.contentOf(tab);
-                }
                 return true;
             }
         }

@@ -91,6 +91,30 @@ class DeferredViewTest {
                 "its texts from the window's words, as the file that names it");
         DeferredView waiting = (DeferredView) LazyTabContent.heldOrShown(tabs.getTabs().get(1));
         assertFalse(waiting.loaded(), "the other tab's view still waits");
+        robot.interact(() -> {
+            javafx.scene.Parent built = waiting.load();
+            assertSame(built, waiting.getChildren().get(0), "built on asking, and shown in its place");
+            assertEquals("innerView", built.getId());
+            assertSame(built, waiting.load(), "built once");
+        });
+        assertEquals(1, controller.built);
+    }
+
+    @Test
+    void aTabNotShownYetHasEveryViewInItBuiltToBeRead(FxRobot robot) {
+        javafx.scene.control.SplitPane split = (javafx.scene.control.SplitPane) LazyTabContent.heldOrShown(
+                tabs.getTabs().get(3));
+        javafx.scene.layout.VBox box = (javafx.scene.layout.VBox) split.getItems().get(0);
+        DeferredView inBox = (DeferredView) box.getChildren().get(0);
+        DeferredView inTab = (DeferredView) ((TabPane) split.getItems().get(1)).getTabs().get(0).getContent();
+        DeferredView inSplit = (DeferredView) split.getItems().get(2);
+        assertFalse(inBox.loaded() || inTab.loaded() || inSplit.loaded());
+        robot.interact(() -> LazyTabContent.contentOf(tabs.getTabs().get(3)));
+        assertTrue(inBox.loaded(), "in a box");
+        assertTrue(inTab.loaded(), "in a tab pane's tab");
+        assertTrue(inSplit.loaded(), "a split pane's item");
+        robot.interact(() -> assertNull(LazyTabContent.contentOf(tabs.getTabs().get(4)), "a tab with nothing"));
+        assertFalse(((DeferredView) LazyTabContent.heldOrShown(tabs.getTabs().get(1))).loaded(), "the others wait");
     }
 
     @Test

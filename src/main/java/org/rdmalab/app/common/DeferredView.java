@@ -53,9 +53,6 @@ public final class DeferredView extends StackPane {
     void use(Views views, URL base) {
         this.views = views;
         this.base = base;
-        if (getScene() != null) {
-            load();
-        }
     }
 
     /** True once the view is loaded. */
@@ -96,12 +93,9 @@ public final class DeferredView extends StackPane {
     /**
      * Loads every deferred view in {@code node}, for reading a part of the window that has not been
      * shown yet: looks through children, scroll pane contents, split pane items and tab contents
-     * (shown or held back by {@code heldBack}).
+     * (shown or held back by {@code heldBack}); {@code null} holds none.
      */
     public static void loadWithin(Node node, java.util.function.Function<javafx.scene.control.Tab, Node> heldBack) {
-        if (node == null) {
-            return;
-        }
         if (node instanceof DeferredView deferred) {
             deferred.load();
         }
