@@ -4,6 +4,7 @@ import java.net.URL;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.Function;
 import javafx.beans.property.LongProperty;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.SimpleLongProperty;
@@ -13,6 +14,7 @@ import javafx.beans.property.StringProperty;
 import javafx.css.CssMetaData;
 import javafx.css.Styleable;
 import javafx.css.StyleableObjectProperty;
+import javafx.css.StyleableProperty;
 import javafx.css.StyleablePropertyFactory;
 import javafx.scene.control.Control;
 import javafx.scene.control.Skin;
@@ -67,22 +69,21 @@ public class HexBufferView extends Control {
     private final List<Range> highlights = new ArrayList<>();
     private long pendingScrollOffset = -1;
 
-    private final StyleableObjectProperty<Color> textColor = color("textColor", "-rl-hex-text", "#1e293b");
-    private final StyleableObjectProperty<Color> mutedColor = color("mutedColor", "-rl-hex-muted", "#64748b");
-    private final StyleableObjectProperty<Color> quietColor = color("quietColor", "-rl-hex-quiet", "#a3aebd");
-    private final StyleableObjectProperty<Color> changedColor = color("changedColor", "-rl-hex-changed", "#fde68a");
+    private final StyleableObjectProperty<Color> textColor = color("textColor", "-rl-hex-text", "#1e293b",
+            view -> view.textColor);
+    private final StyleableObjectProperty<Color> mutedColor = color("mutedColor", "-rl-hex-muted", "#64748b",
+            view -> view.mutedColor);
+    private final StyleableObjectProperty<Color> quietColor = color("quietColor", "-rl-hex-quiet", "#a3aebd",
+            view -> view.quietColor);
+    private final StyleableObjectProperty<Color> changedColor = color("changedColor", "-rl-hex-changed", "#fde68a",
+            view -> view.changedColor);
     private final StyleableObjectProperty<Color> changedTextColor = color("changedTextColor", "-rl-hex-changed-text",
-            "#1e293b");
+            "#1e293b", view -> view.changedTextColor);
 
-    private StyleableObjectProperty<Color> color(String name, String css, String initial) {
-        return (StyleableObjectProperty<Color>) CSS.createStyleableColorProperty(this, name, css,
-                view -> switch (name) {
-                    case "textColor" -> view.textColor;
-                    case "mutedColor" -> view.mutedColor;
-                    case "quietColor" -> view.quietColor;
-                    case "changedColor" -> view.changedColor;
-                    default -> view.changedTextColor;
-                }, Color.web(initial));
+    private StyleableObjectProperty<Color> color(String name, String css, String initial,
+                                                 Function<HexBufferView, StyleableProperty<Color>> property) {
+        return (StyleableObjectProperty<Color>) CSS.createStyleableColorProperty(this, name, css, property,
+                Color.web(initial));
     }
 
     /** An empty view. */

@@ -1,6 +1,7 @@
 package org.rdmalab.app.ladder;
 
 import java.util.List;
+import java.util.function.Function;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.DoubleProperty;
 import javafx.beans.property.SimpleBooleanProperty;
@@ -8,6 +9,7 @@ import javafx.beans.property.SimpleDoubleProperty;
 import javafx.css.CssMetaData;
 import javafx.css.Styleable;
 import javafx.css.StyleableObjectProperty;
+import javafx.css.StyleableProperty;
 import javafx.css.StyleablePropertyFactory;
 import javafx.scene.control.Control;
 import javafx.scene.control.Skin;
@@ -81,30 +83,29 @@ public class LadderChart extends Control {
     private final BooleanProperty follow = new SimpleBooleanProperty(this, "follow", true);
     private Visible visible = new Visible(List.of(), List.of(), List.of(), 0, 0, 0);
 
-    private final StyleableObjectProperty<Color> requestColor = color("requestColor", "-rl-ladder-request", "#2563eb");
-    private final StyleableObjectProperty<Color> answerColor = color("answerColor", "-rl-ladder-answer", "#16a34a");
-    private final StyleableObjectProperty<Color> nakColor = color("nakColor", "-rl-ladder-nak", "#dc2626");
-    private final StyleableObjectProperty<Color> markColor = color("markColor", "-rl-ladder-mark", "#ea580c");
-    private final StyleableObjectProperty<Color> lineColor = color("lineColor", "-rl-ladder-line", "#64748b");
-    private final StyleableObjectProperty<Color> textColor = color("textColor", "-rl-ladder-text", "#1e293b");
-    private final StyleableObjectProperty<Color> mutedColor = color("mutedColor", "-rl-ladder-muted", "#64748b");
+    private final StyleableObjectProperty<Color> requestColor = color("requestColor", "-rl-ladder-request", "#2563eb",
+            chart -> chart.requestColor);
+    private final StyleableObjectProperty<Color> answerColor = color("answerColor", "-rl-ladder-answer", "#16a34a",
+            chart -> chart.answerColor);
+    private final StyleableObjectProperty<Color> nakColor = color("nakColor", "-rl-ladder-nak", "#dc2626",
+            chart -> chart.nakColor);
+    private final StyleableObjectProperty<Color> markColor = color("markColor", "-rl-ladder-mark", "#ea580c",
+            chart -> chart.markColor);
+    private final StyleableObjectProperty<Color> lineColor = color("lineColor", "-rl-ladder-line", "#64748b",
+            chart -> chart.lineColor);
+    private final StyleableObjectProperty<Color> textColor = color("textColor", "-rl-ladder-text", "#1e293b",
+            chart -> chart.textColor);
+    private final StyleableObjectProperty<Color> mutedColor = color("mutedColor", "-rl-ladder-muted", "#64748b",
+            chart -> chart.mutedColor);
     private final StyleableObjectProperty<Color> highlightColor = color("highlightColor", "-rl-ladder-highlight",
-            "#fde68a");
-    private final StyleableObjectProperty<Color> pauseColor = color("pauseColor", "-rl-ladder-pause", "#f1f5f9");
+            "#fde68a", chart -> chart.highlightColor);
+    private final StyleableObjectProperty<Color> pauseColor = color("pauseColor", "-rl-ladder-pause", "#f1f5f9",
+            chart -> chart.pauseColor);
 
-    private StyleableObjectProperty<Color> color(String name, String css, String initial) {
-        return (StyleableObjectProperty<Color>) CSS.createStyleableColorProperty(this, name, css,
-                chart -> switch (name) {
-                    case "requestColor" -> chart.requestColor;
-                    case "answerColor" -> chart.answerColor;
-                    case "nakColor" -> chart.nakColor;
-                    case "markColor" -> chart.markColor;
-                    case "lineColor" -> chart.lineColor;
-                    case "textColor" -> chart.textColor;
-                    case "mutedColor" -> chart.mutedColor;
-                    case "highlightColor" -> chart.highlightColor;
-                    default -> chart.pauseColor;
-                }, Color.web(initial));
+    private StyleableObjectProperty<Color> color(String name, String css, String initial,
+                                                 Function<LadderChart, StyleableProperty<Color>> property) {
+        return (StyleableObjectProperty<Color>) CSS.createStyleableColorProperty(this, name, css, property,
+                Color.web(initial));
     }
 
     public LadderChart(LadderViewModel model) {

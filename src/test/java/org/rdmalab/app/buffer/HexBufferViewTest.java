@@ -46,6 +46,18 @@ class HexBufferViewTest {
         final AtomicLong bytesRead = new AtomicLong();
         final AtomicLong reads = new AtomicLong();
 
+        /** A 64 MiB source whose every byte is {@code fill}: a new snapshot of the same length. */
+        static CountingSource filledWith(char fill) {
+            return new CountingSource() {
+                @Override
+                public byte[] read(long offset, int length) {
+                    byte[] bytes = super.read(offset, length);
+                    java.util.Arrays.fill(bytes, (byte) fill);
+                    return bytes;
+                }
+            };
+        }
+
         @Override
         public long length() {
             return MIB_64;
@@ -243,14 +255,7 @@ class HexBufferViewTest {
         WaitForAsyncUtils.waitForFxEvents();
         String address = Long.toHexString(0x7f3a2c001000L + (32L << 20));
         assertTrue(rowAt(robot, address).isPresent());
-        CountingSource changed = new CountingSource() {
-            @Override
-            public byte[] read(long offset, int length) {
-                byte[] bytes = super.read(offset, length);
-                java.util.Arrays.fill(bytes, (byte) 'A');
-                return bytes;
-            }
-        };
+        CountingSource changed = CountingSource.filledWith('A');
         robot.interact(() -> view.setSource(changed));
         WaitForAsyncUtils.waitForFxEvents();
         Node row = rowAt(robot, address).orElseThrow(() -> new AssertionError("the view went back to the top"));
@@ -305,14 +310,7 @@ class HexBufferViewTest {
             // A row taken out of its cell and put back is styled again, all of it, as a new node.
             before.forEach(row -> row.parentProperty().addListener((observable, was, now) -> moves.incrementAndGet()));
         });
-        CountingSource changed = new CountingSource() {
-            @Override
-            public byte[] read(long offset, int length) {
-                byte[] bytes = super.read(offset, length);
-                java.util.Arrays.fill(bytes, (byte) 'B');
-                return bytes;
-            }
-        };
+        CountingSource changed = CountingSource.filledWith('B');
         robot.interact(() -> {
             view.setSource(changed);
             view.clearHighlights();
