@@ -1,5 +1,6 @@
 package org.rdmalab.cli;
 
+import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -13,8 +14,11 @@ import picocli.CommandLine.Option;
         name = "rdma-lab",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        description = "RDMA Lab: step through RDMA verbs on real devices or the built-in software RoCE v2 device.",
-        subcommands = {
+        description = "RDMA Lab: step through RDMA verbs on real devices or the built-in software RoCE v2 device.")
+public final class Main implements Runnable {
+
+    /** The commands, in the order the help lists them. */
+    private static final List<Class<?>> COMMANDS = List.of(
             DevicesCommand.class,
             TransitionCommand.class,
             LoopbackCommand.class,
@@ -23,9 +27,7 @@ import picocli.CommandLine.Option;
             DoctorCommand.class,
             PcapCommand.class,
             GuiCommand.class,
-            ExerciseCommand.class,
-        })
-public final class Main implements Runnable {
+            ExerciseCommand.class);
 
     @Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
             description = "Print stack traces of errors.")
@@ -38,12 +40,45 @@ public final class Main implements Runnable {
 
     /** Runs the command line and returns its exit code (0 ok, 1 failure, 2 usage error). */
     public static int execute(String... args) {
-        return commandLine().execute(args);
+        return commandLine(args).execute(args);
     }
 
-    /** The configured command line (error handlers installed), for callers that redirect its output. */
+    /** The configured command line with every command (error handlers installed), for callers that redirect its output. */
     public static CommandLine commandLine() {
+        return commandLine(COMMANDS);
+    }
+
+    /**
+     * The configured command line for running {@code args}: with only the command they name, where
+     * they name one, otherwise with every command (the top command's help, a misspelt command and
+     * its suggestions). Picocli reads each command's options by reflection when the command is
+     * added, which for all of them took 120–300 ms of every start (docs/performance.md); a command
+     * added alone parses and prints exactly as it does among the others.
+     */
+    public static CommandLine commandLine(String... args) {
+        return commandLine(named(args).map(List::<Class<?>>of).orElse(COMMANDS));
+    }
+
+    /**
+     * The command {@code args} name: the first argument that is not an option, where it is a
+     * command's name. The top command's own options ({@code --verbose}, {@code -h}, {@code -V})
+     * take no value, so that argument is the command's name wherever the line is valid.
+     */
+    static Optional<Class<?>> named(String... args) {
+        for (String arg : args) {
+            if (!arg.startsWith("-")) {
+                return COMMANDS.stream().filter(command -> command.getAnnotation(Command.class).name().equals(arg))
+                        .findFirst();
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static CommandLine commandLine(List<Class<?>> commands) {
         CommandLine commandLine = new CommandLine(new Main());
+        for (Class<?> command : commands) {
+            commandLine.addSubcommand(command);
+        }
         commandLine.setExecutionExceptionHandler(new ErrorHandler());
         commandLine.setParameterExceptionHandler(ErrorHandler::usageError);
         shareVersion(commandLine, new Version());

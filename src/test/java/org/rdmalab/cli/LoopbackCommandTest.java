@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +20,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.testing.Tools;
-import picocli.CommandLine;
 
 /** The {@code loopback} command's contract: usage errors, output a student reads, exit codes, capture. */
 @Timeout(60)
@@ -32,14 +29,8 @@ class LoopbackCommandTest {
     }
 
     private static Result execute(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = new CommandLine(new Main());
-        commandLine.setExecutionExceptionHandler(new ErrorHandler());
-        commandLine.setOut(new PrintWriter(out, true));
-        commandLine.setErr(new PrintWriter(err, true));
-        int code = commandLine.execute(args);
-        return new Result(code, out.toString(), err.toString());
+        CliRunner.Result result = CliRunner.run(args);
+        return new Result(result.exitCode(), result.out(), result.err());
     }
 
     @Test

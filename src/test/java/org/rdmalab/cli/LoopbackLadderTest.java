@@ -3,8 +3,6 @@ package org.rdmalab.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,7 +19,6 @@ import org.rdmalab.capture.PcapReader;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.wire.Aeth;
 import org.rdmalab.wire.RocePacket;
-import picocli.CommandLine;
 
 /** {@code loopback --ladder}: the scenario's packets as a ladder, checked against the capture they came from. */
 @Timeout(120)
@@ -31,14 +28,8 @@ class LoopbackLadderTest {
     }
 
     private static Result execute(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = new CommandLine(new Main());
-        commandLine.setExecutionExceptionHandler(new ErrorHandler());
-        commandLine.setOut(new PrintWriter(out, true));
-        commandLine.setErr(new PrintWriter(err, true));
-        int code = commandLine.execute(args);
-        return new Result(code, out.toString(), err.toString());
+        CliRunner.Result result = CliRunner.run(args);
+        return new Result(result.exitCode(), result.out(), result.err());
     }
 
     @Test

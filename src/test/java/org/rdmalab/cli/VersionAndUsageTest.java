@@ -4,15 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /** What {@code --version} and {@code -V} print, everywhere, and how short a usage error is. */
 class VersionAndUsageTest {
 
     private static final String[] COMMANDS = {"devices", "transition", "loopback", "demo", "bench", "doctor", "pcap",
         "gui"};
+    /** Every command, in the order the top help lists them. */
+    private static final List<String> ALL = List.of("devices", "transition", "loopback", "demo", "bench", "doctor", "pcap",
+            "gui", "exercise");
 
     @Test
     void theTopCommandAndEverySubcommandPrintTheVersionTheCommitJavaAndJavaFx() {
@@ -61,5 +67,53 @@ class VersionAndUsageTest {
         assertTrue(misspelt.err().contains("loopback"), "picocli's suggestion stays: " + misspelt.err());
         assertTrue(misspelt.err().lines().count() <= 6, misspelt.err());
         assertTrue(misspelt.err().endsWith("See 'rdma-lab --help'.\n"), misspelt.err());
+    }
+
+    @Test
+    void theTopHelpListsEveryCommandInItsOrder() {
+        CliRunner.Result help = CliRunner.run("--help");
+        assertEquals(0, help.exitCode());
+        List<String> listed = help.out().lines().map(String::strip)
+                .filter(line -> ALL.stream().anyMatch(name -> line.startsWith(name + " ")))
+                .map(line -> line.substring(0, line.indexOf(' '))).toList();
+        assertEquals(ALL, listed, help.out());
+        assertEquals(help.out(), CliRunner.run("--verbose", "-h").out(), "the top command's options name no command");
+    }
+
+    @Test
+    void aCommandLineThatNamesACommandHoldsThatCommandAlone() {
+        assertEquals(List.of("bench"), List.copyOf(Main.commandLine("bench", "write", "--lat").getSubcommands().keySet()));
+        assertEquals(List.of("pcap"), List.copyOf(Main.commandLine("--verbose", "pcap", "ladder", "x.pcap")
+                .getSubcommands().keySet()), "the top command's options before the command's name");
+        assertEquals(List.of("exercise"), List.copyOf(Main.commandLine("exercise", "list").getSubcommands().keySet()));
+        assertEquals(List.of("list", "check"), List.copyOf(Main.commandLine("exercise", "list").getSubcommands()
+                .get("exercise").getSubcommands().keySet()), "a command keeps its own subcommands");
+        assertEquals(ALL, List.copyOf(Main.commandLine().getSubcommands().keySet()));
+        assertEquals(ALL, List.copyOf(Main.commandLine("loopbak").getSubcommands().keySet()),
+                "a name that is no command's: every command, for the suggestion");
+        assertEquals(ALL, List.copyOf(Main.commandLine().getSubcommands().keySet()));
+        assertEquals(ALL, List.copyOf(Main.commandLine("--verbose").getSubcommands().keySet()), "no command named");
+        assertEquals(ALL, List.copyOf(Main.commandLine("-bench").getSubcommands().keySet()), "an option, not a name");
+    }
+
+    @Test
+    void aCommandAloneParsesAndPrintsAsAmongTheOthers() {
+        for (String command : ALL) {
+            StringWriter alone = new StringWriter();
+            StringWriter among = new StringWriter();
+            CommandLine one = Main.commandLine(command, "--help");
+            one.setOut(new PrintWriter(alone, true));
+            CommandLine all = Main.commandLine();
+            all.setOut(new PrintWriter(among, true));
+            assertEquals(0, one.execute(command, "--help"), command);
+            assertEquals(0, all.execute(command, "--help"), command);
+            assertEquals(among.toString(), alone.toString(), command + " --help");
+        }
+        CliRunner.Result quiet = CliRunner.run("pcap", "inspect", "no-such-file.pcap");
+        assertEquals(List.of("rdma-lab: no such file: no-such-file.pcap"), quiet.err().lines().toList());
+        CliRunner.Result verbose = CliRunner.run("--verbose", "pcap", "inspect", "no-such-file.pcap");
+        assertEquals(1, verbose.exitCode(), verbose.err());
+        assertTrue(verbose.err().contains("java.io.IOException: no such file"),
+                "the top command's --verbose still reaches the command named after it: " + verbose.err());
     }
 }
