@@ -40,7 +40,7 @@ public final class Main implements Runnable {
 
     /** Runs the command line and returns its exit code (0 ok, 1 failure, 2 usage error). */
     public static int execute(String... args) {
-        return commandLine(args).execute(args);
+        return commandLineFor(args).execute(args);
     }
 
     /** The configured command line with every command (error handlers installed), for callers that redirect its output. */
@@ -50,12 +50,16 @@ public final class Main implements Runnable {
 
     /**
      * The configured command line for running {@code args}: with only the command they name, where
-     * they name one, otherwise with every command (the top command's help, a misspelt command and
-     * its suggestions). Picocli reads each command's options by reflection when the command is
-     * added, which for all of them took 120–300 ms of every start (docs/performance.md); a command
-     * added alone parses and prints exactly as it does among the others.
+     * they name one; with none for no arguments at all (the window); otherwise with every command
+     * (the top command's help, a misspelt command and its suggestions). Picocli reads each
+     * command's options by reflection when the command is added, which for all of them took
+     * 120–300 ms of every start (docs/performance.md); a command added alone parses and prints
+     * exactly as it does among the others.
      */
-    public static CommandLine commandLine(String... args) {
+    public static CommandLine commandLineFor(String... args) {
+        if (args.length == 0) {
+            return commandLine(List.of());
+        }
         return commandLine(named(args).map(List::<Class<?>>of).orElse(COMMANDS));
     }
 

@@ -16,7 +16,7 @@ final class CliRunner {
     static Result run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine commandLine = Main.commandLine(args);
+        CommandLine commandLine = Main.commandLineFor(args);
         commandLine.setOut(new PrintWriter(out, true));
         commandLine.setErr(new PrintWriter(err, true));
         int code = commandLine.execute(args);

@@ -82,18 +82,19 @@ class VersionAndUsageTest {
 
     @Test
     void aCommandLineThatNamesACommandHoldsThatCommandAlone() {
-        assertEquals(List.of("bench"), List.copyOf(Main.commandLine("bench", "write", "--lat").getSubcommands().keySet()));
-        assertEquals(List.of("pcap"), List.copyOf(Main.commandLine("--verbose", "pcap", "ladder", "x.pcap")
+        assertEquals(List.of("bench"), List.copyOf(Main.commandLineFor("bench", "write", "--lat").getSubcommands().keySet()));
+        assertEquals(List.of("pcap"), List.copyOf(Main.commandLineFor("--verbose", "pcap", "ladder", "x.pcap")
                 .getSubcommands().keySet()), "the top command's options before the command's name");
-        assertEquals(List.of("exercise"), List.copyOf(Main.commandLine("exercise", "list").getSubcommands().keySet()));
-        assertEquals(List.of("list", "check"), List.copyOf(Main.commandLine("exercise", "list").getSubcommands()
+        assertEquals(List.of("exercise"), List.copyOf(Main.commandLineFor("exercise", "list").getSubcommands().keySet()));
+        assertEquals(List.of("list", "check"), List.copyOf(Main.commandLineFor("exercise", "list").getSubcommands()
                 .get("exercise").getSubcommands().keySet()), "a command keeps its own subcommands");
         assertEquals(ALL, List.copyOf(Main.commandLine().getSubcommands().keySet()));
-        assertEquals(ALL, List.copyOf(Main.commandLine("loopbak").getSubcommands().keySet()),
+        assertEquals(ALL, List.copyOf(Main.commandLineFor("loopbak").getSubcommands().keySet()),
                 "a name that is no command's: every command, for the suggestion");
-        assertEquals(ALL, List.copyOf(Main.commandLine().getSubcommands().keySet()));
-        assertEquals(ALL, List.copyOf(Main.commandLine("--verbose").getSubcommands().keySet()), "no command named");
-        assertEquals(ALL, List.copyOf(Main.commandLine("-bench").getSubcommands().keySet()), "an option, not a name");
+        assertEquals(List.of(), List.copyOf(Main.commandLineFor().getSubcommands().keySet()),
+                "no arguments: the window, no command to read");
+        assertEquals(ALL, List.copyOf(Main.commandLineFor("--verbose").getSubcommands().keySet()), "no command named");
+        assertEquals(ALL, List.copyOf(Main.commandLineFor("-bench").getSubcommands().keySet()), "an option, not a name");
     }
 
     @Test
@@ -101,7 +102,7 @@ class VersionAndUsageTest {
         for (String command : ALL) {
             StringWriter alone = new StringWriter();
             StringWriter among = new StringWriter();
-            CommandLine one = Main.commandLine(command, "--help");
+            CommandLine one = Main.commandLineFor(command, "--help");
             one.setOut(new PrintWriter(alone, true));
             CommandLine all = Main.commandLine();
             all.setOut(new PrintWriter(among, true));
