@@ -59,7 +59,9 @@ public final class ExercisesViewModel {
     }
 
     private final LabViewModel lab;
-    private final ObservableList<Exercise> exercises = FXCollections.observableArrayList(Exercises.all());
+    /** Empty until first asked for ({@link #listed}): the built-in exercises are parsed then. */
+    private final ObservableList<Exercise> exercises = FXCollections.observableArrayList();
+    private boolean builtInListed;
     private final ObjectProperty<Exercise> chosen = new SimpleObjectProperty<>();
     private final ReadOnlyObjectWrapper<Exercise> started = new ReadOnlyObjectWrapper<>();
     private final ObservableList<String> hints = FXCollections.observableArrayList();
@@ -99,10 +101,23 @@ public final class ExercisesViewModel {
         });
         lab.sides().addListener((ListChangeListener<SideViewModel>) change -> sidesRebuilt());
         chosen.addListener((observable, before, now) -> refresh());
-        if (!exercises.isEmpty()) {
-            chosen.set(exercises.get(0));
-        }
         refresh();
+    }
+
+    /**
+     * The list, with the built-in exercises in it from the first call on, the first of them chosen.
+     * They are read when the tab (or a scenario, or {@code --exercise}) first needs them, not as
+     * the window is built: parsing their YAML took 3–4 % of the window's start (docs/performance.md).
+     */
+    private ObservableList<Exercise> listed() {
+        if (!builtInListed) {
+            builtInListed = true;
+            exercises.addAll(0, Exercises.all());
+            if (chosen.get() == null && !exercises.isEmpty()) {
+                chosen.set(exercises.get(0));
+            }
+        }
+        return exercises;
     }
 
     /**
@@ -110,6 +125,7 @@ public final class ExercisesViewModel {
      * index, new sessions, its parameters), its hints are hidden again and its checks open.
      */
     public void start() {
+        listed();
         Exercise exercise = chosen.get();
         if (exercise == null) {
             return;
@@ -182,6 +198,7 @@ public final class ExercisesViewModel {
      * place of the one of the same name opened before (the file edited and opened again).
      */
     public void add(Exercise exercise) {
+        listed();
         for (int i = 0; i < exercises.size(); i++) {
             if (exercises.get(i).name().equals(exercise.name())) {
                 exercises.set(i, exercise);
@@ -333,11 +350,12 @@ public final class ExercisesViewModel {
 
     /** The built-in exercises, in the order a lab takes them, then those opened from files. */
     public ObservableList<Exercise> exercises() {
-        return exercises;
+        return listed();
     }
 
-    /** The exercise the tab shows. */
+    /** The exercise the tab shows: the first built-in one until another is chosen. */
     public ObjectProperty<Exercise> chosenProperty() {
+        listed();
         return chosen;
     }
 

@@ -107,6 +107,29 @@ class ExercisesViewModelTest {
         assertEquals("Done: every check is met", loopback.onUi(() -> exercises.progressProperty().get()));
     }
 
+    @Test
+    void aFileOpenedBeforeTheListIsShownComesAfterTheBuiltInOnesAndIsChosen(@TempDir Path folder) throws Exception {
+        Path file = Files.writeString(folder.resolve("example.yaml"), ExerciseDocTest.docExample());
+        loopback.run(() -> exercises.open(file));
+        loopback.run(() -> {
+            List<String> names = exercises.exercises().stream().map(exercise -> exercise.name()).toList();
+            assertEquals(Exercises.all().size() + 1, names.size(), names.toString());
+            assertEquals(Exercises.all().stream().map(exercise -> exercise.name()).toList(),
+                    names.subList(0, Exercises.all().size()), "the built-in ones first, in their order");
+            assertEquals(names.get(names.size() - 1), exercises.chosenProperty().get().name(), "the file's, chosen");
+            assertEquals(exercises.chosenProperty().get(), exercises.startedProperty().get());
+        });
+    }
+
+    @Test
+    void theFirstBuiltInExerciseIsChosenWhenTheListIsFirstAskedFor() {
+        loopback.run(() -> {
+            assertEquals(Exercises.all().get(0), exercises.chosenProperty().get());
+            assertEquals(Exercises.all(), List.copyOf(exercises.exercises()));
+            assertEquals(Exercises.all().get(0).checks().size(), exercises.checks().size(), "its checks, open");
+        });
+    }
+
     /** The docs' example file with {@code bad} more checks, each naming a QP state that does not exist. */
     private static Path brokenFile(Path folder, int bad) throws Exception {
         StringBuilder text = new StringBuilder(ExerciseDocTest.docExample());
