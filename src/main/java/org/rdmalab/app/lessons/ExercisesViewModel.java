@@ -112,10 +112,8 @@ public final class ExercisesViewModel {
     private ObservableList<Exercise> listed() {
         if (!builtInListed) {
             builtInListed = true;
-            exercises.addAll(0, Exercises.all());
-            if (chosen.get() == null && !exercises.isEmpty()) {
-                chosen.set(exercises.get(0));
-            }
+            exercises.setAll(Exercises.all());
+            chosen.set(exercises.get(0));
         }
         return exercises;
     }
