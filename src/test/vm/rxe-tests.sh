@@ -426,30 +426,58 @@ test_wire_bulk_loss() {
 
 # bench on rxe0 beside perftest's ib_write_bw and ib_write_lat in the same VM, server on $IP1 and
 # client on $IP2, same sizes and counts. The figures are reported, not asserted (an emulated CPU).
+# perftest runs before and after bench and bench is set beside the mean of the two: in the VM one
+# tool run to the next moves by 15 % (docs/performance.md, the native bench against perftest), and
+# 2 000 messages, not 500, keep a few scheduling hiccups from being a tenth of the figure.
 test_bench_vs_perftest() {
-    local out=$LOGS/bench_vs_perftest
+    local out=$LOGS/bench_vs_perftest n=2000
     PORT=18515
-    peers bench_vs_perftest.ib_write_bw ib_write_bw -d rxe0 -x 1 -s 65536 -n 500 \
-        -- ib_write_bw -d rxe0 -x 2 -s 65536 -n 500 "$IP1"
-    expect_status "ib_write_bw client" "$client_status" 0
-    peers bench_vs_perftest.bench_bw lab bench write --bw -d rxe0 --local-ip "$IP1" -s 65536 -n 500 --timeout 600 \
-        -- lab bench write --bw -d rxe0 --local-ip "$IP2" -s 65536 -n 500 --timeout 600 "$IP1"
-    expect_status "bench write --bw server" "$server_status" 0
-    expect_status "bench write --bw client" "$client_status" 0
-    expect bench_vs_perftest.bench_bw.client "#bytes     #iterations    BW peak[MB/sec]"
-    peers bench_vs_perftest.ib_write_lat ib_write_lat -d rxe0 -x 1 -s 8 -n 500 \
-        -- ib_write_lat -d rxe0 -x 2 -s 8 -n 500 "$IP1"
-    expect_status "ib_write_lat client" "$client_status" 0
-    peers bench_vs_perftest.bench_lat lab bench write --lat -d rxe0 --local-ip "$IP1" -s 8 -n 500 --timeout 600 \
-        -- lab bench write --lat -d rxe0 --local-ip "$IP2" -s 8 -n 500 --timeout 600 "$IP1"
-    expect_status "bench write --lat server" "$server_status" 0
-    expect_status "bench write --lat client" "$client_status" 0
-    expect bench_vs_perftest.bench_lat.client "t_typical[usec]"
-    # The rows, side by side, for the log: the first data line under each table's head.
-    local f
-    for f in ib_write_bw bench_bw ib_write_lat bench_lat; do
-        echo "    $f: $(grep -A1 -E '#bytes' "$out.$f.client" | tail -1 | tr -s ' ')"
+    local bw=(-d rxe0 -s 65536 -n $n) lat=(-d rxe0 -s 8 -n $n) round
+    for round in 1 2; do
+        peers bench_vs_perftest.ib_write_bw$round ib_write_bw -x 1 "${bw[@]}" -- ib_write_bw -x 2 "${bw[@]}" "$IP1"
+        expect_status "ib_write_bw client (round $round)" "$client_status" 0
+        [ $round = 2 ] && break
+        peers bench_vs_perftest.bench_bw lab bench write --bw "${bw[@]}" --local-ip "$IP1" --timeout 600 \
+            -- lab bench write --bw "${bw[@]}" --local-ip "$IP2" --timeout 600 "$IP1"
+        expect_status "bench write --bw server" "$server_status" 0
+        expect_status "bench write --bw client" "$client_status" 0
+        expect bench_vs_perftest.bench_bw.client "#bytes     #iterations    BW peak[MB/sec]"
     done
+    for round in 1 2; do
+        peers bench_vs_perftest.ib_write_lat$round ib_write_lat -x 1 "${lat[@]}" -- ib_write_lat -x 2 "${lat[@]}" "$IP1"
+        expect_status "ib_write_lat client (round $round)" "$client_status" 0
+        [ $round = 2 ] && break
+        peers bench_vs_perftest.bench_lat lab bench write --lat "${lat[@]}" --local-ip "$IP1" --timeout 600 \
+            -- lab bench write --lat "${lat[@]}" --local-ip "$IP2" --timeout 600 "$IP1"
+        expect_status "bench write --lat server" "$server_status" 0
+        expect_status "bench write --lat client" "$client_status" 0
+        expect bench_vs_perftest.bench_lat.client "t_typical[usec]"
+    done
+    # The rows, side by side, for the log: the result line under each table's head (bench also
+    # prints progress lines there), then bench's BW average and t_typical over perftest's mean.
+    local f
+    for f in ib_write_bw1 bench_bw ib_write_bw2 ib_write_lat1 bench_lat ib_write_lat2; do
+        echo "    $f: $(result_row "$out.$f.client" | tr -s ' \t' ' ')"
+    done
+    echo "    bench / perftest: BW average $(ratio 4 bw), t_typical $(ratio 5 lat), 99% $(ratio 8 lat)"
+}
+
+# result_row FILE: the first row under the table's head that starts with a number (bench prints
+# progress lines between the head and its result).
+result_row() {
+    sed -n '/#bytes/,$p' "$1" | grep -m1 -E '^ *[0-9]+ +[0-9]+ '
+}
+
+# ratio FIELD bw|lat: bench's FIELD over the mean of the two perftest rounds' FIELD.
+ratio() {
+    local field=$1 kind=$2 tool=ib_write_lat
+    [ "$kind" = bw ] && tool=ib_write_bw
+    local out=$LOGS/bench_vs_perftest
+    awk -v f="$field" -v b="$(result_row "$out.bench_$kind.client")" -v p1="$(result_row "$out.${tool}1.client")" \
+        -v p2="$(result_row "$out.${tool}2.client")" 'BEGIN {
+            split(b, x); split(p1, y); split(p2, z)
+            if (x[f] == "" || y[f] + z[f] == 0) { print "n/a"; exit }
+            printf "%.2f (%s against %s and %s)", x[f] / ((y[f] + z[f]) / 2), x[f], y[f], z[f] }'
 }
 
 # perftest_pair CASE BYTES "SIDES" SERVER... -- CLIENT...: one bench_perftest_peer case (-n 500):
