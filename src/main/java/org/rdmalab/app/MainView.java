@@ -46,6 +46,8 @@ public final class MainView {
     private final java.util.function.Consumer<String> chooseLanguage;
     /** True while Wire › Counters is the tab shown (the counters are read only then). */
     private final javafx.beans.property.BooleanProperty countersShown;
+    /** True while Wire › Ladder is the tab shown (the ladder's views are drawn only then). */
+    private final javafx.beans.property.BooleanProperty ladderShown;
     /** The side columns while the Bench view has the window's width. */
     private final java.util.List<Node> hiddenColumns = new java.util.ArrayList<>();
 
@@ -65,6 +67,8 @@ public final class MainView {
     private Tab wireTab;
     @FXML
     private Tab countersTab;
+    @FXML
+    private Tab ladderTab;
     @FXML
     private Node setupView;
     @FXML
@@ -90,8 +94,10 @@ public final class MainView {
     }
 
     MainView(LabViewModel lab, Views views, BenchViewModel bench, Appearance appearance, Runnable resetSettings,
-             java.util.function.Consumer<String> chooseLanguage, javafx.beans.property.BooleanProperty countersShown) {
+             java.util.function.Consumer<String> chooseLanguage, javafx.beans.property.BooleanProperty countersShown,
+             javafx.beans.property.BooleanProperty ladderShown) {
         this.countersShown = countersShown;
+        this.ladderShown = ladderShown;
         this.lab = lab;
         this.views = views;
         this.bench = bench;
@@ -103,6 +109,7 @@ public final class MainView {
     @FXML
     private void initialize() {
         countersShown.bind(wireTab.selectedProperty().and(countersTab.selectedProperty()));
+        ladderShown.bind(wireTab.selectedProperty().and(ladderTab.selectedProperty()));
         statusLabel.textProperty().bind(lab.statusProperty());
         statusLabel.setId("statusLabel");
         controlList.setItems(lab.controlLog().rows());

@@ -106,6 +106,9 @@ public final class LadderViewModel implements AutoCloseable {
     private final ReadOnlyLongWrapper revision = new ReadOnlyLongWrapper();
     private final ReadOnlyLongWrapper shownRevision = new ReadOnlyLongWrapper();
     private final org.rdmalab.app.common.Throttle redraw;
+    private final javafx.beans.property.BooleanProperty onScreen = new javafx.beans.property.SimpleBooleanProperty(true);
+    /** A redraw came while the views were not on screen (JavaFX thread). */
+    private boolean missed;
     private final ObservableList<QpPair> pairs = FXCollections.observableArrayList();
     private final ObjectProperty<QpPair> pair = new SimpleObjectProperty<>();
     private final ObservableSet<Long> selected = FXCollections.observableSet(new java.util.HashSet<>());
@@ -141,6 +144,11 @@ public final class LadderViewModel implements AutoCloseable {
         this.ui = ui;
         this.afterHold = afterHold;
         this.redraw = redraws.apply(this::show);
+        onScreen.addListener((observable, before, now) -> {
+            if (now && missed) {
+                show();
+            }
+        });
         shown.set(new Shown(live, null, 0));
         lab.afterEvent(this::heard);
         lab.sides().addListener((ListChangeListener<SideViewModel>) change -> restart());
@@ -288,8 +296,16 @@ public final class LadderViewModel implements AutoCloseable {
         redraw.now();
     }
 
-    /** Puts the ladder's counts in the summary and tells the views to draw it again. */
+    /**
+     * Puts the ladder's counts in the summary and tells the views to draw it again; while they are
+     * not on screen, only remembers that they will have to.
+     */
     private void show() {
+        if (!onScreen.get()) {
+            missed = true;
+            return;
+        }
+        missed = false;
         Ladder ladder = shown.get().ladder();
         if (pairs.size() != ladder.pairs().size()) {
             pairs.setAll(ladder.pairs());
@@ -440,6 +456,17 @@ public final class LadderViewModel implements AutoCloseable {
      */
     public ReadOnlyLongProperty shownRevisionProperty() {
         return shownRevision.getReadOnlyProperty();
+    }
+
+    /**
+     * Whether the views are on screen (the Ladder tab chosen). While not, the chart, the summary
+     * and the work requests' table are not drawn again: under a storm, a hidden view redrawn a few
+     * times a second made frames in which nothing visible changed, and JavaFX's renderer, finding no
+     * dirty region in them, painted the whole window (docs/ladder.md). Shown again, they are drawn
+     * at once.
+     */
+    public javafx.beans.property.BooleanProperty onScreenProperty() {
+        return onScreen;
     }
 
     /** The QP pairs of what is shown. */

@@ -17,7 +17,8 @@ import org.rdmalab.app.common.Throttle;
 /**
  * While packets stream, the live ladder takes every packet at once but the views show it (the
  * chart's redraw, the summary, the work requests' table) at most every
- * {@link LadderViewModel#REDRAW_MILLIS}, and always show the last change.
+ * {@link LadderViewModel#REDRAW_MILLIS}, and always show the last change; while they are not on
+ * screen, not at all until they are again.
  */
 class LadderRedrawTest {
 
@@ -80,6 +81,44 @@ class LadderRedrawTest {
         assertTrue(after.startsWith(secondCount + " packets, "), "the last change is shown: " + after);
         assertEquals(table + 1, loopback.onUi(() -> requests.revisionProperty().get()),
                 "the work requests' table shows their packets with it");
+    }
+
+    @Test
+    void whileNotOnScreenTheViewsAreNotDrawnAndShownAgainTheyAreDrawnAtOnce() throws Exception {
+        LadderViewModel ladder = loopback.onUi(() -> new LadderViewModel(loopback.lab(), Runnable::run, Runnable::run,
+                hold -> { }, action -> new Throttle(LadderViewModel.REDRAW_MILLIS * MS, clock::get, waiting::add, action)));
+        WorkRequestsViewModel requests = loopback.onUi(() -> new WorkRequestsViewModel(loopback.lab(), ladder));
+        loopback.run(() -> {
+            loopback.lab().apply(loopback.lab().defaultSetup().withGidIndex("3"));
+            WindowScenario.bulkSteps(loopback.lab(), BYTES, null);
+        });
+        loopback.runToTheEnd();
+        loopback.run(() -> ladder.onScreenProperty().set(false));
+
+        clock.addAndGet(1_000 * MS);
+        long shown = loopback.onUi(() -> ladder.shownRevisionProperty().get());
+        String summary = loopback.onUi(() -> ladder.summaryProperty().get());
+        transfer(ladder, "hidden");
+        while (!waiting.isEmpty()) {
+            clock.addAndGet(LadderViewModel.REDRAW_MILLIS * MS);
+            loopback.run(waiting.remove(0));
+        }
+        long count = loopback.onUi(() -> ladder.liveLadder().summary().packets());
+        assertTrue(count > 0, "the ladder took the packets");
+        assertEquals(shown, loopback.onUi(() -> ladder.shownRevisionProperty().get()), "not drawn while not on screen");
+        assertEquals(summary, loopback.onUi(() -> ladder.summaryProperty().get()), "nor counted in the summary");
+        long table = loopback.onUi(() -> requests.revisionProperty().get());
+
+        loopback.run(() -> ladder.onScreenProperty().set(true));
+        assertEquals(shown + 1, loopback.onUi(() -> ladder.shownRevisionProperty().get()), "drawn once, at once");
+        String after = loopback.onUi(() -> ladder.summaryProperty().get());
+        assertTrue(after.startsWith(count + " packets, "), "the last change is shown: " + after);
+        assertEquals(table + 1, loopback.onUi(() -> requests.revisionProperty().get()),
+                "the work requests' table shows their packets with it");
+        loopback.run(() -> ladder.onScreenProperty().set(false));
+        loopback.run(() -> ladder.onScreenProperty().set(true));
+        assertEquals(shown + 1, loopback.onUi(() -> ladder.shownRevisionProperty().get()),
+                "nothing new while away: not drawn again");
     }
 
     /** The client WRITEs and READs BYTES; the ladder takes every packet (Save capture… settles them all). */

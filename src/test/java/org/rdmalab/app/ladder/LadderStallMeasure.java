@@ -44,7 +44,8 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * does not finish: each lost response waits out the timer and the responder sends the rest of the
  * message again, as rxe's does). {@code -Dstalls=true} prints where the
  * JavaFX thread is whenever a pulse is over 150 ms late; {@code -Dbounds=true} which nodes' bounds
- * change between the transfer's layout passes. The view is opened 3 s before the flow
+ * change between the transfer's layout passes; {@code -Ddirty=true} why a frame paints the whole
+ * window ({@link DirtyRegionWatch}; it slows the window down). The view is opened 3 s before the flow
  * starts, as a user opens it and then runs the flow; {@code -DshowAtStart=true} opens it as the
  * flow starts instead (its first showing then falls in the measurement). Only the gaps between
  * two pulses of the transfer count: the one that began before the WRITE was posted (the flow's
@@ -104,6 +105,9 @@ public final class LadderStallMeasure {
                 stage.show();
                 if (Boolean.getBoolean("bounds")) {
                     watchBounds(window[0].scene(), measuring);
+                }
+                if (Boolean.getBoolean("dirty")) {
+                    DirtyRegionWatch.start(window[0].scene(), measuring);
                 }
                 new AnimationTimer() {
                     private long last;
