@@ -287,20 +287,6 @@ final class DirtyRegionWatch {
     }
 
     private static String describe(Node node) {
-        if (node == null) {
-            return "(a node not in the scene)";
-        }
-        StringBuilder text = new StringBuilder();
-        Node at = node;
-        for (int i = 0; i < 4 && at != null; i++, at = at.getParent()) {
-            text.append(i == 0 ? "" : " < ").append(at.getClass().getSimpleName());
-            if (at.getId() != null) {
-                text.append('#').append(at.getId());
-            }
-            if (!at.getStyleClass().isEmpty()) {
-                text.append('.').append(String.join(".", at.getStyleClass()));
-            }
-        }
-        return text.toString();
+        return node == null ? "(a node not in the scene)" : LadderStallMeasure.describe(node);
     }
 }

@@ -39,14 +39,9 @@ class LadderRedrawTest {
 
     @Test
     void aChangeWithinTheIntervalIsShownOnceTheIntervalHasPassedAndTheTableWithIt() throws Exception {
-        LadderViewModel ladder = loopback.onUi(() -> new LadderViewModel(loopback.lab(), Runnable::run, Runnable::run,
-                hold -> { }, action -> new Throttle(LadderViewModel.REDRAW_MILLIS * MS, clock::get, waiting::add, action)));
-        WorkRequestsViewModel requests = loopback.onUi(() -> new WorkRequestsViewModel(loopback.lab(), ladder));
-        loopback.run(() -> {
-            loopback.lab().apply(loopback.lab().defaultSetup().withGidIndex("3"));
-            WindowScenario.bulkSteps(loopback.lab(), BYTES, null);
-        });
-        loopback.runToTheEnd();
+        Views views = afterTheBulkSteps();
+        LadderViewModel ladder = views.ladder();
+        WorkRequestsViewModel requests = views.requests();
 
         clock.addAndGet(1_000 * MS);
         long quiet = loopback.onUi(() -> ladder.shownRevisionProperty().get());
@@ -85,14 +80,9 @@ class LadderRedrawTest {
 
     @Test
     void whileNotOnScreenTheViewsAreNotDrawnAndShownAgainTheyAreDrawnAtOnce() throws Exception {
-        LadderViewModel ladder = loopback.onUi(() -> new LadderViewModel(loopback.lab(), Runnable::run, Runnable::run,
-                hold -> { }, action -> new Throttle(LadderViewModel.REDRAW_MILLIS * MS, clock::get, waiting::add, action)));
-        WorkRequestsViewModel requests = loopback.onUi(() -> new WorkRequestsViewModel(loopback.lab(), ladder));
-        loopback.run(() -> {
-            loopback.lab().apply(loopback.lab().defaultSetup().withGidIndex("3"));
-            WindowScenario.bulkSteps(loopback.lab(), BYTES, null);
-        });
-        loopback.runToTheEnd();
+        Views views = afterTheBulkSteps();
+        LadderViewModel ladder = views.ladder();
+        WorkRequestsViewModel requests = views.requests();
         loopback.run(() -> ladder.onScreenProperty().set(false));
 
         clock.addAndGet(1_000 * MS);
@@ -119,6 +109,25 @@ class LadderRedrawTest {
         loopback.run(() -> ladder.onScreenProperty().set(true));
         assertEquals(shown + 1, loopback.onUi(() -> ladder.shownRevisionProperty().get()),
                 "nothing new while away: not drawn again");
+    }
+
+    private record Views(LadderViewModel ladder, WorkRequestsViewModel requests) {
+    }
+
+    /**
+     * The ladder, redrawn on the test's clock, and its work requests' table, over the loopback lab
+     * run to the end of the bulk flow's steps.
+     */
+    private Views afterTheBulkSteps() throws Exception {
+        LadderViewModel ladder = loopback.onUi(() -> new LadderViewModel(loopback.lab(), Runnable::run, Runnable::run,
+                hold -> { }, action -> new Throttle(LadderViewModel.REDRAW_MILLIS * MS, clock::get, waiting::add, action)));
+        WorkRequestsViewModel requests = loopback.onUi(() -> new WorkRequestsViewModel(loopback.lab(), ladder));
+        loopback.run(() -> {
+            loopback.lab().apply(loopback.lab().defaultSetup().withGidIndex("3"));
+            WindowScenario.bulkSteps(loopback.lab(), BYTES, null);
+        });
+        loopback.runToTheEnd();
+        return new Views(ladder, requests);
     }
 
     /** The client WRITEs and READs BYTES; the ladder takes every packet (Save capture… settles them all). */

@@ -406,7 +406,8 @@ public final class LadderStallMeasure {
         });
     }
 
-    private static String describe(javafx.scene.Node node) {
+    /** A node and up to three of its parents, by class, id and style classes, and a label's text. */
+    static String describe(javafx.scene.Node node) {
         StringBuilder text = new StringBuilder();
         javafx.scene.Node at = node;
         for (int i = 0; i < 4 && at != null; i++, at = at.getParent()) {
