@@ -432,27 +432,8 @@ test_wire_bulk_loss() {
 test_bench_vs_perftest() {
     local out=$LOGS/bench_vs_perftest n=2000
     PORT=18515
-    local bw=(-d rxe0 -s 65536 -n $n) lat=(-d rxe0 -s 8 -n $n) round
-    for round in 1 2; do
-        peers bench_vs_perftest.ib_write_bw$round ib_write_bw -x 1 "${bw[@]}" -- ib_write_bw -x 2 "${bw[@]}" "$IP1"
-        expect_status "ib_write_bw client (round $round)" "$client_status" 0
-        [ $round = 2 ] && break
-        peers bench_vs_perftest.bench_bw lab bench write --bw "${bw[@]}" --local-ip "$IP1" --timeout 600 \
-            -- lab bench write --bw "${bw[@]}" --local-ip "$IP2" --timeout 600 "$IP1"
-        expect_status "bench write --bw server" "$server_status" 0
-        expect_status "bench write --bw client" "$client_status" 0
-        expect bench_vs_perftest.bench_bw.client "#bytes     #iterations    BW peak[MB/sec]"
-    done
-    for round in 1 2; do
-        peers bench_vs_perftest.ib_write_lat$round ib_write_lat -x 1 "${lat[@]}" -- ib_write_lat -x 2 "${lat[@]}" "$IP1"
-        expect_status "ib_write_lat client (round $round)" "$client_status" 0
-        [ $round = 2 ] && break
-        peers bench_vs_perftest.bench_lat lab bench write --lat "${lat[@]}" --local-ip "$IP1" --timeout 600 \
-            -- lab bench write --lat "${lat[@]}" --local-ip "$IP2" --timeout 600 "$IP1"
-        expect_status "bench write --lat server" "$server_status" 0
-        expect_status "bench write --lat client" "$client_status" 0
-        expect bench_vs_perftest.bench_lat.client "t_typical[usec]"
-    done
+    between_perftests bw ib_write_bw "#bytes     #iterations    BW peak[MB/sec]" -d rxe0 -s 65536 -n $n
+    between_perftests lat ib_write_lat "t_typical[usec]" -d rxe0 -s 8 -n $n
     # The rows, side by side, for the log: the result line under each table's head (bench also
     # prints progress lines there), then bench's BW average and t_typical over perftest's mean.
     local f
@@ -460,6 +441,23 @@ test_bench_vs_perftest() {
         echo "    $f: $(result_row "$out.$f.client" | tr -s ' \t' ' ')"
     done
     echo "    bench / perftest: BW average $(ratio 4 bw), t_typical $(ratio 5 lat), 99% $(ratio 8 lat)"
+}
+
+# between_perftests KIND TOOL HEAD ARGS...: perftest's TOOL, then bench write --KIND, then TOOL
+# again, each with ARGS; bench's client must print HEAD.
+between_perftests() {
+    local kind=$1 tool=$2 head=$3 round
+    shift 3
+    for round in 1 2; do
+        peers "bench_vs_perftest.$tool$round" "$tool" -x 1 "$@" -- "$tool" -x 2 "$@" "$IP1"
+        expect_status "$tool client (round $round)" "$client_status" 0
+        [ $round = 2 ] && break
+        peers "bench_vs_perftest.bench_$kind" lab bench write "--$kind" "$@" --local-ip "$IP1" --timeout 600 \
+            -- lab bench write "--$kind" "$@" --local-ip "$IP2" --timeout 600 "$IP1"
+        expect_status "bench write --$kind server" "$server_status" 0
+        expect_status "bench write --$kind client" "$client_status" 0
+        expect "bench_vs_perftest.bench_$kind.client" "$head"
+    done
 }
 
 # result_row FILE: the first row under the table's head that starts with a number (bench prints
