@@ -271,6 +271,10 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
         private int count;
         private boolean header;
         private final boolean[] changed = new boolean[HexBufferView.BYTES_PER_ROW];
+        /** What the canvas holds (address, bytes, highlights, error, colours), or null before the first draw. */
+        private Object[] drawn;
+        /** How many times the canvas was drawn. */
+        private int draws;
 
         RowView(Metrics metrics, HexBufferView view) {
             this.metrics = metrics;
@@ -402,12 +406,30 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
             return hexX(HexBufferView.BYTES_PER_ROW) + COLUMN_GAP + i * metrics.charWidth();
         }
 
+        /** How many times the row's canvas was drawn (a row shown again unchanged is not). */
+        int draws() {
+            return draws;
+        }
+
+        /**
+         * Draws the row on its canvas, unless the canvas already holds what it would draw: a canvas
+         * drawn again is painted again, and each new snapshot of a buffer (every completion) drew
+         * every row shown, both buffers' rows, though most of their bytes had not changed.
+         */
         private void draw() {
             double width = Math.ceil(asciiX(HexBufferView.BYTES_PER_ROW));
             if (canvas.getWidth() != width) {
                 canvas.setWidth(width);
                 requestLayout();
             }
+            Object[] now = {width, header, address, count, bytes.clone(), changed.clone(), errorText(),
+                view.getMutedColor(), view.getChangedColor(), view.getChangedTextColor(), view.getQuietColor(),
+                view.getTextColor()};
+            if (Arrays.deepEquals(now, drawn)) {
+                return;
+            }
+            drawn = now;
+            draws++;
             GraphicsContext g = canvas.getGraphicsContext2D();
             double height = canvas.getHeight();
             g.clearRect(0, 0, canvas.getWidth(), height);

@@ -328,6 +328,47 @@ class HexBufferViewTest {
         assertTrue(changed.bytesRead.get() <= 4096, "read only the rows shown: " + changed.bytesRead.get());
     }
 
+    /**
+     * A new snapshot whose bytes and highlights are those shown draws no row again (the window
+     * repaints nothing there); a byte that changed draws its row alone. Every completion gave both
+     * buffers a new snapshot, and every row shown was drawn and painted again though its bytes
+     * had not changed.
+     */
+    @Test
+    void aSnapshotOfTheSameBytesDrawsNoRowAgain(FxRobot robot) {
+        byte[] bytes = new byte[64];
+        System.arraycopy(HELLO, 0, bytes, 16, HELLO.length);
+        robot.interact(() -> {
+            view.setBaseAddress(0);
+            view.setSource(ByteSource.of(bytes));
+            view.clearHighlights();
+            view.highlight(16, HELLO.length);
+        });
+        WaitForAsyncUtils.waitForFxEvents();
+        List<String> addresses = List.of("00000000", "00000010", "00000020", "00000030");
+        java.util.function.Supplier<List<Integer>> draws = () -> addresses.stream()
+                .map(address -> ((HexBufferViewSkin.RowView) rowAt(robot, address).orElseThrow()).draws())
+                .collect(Collectors.toList());
+        List<Integer> before = draws.get();
+        assertTrue(before.stream().allMatch(count -> count > 0), "each row drawn: " + before);
+        robot.interact(() -> {
+            view.setSource(ByteSource.of(bytes.clone()));
+            view.clearHighlights();
+            view.highlight(16, HELLO.length);
+            view.refresh();
+        });
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(before, draws.get(), "rows drawn again for the same bytes and highlights");
+        byte[] changed = bytes.clone();
+        changed[0x21] = 'x';
+        robot.interact(() -> view.setSource(ByteSource.of(changed)));
+        WaitForAsyncUtils.waitForFxEvents();
+        List<Integer> after = draws.get();
+        assertEquals(List.of(before.get(0), before.get(1), before.get(2) + 1, before.get(3)), after,
+                "only the row whose byte changed is drawn again");
+        assertEquals(".x..............", ascii(rowAt(robot, "00000020").orElseThrow()));
+    }
+
     @Test
     void refreshRereadsTheVisibleRows(FxRobot robot) {
         byte[] bytes = new byte[40];

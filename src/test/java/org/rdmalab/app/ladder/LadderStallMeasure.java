@@ -218,6 +218,12 @@ public final class LadderStallMeasure {
                 if (Boolean.getBoolean("gaps")) {
                     System.out.printf(Locale.ROOT, "transfer started at uptime %.3f s%n",
                             ManagementFactory.getRuntimeMXBean().getUptime() / 1e3);
+                    // Each completion of the transfer (the WRITE's, then the READ's), to be read beside the gaps.
+                    lab.completions().addListener((javafx.collections.ListChangeListener<
+                            org.rdmalab.app.lab.CompletionRow>) change -> System.out.printf(Locale.ROOT,
+                            "completion %s at uptime %.3f s%n", lab.completions().isEmpty() ? ""
+                                    : lab.completions().get(lab.completions().size() - 1).completion().status().cName(),
+                            ManagementFactory.getRuntimeMXBean().getUptime() / 1e3));
                 }
             }
             if (System.getProperty("shot") != null && transferStarted[0] != 0
