@@ -11,6 +11,7 @@ import javafx.collections.FXCollections;
 import javafx.collections.ObservableListBase;
 import javafx.geometry.Rectangle2D;
 import javafx.geometry.VPos;
+import javafx.scene.AccessibleAttribute;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.control.ContentDisplay;
@@ -51,6 +52,18 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
     private static final double GROUP_GAP = 8;
     /** Left and right of each hex byte. */
     private static final double BYTE_PADDING = 1.5;
+    /** Each byte value in two hex digits, "00" to "ff", made once. */
+    private static final String[] HEX = new String[256];
+    /** Each byte value as the ASCII column shows it: itself if printable, else ".". */
+    private static final String[] ASCII = new String[256];
+
+    static {
+        String digits = "0123456789abcdef";
+        for (int value = 0; value < 256; value++) {
+            HEX[value] = new String(new char[] {digits.charAt(value >> 4), digits.charAt(value & 0xf)});
+            ASCII[value] = value >= 0x20 && value < 0x7f ? String.valueOf((char) value) : ".";
+        }
+    }
 
     private final ListView<Integer> list = new ListView<>();
     private final RowView header;
@@ -309,7 +322,6 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
             }
             setError(null);
             draw();
-            setAccessibleText(addressText + ": " + hexText(" ") + " | " + asciiText());
         }
 
         void showError(String addressText, String message) {
@@ -319,7 +331,6 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
             Arrays.fill(changed, false);
             setError(message);
             draw();
-            setAccessibleText(addressText + ": " + message);
         }
 
         private void setError(String message) {
@@ -371,18 +382,29 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
         }
 
         private String hex(int i) {
-            if (header) {
-                return String.format(Locale.ROOT, "%02x", i);
-            }
-            return String.format(Locale.ROOT, "%02x", bytes[i] & 0xff);
+            return HEX[header ? i : bytes[i] & 0xff];
         }
 
         private String ascii(int i) {
             if (header) {
-                return Integer.toHexString(i);
+                return HEX[i].substring(1);
             }
-            int value = bytes[i] & 0xff;
-            return printable(value) ? String.valueOf((char) value) : ".";
+            return ASCII[bytes[i] & 0xff];
+        }
+
+        /**
+         * What a screen reader reads for the row: its address, then its bytes in hex and in ASCII,
+         * or the error. Built when one asks, not for every row shown at each new snapshot of the
+         * buffer (every completion), where building it with a format per byte was part of the
+         * JavaFX thread's work after the 64 MiB WRITE's completion. The header row has none.
+         */
+        @Override
+        public Object queryAccessibleAttribute(AccessibleAttribute attribute, Object... parameters) {
+            if (attribute == AccessibleAttribute.TEXT && !header) {
+                String error = errorText();
+                return address + ": " + (error != null ? error : hexText(" ") + " | " + asciiText());
+            }
+            return super.queryAccessibleAttribute(attribute, parameters);
         }
 
         private static boolean printable(int value) {
@@ -430,6 +452,8 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
             }
             drawn = now;
             draws++;
+            // A screen reader reading the row asks for its text again (queryAccessibleAttribute).
+            notifyAccessibleAttributeChanged(AccessibleAttribute.TEXT);
             GraphicsContext g = canvas.getGraphicsContext2D();
             double height = canvas.getHeight();
             g.clearRect(0, 0, canvas.getWidth(), height);

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import javafx.geometry.Bounds;
+import javafx.scene.AccessibleAttribute;
 import javafx.scene.Node;
 import javafx.scene.Scene;
 import javafx.scene.canvas.Canvas;
@@ -151,7 +152,7 @@ class HexBufferViewTest {
                 ascii(row));
         assertEquals("48656c6c6f576f726c64" + "000000000000", hex(row));
         assertEquals("7f3a2c001020: 48 65 6c 6c 6f 57 6f 72 6c 64 00 00 00 00 00 00 | HelloWorld......",
-                row.getAccessibleText(), "a screen reader reads the whole row");
+                row.queryAccessibleAttribute(AccessibleAttribute.TEXT), "a screen reader reads the whole row");
         assertTrue(rowAt(robot, "7f3a2c001000").isPresent());
         assertTrue(visibleRows(robot).size() >= 8, "a 300 px view shows at least 8 rows");
         assertTrue(source.bytesRead.get() < 4096, "first layout read " + source.bytesRead.get() + " bytes");
@@ -239,6 +240,8 @@ class HexBufferViewTest {
         assertTrue(error.isVisible());
         assertEquals("read failed: the MR was deregistered", error.getText());
         assertEquals("", hex(failed), "no bytes drawn");
+        assertEquals("7f3a2c001020: read failed: the MR was deregistered",
+                failed.queryAccessibleAttribute(AccessibleAttribute.TEXT), "a screen reader reads the error");
         Node fine = rowAt(robot, "7f3a2c001000").orElseThrow();
         assertFalse(robot.from(fine).lookup("." + HexBufferView.ERROR_CLASS).queryAs(Label.class).isVisible());
         assertEquals("00000000000000000000000000000000", hex(fine));
@@ -367,6 +370,9 @@ class HexBufferViewTest {
         assertEquals(List.of(before.get(0), before.get(1), before.get(2) + 1, before.get(3)), after,
                 "only the row whose byte changed is drawn again");
         assertEquals(".x..............", ascii(rowAt(robot, "00000020").orElseThrow()));
+        assertEquals("00000020: 00 78 00 00 00 00 00 00 00 00 00 00 00 00 00 00 | .x..............",
+                rowAt(robot, "00000020").orElseThrow().queryAccessibleAttribute(AccessibleAttribute.TEXT),
+                "a screen reader reads the row's new bytes");
     }
 
     @Test
