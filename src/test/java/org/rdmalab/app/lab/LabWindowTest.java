@@ -24,6 +24,9 @@ import org.rdmalab.app.SeedRuns;
 import org.rdmalab.app.packets.CountersViewModel;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.QpState;
+import org.rdmalab.verbs.WcOpcode;
+import org.rdmalab.verbs.WcStatus;
+import org.rdmalab.verbs.WorkCompletion;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
@@ -117,6 +120,46 @@ class LabWindowTest {
         }
         assertFalse(robot.lookup(".inspector .control-buttons-tab").query().isVisible(),
                 "the tab list's overflow menu is shown");
+    }
+
+    /**
+     * The completions table's rows have one height, from the stylesheet, with their text inside it:
+     * a new completion does not make the table measure its rows again (the 64 MiB WRITE's
+     * completion, in a storm of packets, was followed by that layout, docs/ladder.md).
+     */
+    @Test
+    void completionsComingInKeepOneRowHeightWithTheirTextInside(FxRobot robot) {
+        TableView<?> table = robot.lookup("#completionTable").queryTableView();
+        for (int i = 0; i < 6; i++) {
+            long wrId = i;
+            WcStatus status = i == 3 ? WcStatus.REM_ACCESS_ERR : WcStatus.SUCCESS;
+            robot.interact(() -> window.lab().completionLog().addAll(List.of(new CompletionRow(java.time.Instant.now(),
+                    wrId % 2 == 0 ? "client" : "server",
+                    new WorkCompletion(wrId, status, WcOpcode.RDMA_WRITE, 0, 65536, 0, 0x11, 0, 0), 12_345))));
+        }
+        waitFor("six completions", () -> table.getItems().size() == 6);
+        robot.interact(() -> { });
+        assertTrue(table.getFixedCellSize() > 0, "the stylesheet gives the rows their height");
+        List<javafx.scene.control.TableRow<?>> rows = new java.util.ArrayList<>();
+        for (javafx.scene.Node row : FxWait.onFx(() -> List.copyOf(table.lookupAll(".table-row-cell")))) {
+            if (row instanceof javafx.scene.control.TableRow<?> tableRow && !tableRow.isEmpty()) {
+                rows.add(tableRow);
+            }
+        }
+        assertEquals(6, rows.size(), "rows shown");
+        for (javafx.scene.control.TableRow<?> row : rows) {
+            assertEquals(24, row.getHeight(), 0.01, "row " + row.getIndex() + ": modena's height for a 12px line");
+            assertEquals(row.getIndex() == 3, row.getStyleClass().contains(CompletionsView.ROW_ERROR),
+                    "row " + row.getIndex() + " drawn as an error");
+            for (javafx.scene.Node text : row.lookupAll(".text")) {
+                if (!(text instanceof Text line) || line.getText().isEmpty()) {
+                    continue;
+                }
+                Bounds inRow = row.sceneToLocal(text.localToScene(text.getLayoutBounds()));
+                assertTrue(inRow.getMinY() >= -0.01 && inRow.getMaxY() <= row.getHeight() + 0.01,
+                        "row " + row.getIndex() + "'s text fits its height: " + inRow + " in " + row.getHeight());
+            }
+        }
     }
 
     @Test
