@@ -27,14 +27,13 @@ import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /**
  * The settings menu, its keys and the keyboard shortcuts' list: the theme and Projector switched at
  * run time, what the window remembers and Reset settings (headless; the store lives in memory).
  */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class AppearanceWindowTest {
 
     private Stage stage;

@@ -20,11 +20,10 @@ import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /** The window built with {@code gui --lang zh_CN}: a student runs the seed flow in Chinese (TestFX, headless). */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class ChineseWindowTest {
 
     private MainWindow window;

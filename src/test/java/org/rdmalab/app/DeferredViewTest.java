@@ -21,7 +21,6 @@ import org.rdmalab.app.common.DeferredView;
 import org.rdmalab.app.common.UiText;
 import org.rdmalab.app.common.Views;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /**
@@ -29,7 +28,7 @@ import org.testfx.framework.junit5.Start;
  * controller the window made for it, and once only; a part of the window not shown yet can still
  * be read through {@link LazyTabContent#contentOf}.
  */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class DeferredViewTest {
 
     /** The controller of Inner.fxml: counts how often its view was built. */

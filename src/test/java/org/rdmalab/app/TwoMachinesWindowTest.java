@@ -21,7 +21,6 @@ import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import picocli.CommandLine;
 
@@ -29,7 +28,7 @@ import picocli.CommandLine;
  * The window as the client of two machines against RDMA Lab's {@code demo} server in the same JVM
  * (127.0.0.1 and 127.0.0.2), set up and run with clicks, over the lab and the seed protocols.
  */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class TwoMachinesWindowTest {
 
     private MainWindow window;

@@ -34,11 +34,10 @@ import org.rdmalab.app.packets.PacketsView;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /** Each FXML view loads on its own with its controller, its fx:ids bound, and the app's style class. */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class ViewsLoadTest {
 
     private LabViewModel lab;

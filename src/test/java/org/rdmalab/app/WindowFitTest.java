@@ -27,7 +27,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmalab.app.common.UiText;
 import org.rdmalab.app.settings.LabSettings;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /**
@@ -37,7 +36,7 @@ import org.testfx.framework.junit5.Start;
  * (no ellipsis), and covers no other. It compares the window's own boxes with each other, so it
  * holds whatever fonts are installed. Rows of tables and lists scroll and are left to them.
  */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class WindowFitTest {
 
     /** How far a box may stick out or into another, in the layout's pixels (anti-aliased edges, rounding). */

@@ -41,6 +41,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.rdmalab.app.ControlSnapshots;
 import org.rdmalab.app.FxWait;
 import org.rdmalab.app.MainWindow;
+import org.rdmalab.app.WindowRobot;
 import org.rdmalab.bench.BenchEngine;
 import org.rdmalab.bench.BenchFormat;
 import org.rdmalab.bench.BenchListener;
@@ -56,7 +57,6 @@ import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /**
@@ -67,7 +67,7 @@ import org.testfx.framework.junit5.Start;
  * window it takes while shown, and its rows and charts readable at the window's default and
  * smallest sizes (TestFX, headless; the pictures go to {@link ControlSnapshots#FOLDER}).
  */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class BenchWindowTest {
 
     private MainWindow window;

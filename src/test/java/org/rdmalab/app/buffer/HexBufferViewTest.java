@@ -29,13 +29,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.rdmalab.app.ControlSnapshots;
+import org.rdmalab.app.WindowRobot;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** The hex view: lazy reads of a 64 MiB source, highlights, ASCII, a failing source. */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class HexBufferViewTest {
 
     private static final long MIB_64 = 64L << 20;

@@ -31,15 +31,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.rdmalab.app.ControlSnapshots;
+import org.rdmalab.app.WindowRobot;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.QpTransitions;
 import org.rdmalab.verbs.QpType;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /** The QP state diagram: arrows from the kernel's table, the current state, refusals, clicks. */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class QpStateDiagramTest {
 
     private static final PseudoClass CURRENT = PseudoClass.getPseudoClass("current");

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.rdmalab.app.MainWindow;
+import org.rdmalab.app.WindowRobot;
 import org.rdmalab.app.common.Views;
 import org.rdmalab.app.lab.LabViewModel;
 import org.rdmalab.doctor.Check;
@@ -28,11 +29,10 @@ import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /** DoctorView.fxml loaded alone with its controller over a fake doctor, then clicked (TestFX, headless). */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class DoctorViewTest {
 
     private LabViewModel lab;

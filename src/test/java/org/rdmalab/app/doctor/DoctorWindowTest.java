@@ -14,15 +14,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.rdmalab.app.FxWait;
 import org.rdmalab.app.MainWindow;
+import org.rdmalab.app.WindowRobot;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /** The lab window's Doctor tab on soft0, opened and clicked as a user would (TestFX, headless). */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class DoctorWindowTest {
 
     private MainWindow window;

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.rdmalab.app.FxWait;
 import org.rdmalab.app.MainWindow;
 import org.rdmalab.app.SeedRuns;
+import org.rdmalab.app.WindowRobot;
 import org.rdmalab.app.packets.CountersViewModel;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.QpState;
@@ -30,11 +31,10 @@ import org.rdmalab.verbs.WorkCompletion;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /** The lab window clicked through as a student would, headless (TestFX + Monocle). */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class LabWindowTest {
 
     /** The labels of the step pane's own tabs, not of the tabs inside them. */

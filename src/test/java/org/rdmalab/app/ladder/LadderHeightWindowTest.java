@@ -21,12 +21,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmalab.app.FxWait;
 import org.rdmalab.app.MainWindow;
 import org.rdmalab.app.TestWindows;
+import org.rdmalab.app.WindowRobot;
 import org.rdmalab.app.common.UiText;
 import org.rdmalab.app.lab.LabViewModel;
 import org.rdmalab.app.settings.LabSettings;
 import org.rdmalab.ladder.WorkRequest;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /**
@@ -36,7 +36,7 @@ import org.testfx.framework.junit5.Start;
  * at the default size, the toolbar is one row, and the picked request's line and its row in the
  * table are still shown whole above it.
  */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class LadderHeightWindowTest {
 
     private Stage stage;

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdmalab.app.FxWait;
 import org.rdmalab.app.MainWindow;
+import org.rdmalab.app.WindowRobot;
 import org.rdmalab.app.WindowScenario;
 import org.rdmalab.app.lab.CompletionRow;
 import org.rdmalab.app.lab.LabViewModel;
@@ -26,11 +27,10 @@ import org.rdmalab.verbs.OneShotFault;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /** The Ladder tab in the lab window, headless (TestFX + Monocle): live flows, faults, captures. */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class LadderWindowTest {
 
     private MainWindow window;

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.rdmalab.app.FxWait;
 import org.rdmalab.app.MainWindow;
+import org.rdmalab.app.WindowRobot;
 import org.rdmalab.app.WindowScenario;
 import org.rdmalab.app.lab.CompletionRow;
 import org.rdmalab.app.lab.LabViewModel;
@@ -29,14 +30,13 @@ import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /**
  * The Ladder tab's work requests in the lab window, headless: one selection ties a request, its
  * packets on the ladder and its completion, whichever of the three the user picks.
  */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class WorkRequestsWindowTest {
 
     private static final Pattern PSN = Pattern.compile("PSN (\\d+)");

@@ -24,12 +24,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdmalab.app.FxWait;
 import org.rdmalab.app.MainWindow;
+import org.rdmalab.app.WindowRobot;
 import org.rdmalab.lab.exercise.Exercise;
 import org.rdmalab.lab.exercise.ExerciseDocTest;
 import org.rdmalab.lab.exercise.Exercises;
 import org.rdmalab.verbs.FaultSettings;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /**
@@ -37,7 +37,7 @@ import org.testfx.framework.junit5.Start;
  * one does: docs/exercises.md's example, done with the mouse and the keys to "Done"; a wrong file
  * is one line in the tab and leaves the list and the lab alone.
  */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class ExerciseFileWindowTest {
 
     @TempDir

@@ -21,12 +21,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.rdmalab.app.MainWindow;
+import org.rdmalab.app.WindowRobot;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /** An exercise done with the mouse, as a student would: choose it, start it, take hints, solve it, see "done". */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class ExercisesWindowTest {
 
     private MainWindow window;

@@ -15,17 +15,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.rdmalab.app.FxWait;
 import org.rdmalab.app.MainWindow;
+import org.rdmalab.app.WindowRobot;
 import org.rdmalab.app.lab.CompletionRow;
 import org.rdmalab.app.lab.SideViewModel;
 import org.rdmalab.app.lab.StepRow;
 import org.rdmalab.verbs.QpState;
 import org.rdmalab.verbs.WcStatus;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /** The scenario gallery in the Lessons tab, clicked as a student would, headless (TestFX + Monocle). */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class ScenariosWindowTest {
 
     private MainWindow window;

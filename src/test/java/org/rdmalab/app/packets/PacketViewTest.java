@@ -17,6 +17,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.rdmalab.app.FxWait;
 import org.rdmalab.app.MainWindow;
 import org.rdmalab.app.SeedRuns;
+import org.rdmalab.app.WindowRobot;
 import org.rdmalab.app.lab.PacketRow;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.testing.Ports;
@@ -25,7 +26,6 @@ import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.rdmalab.wire.Dissection;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /**
@@ -33,7 +33,7 @@ import org.testfx.framework.junit5.Start;
  * Packets table shows its RETH with the client's remote address, rkey and 11 bytes; a field picked
  * in the tree lights its bytes, and a byte clicked picks its field.
  */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class PacketViewTest {
 
     private MainWindow window;

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.rdmalab.app.FxWait;
 import org.rdmalab.app.MainWindow;
+import org.rdmalab.app.WindowRobot;
 import org.rdmalab.app.WindowScenario;
 import org.rdmalab.app.lab.PacketRow;
 import org.rdmalab.testing.Ports;
@@ -22,7 +23,6 @@ import org.rdmalab.verbs.PacketEvent;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
 /**
@@ -33,7 +33,7 @@ import org.testfx.framework.junit5.Start;
  * either alone made JavaFX's renderer find no dirty region and paint the whole window
  * (docs/ladder.md).
  */
-@ExtendWith(ApplicationExtension.class)
+@ExtendWith(WindowRobot.class)
 class PacketsTableWindowTest {
 
     private MainWindow window;
