@@ -1,5 +1,7 @@
 package org.rdmalab.lab;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -84,8 +86,60 @@ final class PathWarmUp {
         return run(session, rounds, mtu, timeout, BUDGET);
     }
 
-    /** {@link #run(LabSession, int, Mtu, Duration)} within {@code budget}: the first chunk always runs. */
+    /**
+     * {@link #run(LabSession, int, Mtu, Duration)} within {@code budget}: the first chunk always runs.
+     * Then it waits, up to {@link #QUIET_LIMIT}, for the JIT compiler to finish what the warm-up
+     * queued ({@link #awaitCompilerQuiet}), so that those compilations do not land in the run.
+     */
     static int run(LabSession session, int rounds, Mtu mtu, Duration timeout, Duration budget) throws Exception {
+        int done = warm(session, rounds, mtu, timeout, budget);
+        awaitCompilerQuiet(ManagementFactory.getCompilationMXBean(), QUIET, QUIET_LIMIT);
+        return done;
+    }
+
+    /**
+     * How long the compilers' total time must stand still before the warm-up counts them as done:
+     * a compilation adds to the total as it ends, and the warm-up's queue is many short ones.
+     */
+    static final Duration QUIET = Duration.ofMillis(100);
+    /** The longest a warm-up waits for the compilers after its round trips. */
+    static final Duration QUIET_LIMIT = Duration.ofSeconds(1);
+    /** How often the wait looks at the compilers' total time. */
+    private static final long QUIET_POLL_MILLIS = 20;
+
+    /**
+     * Sleeps until {@code compiler}'s total compilation time has not grown for {@code quiet}, or
+     * {@code limit} has passed; returns at once where there is no JIT or it keeps no time.
+     *
+     * @return whether the compilers went quiet within the limit
+     */
+    static boolean awaitCompilerQuiet(CompilationMXBean compiler, Duration quiet, Duration limit)
+            throws InterruptedException {
+        if (compiler == null || !compiler.isCompilationTimeMonitoringSupported()) {
+            return false;
+        }
+        long start = System.nanoTime();
+        long total = compiler.getTotalCompilationTime();
+        long since = start;
+        while (true) {
+            long now = System.nanoTime();
+            if (now - since >= quiet.toNanos()) {
+                return true;
+            }
+            if (now - start >= limit.toNanos()) {
+                return false;
+            }
+            Thread.sleep(QUIET_POLL_MILLIS);
+            long next = compiler.getTotalCompilationTime();
+            if (next != total) {
+                total = next;
+                since = System.nanoTime();
+            }
+        }
+    }
+
+    private static int warm(LabSession session, int rounds, Mtu mtu, Duration timeout, Duration budget)
+            throws Exception {
         LabResources resources = session.resources();
         String name = resources.context().orElseThrow().device().name();
         int size = resources.mr().length();

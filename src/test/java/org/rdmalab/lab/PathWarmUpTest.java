@@ -1,7 +1,10 @@
 package org.rdmalab.lab;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.CompilationMXBean;
 
 import java.time.Duration;
 import java.util.List;
@@ -9,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.Mtu;
@@ -95,6 +99,62 @@ class PathWarmUpTest {
         assertEquals(20_000, new PingPongStep.PostReceives(Mtu.MTU_1024, timeout, 2001).warmUpRounds());
         assertEquals(PathWarmUp.ROUNDS,
                 new PingPongStep.PostReceives(Mtu.MTU_1024, timeout, 100_000_000).warmUpRounds());
+    }
+
+    @Test
+    void theWarmUpWaitsForTheCompilersTotalTimeToStandStill() throws Exception {
+        // Growing for its first six looks (about 120 ms), then still: the wait outlasts the growth.
+        Compilers compilers = new Compilers(true, 6);
+        assertTrue(PathWarmUp.awaitCompilerQuiet(compilers, Duration.ofMillis(60), Duration.ofSeconds(10)));
+        assertTrue(compilers.looks > 6, "returned while the compilers were still busy: " + compilers.looks + " looks");
+        // A still total from the start: quiet after about three looks, long before the limit.
+        Compilers still = new Compilers(true, 0);
+        assertTrue(PathWarmUp.awaitCompilerQuiet(still, Duration.ofMillis(60), Duration.ofSeconds(10)));
+        assertTrue(still.looks >= 3 && still.looks < 20, still.looks + " looks");
+    }
+
+    @Test
+    void theWarmUpStopsWaitingAtItsLimitOrWhereNoCompilerKeepsTime() throws Exception {
+        Compilers busy = new Compilers(true, Integer.MAX_VALUE);
+        assertFalse(PathWarmUp.awaitCompilerQuiet(busy, Duration.ofSeconds(10), Duration.ofMillis(100)));
+        assertTrue(busy.looks >= 3, busy.looks + " looks");
+        Compilers untimed = new Compilers(false, 0);
+        assertFalse(PathWarmUp.awaitCompilerQuiet(untimed, Duration.ofMillis(60), Duration.ofSeconds(10)));
+        assertEquals(0, untimed.looks);
+        assertFalse(PathWarmUp.awaitCompilerQuiet(null, Duration.ofMillis(60), Duration.ofSeconds(10)));
+    }
+
+    /** A JIT whose total compilation time grows by 1 ms at each of its first {@code busyLooks} looks. */
+    private static final class Compilers implements CompilationMXBean {
+        private final boolean timed;
+        private final int busyLooks;
+        int looks;
+
+        Compilers(boolean timed, int busyLooks) {
+            this.timed = timed;
+            this.busyLooks = busyLooks;
+        }
+
+        @Override
+        public String getName() {
+            return "test";
+        }
+
+        @Override
+        public boolean isCompilationTimeMonitoringSupported() {
+            return timed;
+        }
+
+        @Override
+        public long getTotalCompilationTime() {
+            looks++;
+            return Math.min(looks, busyLooks);
+        }
+
+        @Override
+        public ObjectName getObjectName() {
+            return null;
+        }
     }
 
     private static LabSession session(Role role, String address, int udpPort, PeerLink link, int iterations) {
