@@ -381,6 +381,12 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
                     byteWidth(), canvas.getHeight());
         }
 
+        /** Where ASCII byte {@code i}'s character is, in the row's coordinates. */
+        Rectangle2D asciiCell(int i) {
+            return new Rectangle2D(canvas.getLayoutX() + asciiX(i), canvas.getLayoutY(),
+                    metrics.charWidth(), canvas.getHeight());
+        }
+
         private String hex(int i) {
             return HEX[header ? i : bytes[i] & 0xff];
         }

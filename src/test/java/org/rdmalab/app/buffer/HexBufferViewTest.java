@@ -219,6 +219,81 @@ class HexBufferViewTest {
                 (int) cell.getMinY() + 1);
     }
 
+    /** The header row names the byte offsets in both columns; a screen reader reads no bytes there. */
+    @Test
+    void theHeaderNamesTheByteOffsets(FxRobot robot) {
+        HexBufferViewSkin.RowView header = robot.from(view).lookup("." + HexBufferView.HEADER_CLASS)
+                .queryAs(HexBufferViewSkin.RowView.class);
+        assertEquals("000102030405060708090a0b0c0d0e0f", header.hexText(""));
+        assertEquals("0123456789abcdef", header.asciiText());
+        assertEquals(null, header.queryAccessibleAttribute(AccessibleAttribute.TEXT));
+        Node row = rowAt(robot, "7f3a2c001020").orElseThrow();
+        assertEquals(row.getAccessibleRole(), row.queryAccessibleAttribute(AccessibleAttribute.ROLE),
+                "a row answers the other questions as any node does");
+    }
+
+    /**
+     * Each byte is drawn in its cells, hex and ASCII, in the colour of what it is: a byte of text
+     * in the text colour, a zero in the quiet one (in both columns), a byte that is not printable
+     * in the text colour as hex and quiet as its ASCII dot, a changed byte in the changed colour.
+     */
+    @Test
+    void eachByteIsDrawnInItsCellsInTheColourOfWhatItIs(FxRobot robot) {
+        byte[] bytes = new byte[16];
+        bytes[0] = 'H';
+        bytes[1] = 0;
+        bytes[2] = 0x01;
+        bytes[3] = 'W';
+        robot.interact(() -> {
+            view.setBaseAddress(0);
+            view.setSource(ByteSource.of(bytes));
+            view.clearHighlights();
+            view.highlight(3, 1);
+        });
+        WaitForAsyncUtils.waitForFxEvents();
+        HexBufferViewSkin.RowView row = (HexBufferViewSkin.RowView) rowAt(robot, "00000000").orElseThrow();
+        WritableImage[] shot = new WritableImage[1];
+        robot.interact(() -> shot[0] = row.snapshot(null, null));
+        Color text = view.getTextColor();
+        Color quiet = view.getQuietColor();
+        Color changed = view.getChangedTextColor();
+        List<Color> inks = List.of(text, quiet, changed);
+        assertEquals(text, ink(shot[0], row.byteCell(0), inks), "'H' in hex");
+        assertEquals(text, ink(shot[0], row.asciiCell(0), inks), "'H' as ASCII");
+        assertEquals(quiet, ink(shot[0], row.byteCell(1), inks), "a zero in hex");
+        assertEquals(quiet, ink(shot[0], row.asciiCell(1), inks), "a zero's dot");
+        assertEquals(text, ink(shot[0], row.byteCell(2), inks), "0x01 in hex");
+        assertEquals(quiet, ink(shot[0], row.asciiCell(2), inks), "0x01's dot");
+        assertEquals(changed, ink(shot[0], row.byteCell(3), inks), "a changed 'W' in hex");
+        assertEquals(changed, ink(shot[0], row.asciiCell(3), inks), "a changed 'W' as ASCII");
+    }
+
+    /**
+     * The colour of {@code inks} nearest to the pixel of {@code cell} that differs most from the
+     * cell's background (its top left pixel): what the glyph there was drawn with.
+     */
+    private static Color ink(WritableImage image, javafx.geometry.Rectangle2D cell, List<Color> inks) {
+        javafx.scene.image.PixelReader pixels = image.getPixelReader();
+        Color background = pixels.getColor((int) cell.getMinX(), (int) cell.getMinY());
+        Color most = background;
+        for (int y = (int) cell.getMinY(); y < (int) cell.getMaxY(); y++) {
+            for (int x = (int) Math.ceil(cell.getMinX()); x < (int) cell.getMaxX(); x++) {
+                Color at = pixels.getColor(x, y);
+                if (distance(at, background) > distance(most, background)) {
+                    most = at;
+                }
+            }
+        }
+        assertTrue(distance(most, background) > 0.2, "nothing drawn in " + cell);
+        Color found = most;
+        return inks.stream().min(java.util.Comparator.comparingDouble(ink -> distance(ink, found))).orElseThrow();
+    }
+
+    private static double distance(Color a, Color b) {
+        return Math.abs(a.getRed() - b.getRed()) + Math.abs(a.getGreen() - b.getGreen())
+                + Math.abs(a.getBlue() - b.getBlue());
+    }
+
     @Test
     void aSourceThatThrowsShowsARowSayingSo(FxRobot robot) {
         robot.interact(() -> view.setSource(new ByteSource() {
@@ -389,6 +464,12 @@ class HexBufferViewTest {
         assertEquals("HelloWorld......", ascii(rowAt(robot, "00000010").orElseThrow()));
         assertEquals("        ", ascii(rowAt(robot, "00000020").orElseThrow())
                 .substring(8), "a short last row leaves the rest blank");
+        assertEquals("00".repeat(8), hex(rowAt(robot, "00000020").orElseThrow()), "the short row's 8 bytes");
+        robot.interact(() -> view.highlight(0x24, 16));
+        WaitForAsyncUtils.waitForFxEvents();
+        HexBufferViewSkin.RowView last = (HexBufferViewSkin.RowView) rowAt(robot, "00000020").orElseThrow();
+        assertTrue(last.isChanged(7), "the last byte highlighted");
+        assertFalse(last.isChanged(8), "no highlight past the buffer's end");
     }
 
     @Test
