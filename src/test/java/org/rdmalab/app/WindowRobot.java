@@ -14,7 +14,8 @@ import org.testfx.service.query.PointQuery;
  * the move to the target and after the release. Here the mouse jumps to the target, presses and
  * releases, and the release waits as TestFX's does. The JavaFX thread gets the move, the press and
  * the release in that order, as before: the robot hands each to it through the same queue. A click
- * with another {@link Motion} (along one axis first) is TestFX's own.
+ * with another {@link Motion} (along one axis first) is TestFX's own. After each test TestFX releases
+ * the mouse buttons still pressed, and waits even when none is: here it waits only when one is.
  */
 public class WindowRobot extends ApplicationExtension {
 
@@ -28,5 +29,13 @@ public class WindowRobot extends ApplicationExtension {
         mouse.pressNoWait(buttons);
         mouse.release(buttons);
         return this;
+    }
+
+    @Override
+    public FxRobot release(MouseButton... buttons) {
+        if (buttons.length == 0 && robotContext().getMouseRobot().getPressedButtons().isEmpty()) {
+            return this;
+        }
+        return super.release(buttons);
     }
 }
