@@ -450,6 +450,26 @@ class HexBufferViewTest {
                 "a screen reader reads the row's new bytes");
     }
 
+    /**
+     * A layout pass with no new snapshot (the window laid out again for anything else, each frame
+     * of a storm of packets) reads no bytes: the rows shown read the buffer only when it changed.
+     */
+    @Test
+    void aLayoutPassWithNoNewSnapshotReadsNothing(FxRobot robot) {
+        WaitForAsyncUtils.waitForFxEvents();
+        robot.interact(() -> {
+            source.reads.set(0);
+            view.requestLayout();
+            view.getParent().requestLayout();
+        });
+        WaitForAsyncUtils.waitForFxEvents();
+        robot.interact(() -> view.layout());
+        assertEquals(0, source.reads.get(), "reads of the buffer");
+        robot.interact(view::refresh);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(source.reads.get() > 0, "a refresh reads the rows shown again");
+    }
+
     @Test
     void refreshRereadsTheVisibleRows(FxRobot robot) {
         byte[] bytes = new byte[40];
