@@ -61,7 +61,7 @@ public class HexBufferViewSkin extends SkinBase<HexBufferView> {
         String digits = "0123456789abcdef";
         for (int value = 0; value < 256; value++) {
             HEX[value] = new String(new char[] {digits.charAt(value >> 4), digits.charAt(value & 0xf)});
-            ASCII[value] = value >= 0x20 && value < 0x7f ? String.valueOf((char) value) : ".";
+            ASCII[value] = RowView.printable(value) ? String.valueOf((char) value) : ".";
         }
     }
 
