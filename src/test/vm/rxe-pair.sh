@@ -11,17 +11,19 @@ set -u
 [ "${RXE_VM:-}" = 1 ] || { echo "rxe-pair.sh: run me in the VMs: src/test/vm/rxe-vm --pair ..." >&2; exit 2; }
 LOGS=target/rxe-vm-pair
 mkdir -p "$LOGS"
+# Each demo polls a CQ for up to a minute, not the seed's 2 s: two emulated machines on a busy host
+# can take longer than that between one peer's step and the other's.
 lab() { java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar target/rdma-lab.jar "$@"; }
 failed=0
 for protocol in ${RXE_PAIR_PROTOCOLS-seed lab}; do
     if [ "$RXE_VM_NAME" = a ]; then
         out=$LOGS/$protocol.server
-        lab demo "$RXE_IP" rxe0 --protocol "$protocol" --timeout 600 >"$out" 2>&1
+        lab demo "$RXE_IP" rxe0 --protocol "$protocol" --timeout 600 --poll-timeout 60000 >"$out" 2>&1
         status=$?
         want="Contents of server buffer: 'HelloWorld'"
     else
         out=$LOGS/$protocol.client
-        lab demo "$RXE_IP" rxe0 "$RXE_PEER_IP" --protocol "$protocol" --timeout 600 >"$out" 2>&1
+        lab demo "$RXE_IP" rxe0 "$RXE_PEER_IP" --protocol "$protocol" --timeout 600 --poll-timeout 60000 >"$out" 2>&1
         status=$?
         want="IBV_WC_SUCCESS opcode IBV_WC_RDMA_WRITE byte_len 11"
     fi

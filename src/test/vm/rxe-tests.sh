@@ -20,8 +20,10 @@ IP1=$RXE_IP IP2=$RXE_IP2
 JAVA_OPTS=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss1m)
 lab() { java "${JAVA_OPTS[@]}" -jar "$JAR" "$@"; }
 # demo's accept and connect wait: a JVM start in the emulated VM can take a minute, longer than
-# the default 30 s a server waits for its client.
-WAIT=(--timeout 600)
+# the default 30 s a server waits for its client. The seed polls a CQ for 2 s (MAX_POLL_CQ_TIMEOUT),
+# and on a busy machine the emulated peer can take longer than that to post its SEND, so each demo
+# polls for up to a minute (as rxe-soft0.sh's do).
+WAIT=(--timeout 600 --poll-timeout 60000)
 
 passed=0 failed=0 failures=""
 now() { date +%s.%N; }
@@ -664,10 +666,20 @@ echo "kernel $(uname -r), $(nproc) CPUs; rxe0 on eth0 with $IP1 and $IP2; $(java
 BASE_LINE=$(rdma resource show | grep rxe0)
 BASE_QP=$(echo "$BASE_LINE" | sed -n 's/.* qp \([0-9]*\) .*/\1/p')
 echo "rdma resource before the tests: $BASE_LINE"
+# speed_probe WHEN: the same small work timed in every run, so that a run whose emulated machine is
+# slow from the start (or slows down) says so beside its tests' figures.
+speed_probe() {
+    local t0 t1
+    t0=$(now); awk 'BEGIN { for (i = 0; i < 2000000; i++) s += i }'; t1=$(since "$t0")
+    t0=$(now); java "${JAVA_OPTS[@]}" -version >/dev/null 2>&1
+    echo "speed probe $1: 2 M awk additions $t1 s, java -version $(since "$t0") s"
+}
+speed_probe "before the tests"
 for t in $TESTS; do
     case " $ALL " in *" $t "*) ;; *) echo "unknown test $t; tests: $ALL"; exit 2 ;; esac
     [ "$t" = seed_c_vs_demo ] && [ ! -x "$SEED" ] && { echo "FAIL seed_c_vs_demo: $SEED is missing"; failed=$((failed + 1)); continue; }
     run_test "$t"
 done
+speed_probe "after the tests"
 echo "rxe tests: $passed passed, $failed failed${failures:+ (failed:$failures)}"
 [ "$failed" = 0 ]
