@@ -19,6 +19,7 @@ import org.rdmalab.app.settings.LabSettings;
 import org.rdmalab.app.settings.Scale;
 import org.rdmalab.app.settings.SettingsStore;
 import org.rdmalab.app.settings.Theme;
+import org.rdmalab.sched.BackgroundPriority;
 
 /**
  * Starts JavaFX from a class that does not extend {@link Application} (a runnable jar's main class
@@ -131,6 +132,8 @@ public final class AppLauncher {
                 + (int) Math.ceil(MainWindow.HEIGHT * scale) + "-32");
         System.setProperty("java.awt.headless", "true");
         quietClasspathWarning();
+        // As the window does: soft0's loops and the lab's workers yield the processor to the JavaFX thread.
+        BackgroundPriority.yieldToWindow();
         CompletableFuture<java.util.Optional<String>> done = new CompletableFuture<>();
         MainWindow[] window = new MainWindow[1];
         Thread[] fxThread = new Thread[1];

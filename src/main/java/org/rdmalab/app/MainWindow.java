@@ -47,6 +47,7 @@ import org.rdmalab.app.settings.Theme;
 import org.rdmalab.bench.BenchEngine;
 import org.rdmalab.bench.Topology;
 import org.rdmalab.lab.LabSetup;
+import org.rdmalab.sched.BackgroundPriority;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 
@@ -395,7 +396,7 @@ public final class MainWindow {
     public static MainWindow create(Backends backends, DeviceOptions base, LabSettings settings, SettingsStore store)
             throws IOException {
         ExecutorService background = Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "rdma-lab background");
+            Thread thread = new Thread(BackgroundPriority.process().yielding(runnable), "rdma-lab background");
             thread.setDaemon(true);
             return thread;
         });

@@ -10,6 +10,7 @@ import org.rdmalab.app.settings.PreferencesStore;
 import org.rdmalab.app.settings.Scale;
 import org.rdmalab.app.settings.SettingsStore;
 import org.rdmalab.app.settings.Theme;
+import org.rdmalab.sched.BackgroundPriority;
 
 /**
  * The JavaFX application: one main window. Started by {@code gui} or directly ({@code mvn
@@ -55,6 +56,8 @@ public final class RdmaLabApplication extends Application {
     public void start(Stage primary) throws Exception {
         long started = System.nanoTime();
         stage = primary;
+        // soft0's loops and the lab's workers yield the processor to the JavaFX thread.
+        BackgroundPriority.yieldToWindow();
         window = MainWindow.create(getParameters().getNamed().get("fault"), settings, store);
         stage.setScene(window.scene());
         stage.setTitle(MainWindow.TITLE);

@@ -136,4 +136,14 @@ class LayeringTest {
                 .should().dependOnClassesThat().resideInAPackage("org.rdmalab.baseline..")
                 .check(classes);
     }
+
+    @Test
+    void onlyTheWindowsLaunchersMakeBackgroundThreadsYieldSoTheCommandLinesFiguresKeepNormalPriority() {
+        noClasses().that().resideOutsideOfPackage("org.rdmalab.app..")
+                .should().callMethod(org.rdmalab.sched.BackgroundPriority.class, "yieldToWindow")
+                .check(classes);
+        classes().that().resideInAPackage("org.rdmalab.sched..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("org.rdmalab.sched..", "java..", "jnr..")
+                .check(classes);
+    }
 }

@@ -23,6 +23,7 @@ import org.rdmalab.app.common.UiText;
 import org.rdmalab.lab.LabEvent;
 import org.rdmalab.lab.LabSession;
 import org.rdmalab.lab.LabSetup;
+import org.rdmalab.sched.BackgroundPriority;
 import org.rdmalab.verbs.spi.Backends;
 import org.rdmalab.verbs.spi.DeviceOptions;
 
@@ -88,7 +89,7 @@ public final class LabViewModel implements AutoCloseable {
     /** Named daemon worker threads, one per side. */
     public static Function<String, ExecutorService> daemonWorkers() {
         return name -> Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "rdma-lab " + name);
+            Thread thread = new Thread(BackgroundPriority.process().yielding(runnable), "rdma-lab " + name);
             thread.setDaemon(true);
             return thread;
         });

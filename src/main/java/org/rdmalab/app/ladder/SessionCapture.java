@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import org.rdmalab.capture.PcapWriter;
+import org.rdmalab.sched.BackgroundPriority;
 import org.rdmalab.verbs.PacketEvent;
 import org.rdmalab.wire.Icrc;
 
@@ -26,7 +27,7 @@ final class SessionCapture implements AutoCloseable {
     private static final long EPOCH_MINUS_NANO_TIME = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
 
     private final ExecutorService writer = Executors.newSingleThreadExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "rdma-lab capture");
+        Thread thread = new Thread(BackgroundPriority.process().yielding(runnable), "rdma-lab capture");
         thread.setDaemon(true);
         return thread;
     });

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.rdmalab.sched.BackgroundPriority;
 
 /**
  * One device's event loop, the {@link Fabric.Endpoint} a {@link UdpFabric} hands out over its
@@ -314,6 +315,8 @@ final class UdpLoop implements Fabric.Endpoint, EventLoop, Runnable {
 
     @Override
     public void run() {
+        // The window asks device loops to yield to the JavaFX thread; the command line does not.
+        BackgroundPriority.process().applyHere();
         while (running) {
             try {
                 if (!owner.tryLock()) {

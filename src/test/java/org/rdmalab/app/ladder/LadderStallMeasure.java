@@ -96,6 +96,8 @@ public final class LadderStallMeasure {
         boolean[] measuring = new boolean[1];
         CompletableFuture<Void> caughtUp = new CompletableFuture<>();
         MainWindow[] window = new MainWindow[1];
+        // As the window's launchers do (-Drdmalab.backgroundNice=0 leaves every thread at normal priority).
+        org.rdmalab.sched.BackgroundPriority.yieldToWindow();
         Platform.startup(() -> {
             try {
                 window[0] = MainWindow.create(Backends.installed(), DeviceOptions.defaults()
@@ -282,6 +284,14 @@ public final class LadderStallMeasure {
                 peakHeap.get() / 1048576.0, peakLive.get() / 1048576.0, after / 1048576.0,
                 memory.getHeapMemoryUsage().getMax() / 1048576.0, packets[0], packets[1], packets[2],
                 onFx(() -> window[0].lab().packetLog().rows().size()), outcome, capture);
+        StringBuilder lowered = new StringBuilder();
+        org.rdmalab.sched.ThreadNice.threads().forEach((tid, name) -> org.rdmalab.sched.ThreadNice.niceOf(tid)
+                .ifPresent(nice -> {
+                    if (nice != 0) {
+                        lowered.append(' ').append(name).append('=').append(nice);
+                    }
+                }));
+        System.out.println("threads below normal priority:" + (lowered.length() == 0 ? " none" : lowered));
         Platform.runLater(window[0]::close);
         Thread.sleep(1000);
         System.exit(0);
