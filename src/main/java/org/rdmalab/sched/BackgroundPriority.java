@@ -1,6 +1,5 @@
 package org.rdmalab.sched;
 
-import java.util.Map;
 import java.util.OptionalInt;
 
 /**
@@ -17,8 +16,8 @@ import java.util.OptionalInt;
  * <p>Background threads run {@value #DEFAULT_STEPS} nice steps below the thread that asked (the
  * launcher's, which runs at the process's priority; at most nice 19) unless
  * {@code -Drdmalab.backgroundNice=N} (0 to 19; 0 leaves every thread at the process's priority)
- * says otherwise. {@code -Drdmalab.compilerNice=N} lowers the JIT's compiler threads N steps too
- * (0, the default, leaves them).
+ * says otherwise. The JIT's compiler threads keep their priority: lowering them as well gained
+ * nothing measurable (docs/ladder.md).
  *
  * <p>Threads: any thread may call any method; the setting is one volatile field.
  */
@@ -42,16 +41,11 @@ public final class BackgroundPriority {
 
     /**
      * From now on background threads that start run {@code rdmalab.backgroundNice}
-     * ({@value #DEFAULT_STEPS} by default) nice steps below the calling thread, and the JIT's
-     * compiler threads are lowered {@code rdmalab.compilerNice} steps when it is above 0. Called
-     * by the window's launchers only.
+     * ({@value #DEFAULT_STEPS} by default) nice steps below the calling thread. Called by the
+     * window's launchers only.
      */
     public static void yieldToWindow() {
         PROCESS.yieldBelowCaller(property("rdmalab.backgroundNice", DEFAULT_STEPS));
-        int compilers = property("rdmalab.compilerNice", 0);
-        if (compilers > 0) {
-            lowerCompilers(below(compilers));
-        }
     }
 
     /**
@@ -108,26 +102,5 @@ public final class BackgroundPriority {
             applyHere();
             task.run();
         };
-    }
-
-    /**
-     * Lowers the JIT's compiler threads (HotSpot names them "C1 CompilerThreadN" and
-     * "C2 CompilerThreadN", which the kernel cuts to "C1 CompilerThre").
-     *
-     * @return how many were lowered
-     */
-    static int lowerCompilers(int value) {
-        int lowered = 0;
-        if (value < 0) {
-            return 0;
-        }
-        for (Map.Entry<Integer, String> thread : ThreadNice.threads().entrySet()) {
-            String name = thread.getValue();
-            if ((name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre"))
-                    && ThreadNice.lower(thread.getKey(), value)) {
-                lowered++;
-            }
-        }
-        return lowered;
     }
 }

@@ -2,7 +2,6 @@ package org.rdmalab.sched;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.rdmalab.sched.ThreadNiceTest.kernelNiceOfCurrent;
 import static org.rdmalab.sched.ThreadNiceTest.onNewThread;
@@ -82,20 +81,34 @@ class BackgroundPriorityTest {
     }
 
     @Test
-    void compilerThreadsAreFoundByTheirKernelNames() {
+    void theWindowsLaunchersTakeTheStepsFromTheJvmPropertyOrTen() {
         assumeTrue(ThreadNice.supported(), "Linux with /proc/thread-self only");
-        assumeTrue(ThreadNice.threads().values().stream()
-                        .anyMatch(n -> n.startsWith("C1 CompilerThre") || n.startsWith("C2 CompilerThre")),
-                "a HotSpot JVM with a JIT compiler");
         int base = kernelNiceOfCurrent();
-        assumeTrue(base <= 18, "room below this thread's priority");
-        assertTrue(BackgroundPriority.lowerCompilers(base + 1) >= 1);
-        ThreadNice.threads().forEach((tid, name) -> {
-            if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
-                assertEquals(base + 1, ThreadNice.niceOf(tid).orElseThrow(), name);
+        String before = System.getProperty("rdmalab.backgroundNice");
+        try {
+            System.clearProperty("rdmalab.backgroundNice");
+            BackgroundPriority.yieldToWindow();
+            assertEquals(Math.min(19, base + BackgroundPriority.DEFAULT_STEPS), BackgroundPriority.process().nice());
+            System.setProperty("rdmalab.backgroundNice", " 2 ");
+            BackgroundPriority.yieldToWindow();
+            assertEquals(Math.min(19, base + 2), BackgroundPriority.process().nice());
+            for (String wrong : new String[] {"-1", "20", "ten"}) {
+                System.setProperty("rdmalab.backgroundNice", wrong);
+                BackgroundPriority.yieldToWindow();
+                assertEquals(Math.min(19, base + BackgroundPriority.DEFAULT_STEPS), BackgroundPriority.process().nice(),
+                        wrong + " falls back to the default");
             }
-        });
-        assertEquals(base, kernelNiceOfCurrent(), "the thread that asked keeps its priority");
+            System.setProperty("rdmalab.backgroundNice", "0");
+            BackgroundPriority.yieldToWindow();
+            assertEquals(-1, BackgroundPriority.process().nice(), "0: background threads keep normal priority");
+        } finally {
+            if (before == null) {
+                System.clearProperty("rdmalab.backgroundNice");
+            } else {
+                System.setProperty("rdmalab.backgroundNice", before);
+            }
+            BackgroundPriority.process().yieldBelowCaller(0);
+        }
     }
 
     @Test
