@@ -351,7 +351,7 @@ public final class PeerLinks {
 
         @Override
         public ConnectionData receive() throws ControlException {
-            Object item = take("the peer's connection data");
+            Object item = take("connection data");
             if (!(item instanceof ConnectionData data)) {
                 throw new ControlException(ControlException.Reason.PROTOCOL, "expected connection data, got " + item);
             }

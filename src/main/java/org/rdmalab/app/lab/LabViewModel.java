@@ -236,16 +236,31 @@ public final class LabViewModel implements AutoCloseable {
      * Applies a diagnosis's fix. A new GID changes what was exchanged, so every side takes it, resets
      * and runs back to where it was; any other fix sets the parameter on {@code side} and runs the
      * failed step again.
+     *
+     * <p>The sides run again only once every side has reset: a reset forgets what the peer had sent
+     * this side, so in the loopback lab a side that ran ahead could send its connection data before
+     * its peer's reset dropped it, and the peer would wait for it until its timeout.
      */
     public void applyFix(SideViewModel side, org.rdmalab.lab.Diagnosis.Fix fix) {
         if (fix.parameter().equals("gid_idx")) {
             setup.gidIndexProperty().set(fix.value());
-            for (SideViewModel each : sides) {
+            List<SideViewModel> all = List.copyOf(sides);
+            java.util.Map<SideViewModel, Integer> targets = new java.util.LinkedHashMap<>();
+            for (SideViewModel each : all) {
                 int failed = each.failedIndex();
-                int target = failed >= 0 ? failed : each.nextIndexProperty().get() - 1;
-                each.resetAndRunTo(target, session -> session.steps().stream()
+                targets.put(each, failed >= 0 ? failed : each.nextIndexProperty().get() - 1);
+            }
+            int[] resetting = {all.size()};
+            Runnable runBack = () -> {
+                resetting[0]--;
+                if (resetting[0] == 0 && sides.equals(all)) {
+                    targets.forEach(SideViewModel::runTo);
+                }
+            };
+            for (SideViewModel each : all) {
+                each.reset(session -> session.steps().stream()
                         .filter(step -> step.id().equals(fix.stepId())).findFirst()
-                        .ifPresent(step -> step.parameter(fix.parameter()).set(fix.value())));
+                        .ifPresent(step -> step.parameter(fix.parameter()).set(fix.value())), runBack);
             }
             status.set(UiText.format("status.fixApplied", fix.parameter(), fix.value()));
             return;

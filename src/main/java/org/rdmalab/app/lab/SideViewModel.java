@@ -71,7 +71,8 @@ public final class SideViewModel {
     private record Started(int index) implements Item {
     }
 
-    private record Idle(int next) implements Item {
+    /** The side is idle at step {@code next}; {@code then}, when not null, runs on the UI executor after. */
+    private record Idle(int next, Runnable then) implements Item {
     }
 
     private record Cleared() implements Item {
@@ -257,7 +258,12 @@ public final class SideViewModel {
 
     /** The marker that ends a command: the side is idle and says which step runs next. */
     private Idle idle() {
-        return new Idle(session.nextStep().map(step -> session.steps().indexOf(step)).orElse(session.steps().size()));
+        return idle(null);
+    }
+
+    private Idle idle(Runnable then) {
+        return new Idle(session.nextStep().map(step -> session.steps().indexOf(step)).orElse(session.steps().size()),
+                then);
     }
 
     /** On the worker: runs steps up to and including {@code target}, stopping at the first failure or an interrupt. */
@@ -334,6 +340,15 @@ public final class SideViewModel {
      * connection, and puts the steps back to pending with their parameters kept.
      */
     public void reset() {
+        reset(session -> { }, null);
+    }
+
+    /**
+     * Resets as {@link #reset()} does, lets {@code edit} change parameters on the worker, and once
+     * the side is idle at its first step runs {@code then} (when not null) on the UI executor; after
+     * a reset that failed it does not run.
+     */
+    public void reset(Consumer<LabSession> edit, Runnable then) {
         if (running != null) {
             running.cancel(true);
         }
@@ -341,9 +356,15 @@ public final class SideViewModel {
         activity.set(UiText.text("activity.resetting"));
         running = worker.submit(() -> {
             Thread.interrupted();
-            session.reset();
-            queue.offer(new Cleared());
-            queue.offer(new Idle(0));
+            boolean done = false;
+            try {
+                session.reset();
+                queue.offer(new Cleared());
+                edit.accept(session);
+                done = true;
+            } finally {
+                queue.offer(idle(done ? then : null));
+            }
         });
     }
 
@@ -363,29 +384,6 @@ public final class SideViewModel {
             queue.offer(new Rewound(index));
         });
         return true;
-    }
-
-    /**
-     * Resets, lets {@code edit} change parameters on the worker, then runs up to and including step
-     * {@code target}: how a fix that needs the exchange again (a GID) is applied and the flow goes on.
-     */
-    public void resetAndRunTo(int target, Consumer<LabSession> edit) {
-        if (running != null) {
-            running.cancel(true);
-        }
-        busy.set(true);
-        activity.set(UiText.text("activity.resetting"));
-        running = worker.submit(() -> {
-            try {
-                Thread.interrupted();
-                session.reset();
-                queue.offer(new Cleared());
-                edit.accept(session);
-                runSteps(target);
-            } finally {
-                queue.offer(idle());
-            }
-        });
     }
 
     /** The index of the step that failed last, or -1 when none has failed. */
@@ -422,6 +420,9 @@ public final class SideViewModel {
                 busy.set(false);
                 activity.set("");
                 markNext(idle.next());
+                if (idle.then() != null) {
+                    idle.then().run();
+                }
             } else if (item instanceof Performed performed) {
                 performed.done().accept(performed.outcome());
             } else if (item instanceof Rewound rewound) {

@@ -267,6 +267,110 @@ class LabViewModelTest {
         });
     }
 
+    /**
+     * The one-click GID fix on a busy machine: the server's worker gets as far as it can before the
+     * client's worker starts its part of the fix. Each side's reset forgets what its peer had sent
+     * it, so a server that ran on to the exchange before the client reset would have its
+     * connection data dropped and the client would wait for it in vain.
+     */
+    @Test
+    void theGidFixRunsNoSideOnBeforeEverySideHasReset() {
+        java.util.Map<String, HeldWorker> workers = new java.util.concurrent.ConcurrentHashMap<>();
+        LabViewModel held = loopback.onUi(() -> new LabViewModel(Backends.installed(),
+                DeviceOptions.defaults().withUdpPort(Ports.freeUdpPort()), Runnable::run, loopback.ui(),
+                name -> workers.computeIfAbsent(name, HeldWorker::new)));
+        try {
+            loopback.await("the GID table", () -> !held.setup().gids().isEmpty());
+            LabSetup seed = held.defaultSetup();
+            // A peer that never comes is given up after 5 s instead of the window's 60.
+            LabSetup setup = new LabSetup(seed.mode(), seed.device(), seed.ibPort(), seed.gidIndex(), seed.flow(),
+                    seed.protocol(), seed.role(), seed.localIp(), seed.peerIp(), seed.tcpPort(),
+                    seed.pollTimeoutMillis(), java.time.Duration.ofSeconds(5), seed.base());
+            loopback.run(() -> {
+                held.apply(setup);
+                held.runAllToEnd();
+            });
+            loopback.await("RTR to fail", () -> held.sides().stream().allMatch(side -> !side.busyProperty().get()
+                    && side.failedIndex() >= 0));
+            java.util.concurrent.atomic.AtomicBoolean serverSent = new java.util.concurrent.atomic.AtomicBoolean();
+            loopback.run(() -> {
+                side(held, "server").session().addListener(event -> {
+                    if (event instanceof org.rdmalab.lab.LabEvent.ControlMessage message && message.sent()) {
+                        serverSent.set(true);
+                    }
+                });
+                HeldWorker server = workers.get("server");
+                workers.get("client").holdNextUntil(() -> serverSent.get() || server.unfinished.get() == 0);
+                held.useRecommendedGidAndReplay();
+            });
+            loopback.await("the replay", () -> held.sides().stream().noneMatch(side -> side.busyProperty().get())
+                    && (side(held, "client").failedIndex() >= 0 || side(held, "client").nextIndexProperty().get() > 9));
+            loopback.run(() -> {
+                SideViewModel client = side(held, "client");
+                int failed = client.failedIndex();
+                assertEquals(-1, failed, () -> "the client failed at " + client.steps().get(failed).step().id() + ": "
+                        + client.steps().get(failed).summaryProperty().get());
+                assertEquals(QpState.RTR, client.localStateProperty().get());
+                assertEquals(QpState.RTR, side(held, "server").localStateProperty().get());
+            });
+        } finally {
+            loopback.run(held::close);
+        }
+    }
+
+    private static SideViewModel side(LabViewModel lab, String name) {
+        return lab.sides().stream().filter(side -> side.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    /**
+     * A side's worker thread whose next command can be held back until a condition holds (at most
+     * 10 s), as a busy machine may leave one thread waiting for its core while another runs on.
+     */
+    private static final class HeldWorker extends java.util.concurrent.ThreadPoolExecutor {
+
+        /** Commands handed to it and not yet finished. */
+        final java.util.concurrent.atomic.AtomicInteger unfinished = new java.util.concurrent.atomic.AtomicInteger();
+        private volatile java.util.function.BooleanSupplier hold;
+
+        HeldWorker(String name) {
+            super(1, 1, 0, TimeUnit.MILLISECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), runnable -> {
+                Thread thread = new Thread(runnable, "rdma-lab " + name);
+                thread.setDaemon(true);
+                return thread;
+            });
+        }
+
+        void holdNextUntil(java.util.function.BooleanSupplier condition) {
+            hold = condition;
+        }
+
+        @Override
+        public void execute(Runnable command) {
+            unfinished.incrementAndGet();
+            super.execute(command);
+        }
+
+        @Override
+        protected void beforeExecute(Thread thread, Runnable command) {
+            java.util.function.BooleanSupplier condition = hold;
+            hold = null;
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (condition != null && !condition.getAsBoolean() && System.nanoTime() < end) {
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    thread.interrupt();
+                    return;
+                }
+            }
+        }
+
+        @Override
+        protected void afterExecute(Runnable command, Throwable failure) {
+            unfinished.decrementAndGet();
+        }
+    }
+
     @Test
     void theTrafficFormReadsSixtyFourBitOperandsAndSaysWhichFieldIsWrong() {
         TrafficViewModel traffic = loopback.onUi(() -> new TrafficViewModel(lab, loopback.ui()));
