@@ -18,7 +18,15 @@ public final class FxWait {
         } catch (TimeoutException e) {
             throw new AssertionError("timed out waiting for " + what, e);
         }
-        WaitForAsyncUtils.waitForFxEvents();
+        pulse();
+    }
+
+    /**
+     * Waits for the end of the next pulse: what the JavaFX thread was given before has run, and
+     * what it changed has had its CSS and layout.
+     */
+    public static void pulse() {
+        afterNextPulse(() -> null);
     }
 
     /**
@@ -87,6 +95,5 @@ public final class FxWait {
             still = now.equals(before) ? still + 1 : 0;
             before = now;
         }
-        WaitForAsyncUtils.waitForFxEvents();
     }
 }

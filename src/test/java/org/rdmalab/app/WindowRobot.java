@@ -1,5 +1,6 @@
 package org.rdmalab.app;
 
+import java.util.concurrent.Callable;
 import javafx.scene.input.MouseButton;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -16,6 +17,9 @@ import org.testfx.service.query.PointQuery;
  * the release in that order, as before: the robot hands each to it through the same queue. A click
  * with another {@link Motion} (along one axis first) is TestFX's own. After each test TestFX releases
  * the mouse buttons still pressed, and waits even when none is: here it waits only when one is.
+ * {@code interact} runs its work on the JavaFX thread (at most 10 s: TestFX waits without a limit)
+ * and then waits for the end of the next pulse, so that what the work changed has had its CSS and
+ * layout, instead of TestFX's five round trips to the JavaFX thread with 10 ms of sleep after each.
  */
 public class WindowRobot extends ApplicationExtension {
 
@@ -37,5 +41,22 @@ public class WindowRobot extends ApplicationExtension {
             return this;
         }
         return super.release(buttons);
+    }
+
+    @Override
+    public FxRobot interact(Runnable runnable) {
+        FxWait.onFx(() -> {
+            runnable.run();
+            return null;
+        });
+        FxWait.pulse();
+        return this;
+    }
+
+    @Override
+    public <T> FxRobot interact(Callable<T> callable) {
+        FxWait.onFx(callable);
+        FxWait.pulse();
+        return this;
     }
 }
