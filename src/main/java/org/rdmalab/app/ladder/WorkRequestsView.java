@@ -1,5 +1,7 @@
 package org.rdmalab.app.ladder;
 
+import javafx.application.Platform;
+import javafx.collections.ListChangeListener;
 import javafx.fxml.FXML;
 import javafx.scene.control.Label;
 import javafx.scene.control.TableColumn;
@@ -13,7 +15,7 @@ import org.rdmalab.ladder.WorkRequest;
  * Controller of {@code WorkRequestsView.fxml}: the posted work requests (side, wr_id, opcode,
  * length, PSN range, state with a failed completion's status) above the ladder, a row picked
  * selecting the request for the ladder and the completions table, and the selected one in a line
- * below.
+ * below. While none is picked, the table keeps the newest request in view.
  */
 public final class WorkRequestsView {
 
@@ -92,6 +94,23 @@ public final class WorkRequestsView {
                     tip.setText(request.toString());
                     setTooltip(tip);
                 }
+            }
+        });
+        // With nothing picked, the table tails the newest request as a log does. Between the request's
+        // line and the ladder there is room for little more than a row at the window's default size,
+        // and the newest is the one to see: a bad rkey's WRITE, say, under the seed's good one.
+        viewModel.requests().addListener((ListChangeListener<WorkRequest>) change -> {
+            boolean added = false;
+            while (change.next()) {
+                added |= change.wasAdded();
+            }
+            if (added && requestTable.getSelectionModel().isEmpty()) {
+                // After the table has counted the new row (its layout), or the scroll stops short of it.
+                Platform.runLater(() -> {
+                    if (requestTable.getSelectionModel().isEmpty() && !requestTable.getItems().isEmpty()) {
+                        requestTable.scrollTo(requestTable.getItems().size() - 1);
+                    }
+                });
             }
         });
         requestTable.getSelectionModel().selectedItemProperty().addListener((observable, before, request) -> {

@@ -151,6 +151,17 @@ class WorkRequestsWindowTest {
         return psns;
     }
 
+    /** Whether {@code request}'s row lies whole inside the table's rows, under its header. */
+    private static boolean rowShownWhole(TableView<?> table, WorkRequest request) {
+        javafx.scene.Node header = table.lookup(".column-header-background");
+        javafx.geometry.Bounds inside = table.localToScene(table.getLayoutBounds());
+        double top = header.localToScene(header.getLayoutBounds()).getMaxY();
+        return table.lookupAll(".table-row-cell").stream()
+                .filter(cell -> cell.isVisible() && ((TableRow<?>) cell).getItem() == request)
+                .map(cell -> cell.localToScene(cell.getLayoutBounds()))
+                .anyMatch(row -> row.getMinY() >= top - 0.5 && row.getMaxY() <= inside.getMaxY() + 0.5);
+    }
+
     @Test
     void aBadRkeyShowsItsNakAndItsCompletionSelectsTheWriteAndTheNakAlone(FxRobot robot) {
         open(robot, null);
@@ -178,6 +189,10 @@ class WorkRequestsWindowTest {
         assertEquals(1, naks.size(), arrows::toString);
         assertTrue(naks.get(0).name().matches("NAK remote access error \\(code 2\\) PSN 1 MSN \\d+"), naks.get(0).name());
         assertTrue(lit(arrows).isEmpty(), "nothing is selected yet");
+        // With nothing picked, the table keeps the newest request, the failed WRITE, whole in view.
+        TableView<?> shown = robot.lookup("#requestTable").queryAs(TableView.class);
+        FxWait.waitFor("the failed WRITE's row in view", 10, () -> FxWait.onFx(() -> rowShownWhole(shown, write)));
+        assertTrue(FxWait.onFx(() -> shown.getSelectionModel().isEmpty()), "tailing selects nothing");
 
         // The completion picked in the completions table: the WRITE and its NAK are lit, and nothing else.
         clickRow(robot, "#completionTable", (CompletionRow row) -> row.completion().wrId() == 7);
