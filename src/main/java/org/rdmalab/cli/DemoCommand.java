@@ -191,8 +191,9 @@ final class DemoCommand implements Callable<Integer> {
             if (session.finished()) {
                 return 0;
             }
-            String reason = last.map(StepResult::summary).orElse("nothing ran")
-                    + last.flatMap(StepResult::diagnosis).map(diagnosis -> " — " + diagnosis).orElse("");
+            String summary = last.map(StepResult::summary).orElse("nothing ran");
+            String reason = summary + last.flatMap(StepResult::diagnosis)
+                    .map(diagnosis -> " — " + diagnosis.lineAfter(summary)).orElse("");
             String step = session.nextStep().map(Step::title).orElse("?");
             spec.commandLine().getErr().println("rdma-lab demo: " + step + " failed: " + reason);
             return 1;

@@ -72,15 +72,26 @@ public record Diagnosis(String stepId, String parameter, Errno errno, Phrase why
      */
     @Override
     public String toString() {
+        return lineAfter("");
+    }
+
+    /**
+     * {@link #toString()} for a line that has already said {@code said}: when that text holds the
+     * sentence, the sentence is left out rather than said twice ({@code connect.tcp_port: ETIMEDOUT (Connection
+     * timed out)} after the timeout's own sentence).
+     */
+    public String lineAfter(String said) {
         StringBuilder line = new StringBuilder(stepId);
         if (!parameter.isEmpty()) {
             line.append('.').append(parameter);
         }
-        line.append(": ");
+        String sentence = said.contains(explanation()) ? "" : explanation();
         if (errno != null) {
-            line.append(errno.name()).append(" (").append(errno.text()).append("): ");
+            line.append(": ").append(errno.name()).append(" (").append(errno.text()).append(')');
         }
-        line.append(explanation());
+        if (!sentence.isEmpty()) {
+            line.append(": ").append(sentence);
+        }
         fix.ifPresent(f -> line.append(" — fix: ").append(f.parameter()).append(" = ").append(f.value())
                 .append(" (").append(f.label()).append(')'));
         return line.toString();

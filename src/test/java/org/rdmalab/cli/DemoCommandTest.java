@@ -102,6 +102,23 @@ class DemoCommandTest {
                 + " 127.0.0.9:" + tcp + " (up to 1 s; start it there with: " + command + ")\n"), result.out());
         assertTrue(result.err().contains("nothing listens on 127.0.0.9:" + tcp + " (connection refused for 1 s); start the"
                 + " server there first (" + command + ")"), result.err());
+        // One line, the reason said once: the diagnosis after it names the field and the errno alone.
+        assertEquals(1, result.err().strip().lines().count(), result.err());
+        assertEquals(1, result.err().split("nothing listens on", -1).length - 1, result.err());
+        assertTrue(result.err().contains(" — connect."), result.err());
+    }
+
+    @Test
+    void aServerWhoseClientNeverComesSaysSoOnceInOneLine() {
+        int tcp = org.rdmalab.testing.Ports.freeTcpPort();
+        CliRunner.Result result = CliRunner.run("demo", "127.0.0.2", "soft0", "--timeout", "1",
+                "--tcp-port", String.valueOf(tcp), "--udp-port", String.valueOf(org.rdmalab.testing.Ports.freeUdpPort()));
+        assertEquals(1, result.exitCode(), result.out() + result.err());
+        String reason = "no client connected to 127.0.0.2:" + tcp + " within 1 s";
+        assertEquals(1, result.err().strip().lines().count(), result.err());
+        assertEquals(1, result.err().split(reason, -1).length - 1, result.err());
+        assertTrue(result.err().strip().startsWith("rdma-lab demo: Connect TCP failed: control plane: " + reason), result.err());
+        assertTrue(result.err().strip().endsWith(" — connect.tcp_port: ETIMEDOUT (Connection timed out)"), result.err());
     }
 
     @Test

@@ -94,4 +94,21 @@ class DiagnosesTest {
         assertEquals("connect.server_ip: ETIMEDOUT (" + Errno.ETIMEDOUT.text() + "): no answer", withErrno.toString());
         assertEquals(Optional.of(Errno.ETIMEDOUT), withErrno.errnoValue());
     }
+
+    @Test
+    void aLineThatHasSaidTheSentenceGetsTheDiagnosisWithoutIt() {
+        Diagnosis withErrno = new Diagnosis("connect", "tcp_port", Errno.ETIMEDOUT, Phrase.literal("no client within 1 s"),
+                Optional.of(new Diagnosis.Fix("connect", "timeout", "30", Phrase.literal("wait longer"))));
+        assertEquals("connect.tcp_port: ETIMEDOUT (" + Errno.ETIMEDOUT.text() + ") — fix: timeout = 30 (wait longer)",
+                withErrno.lineAfter("no client within 1 s"));
+        assertEquals("connect.tcp_port: ETIMEDOUT (" + Errno.ETIMEDOUT.text() + ") — fix: timeout = 30 (wait longer)",
+                withErrno.lineAfter("control plane: no client within 1 s; start the client"));
+        // Any other text before it, a part of the sentence included, leaves the sentence in.
+        assertEquals(withErrno.toString(), withErrno.lineAfter("no client within 1"));
+        assertEquals("connect.tcp_port: ETIMEDOUT (" + Errno.ETIMEDOUT.text() + "): no client within 1 s — fix: timeout = 30"
+                + " (wait longer)", withErrno.lineAfter("ibv_modify_qp failed"));
+        Diagnosis whole = new Diagnosis("modify-rts", "", null, Phrase.literal("moved by hand"), Optional.empty());
+        assertEquals("modify-rts", whole.lineAfter("moved by hand"));
+        assertEquals("modify-rts: moved by hand", whole.lineAfter(""));
+    }
 }
