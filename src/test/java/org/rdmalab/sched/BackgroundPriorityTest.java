@@ -98,6 +98,9 @@ class BackgroundPriorityTest {
                 assertEquals(Math.min(19, base + BackgroundPriority.DEFAULT_STEPS), BackgroundPriority.process().nice(),
                         wrong + " falls back to the default");
             }
+            System.setProperty("rdmalab.backgroundNice", "19");
+            BackgroundPriority.yieldToWindow();
+            assertEquals(19, BackgroundPriority.process().nice(), "19 steps: the lowest priority there is");
             System.setProperty("rdmalab.backgroundNice", "0");
             BackgroundPriority.yieldToWindow();
             assertEquals(-1, BackgroundPriority.process().nice(), "0: background threads keep normal priority");
@@ -116,5 +119,9 @@ class BackgroundPriorityTest {
         BackgroundPriority setting = new BackgroundPriority();
         assertThrows(IllegalArgumentException.class, () -> setting.yieldBelowCaller(20));
         assertThrows(IllegalArgumentException.class, () -> setting.yieldBelowCaller(-1));
+        if (ThreadNice.supported()) {
+            setting.yieldBelowCaller(19);
+            assertEquals(19, setting.nice());
+        }
     }
 }

@@ -51,6 +51,9 @@ class ThreadNiceTest {
         assertEquals(OptionalInt.of(-5), ThreadNice.parseNice(stat.replace(" 20 7 31 ", " 25 -5 31 ")));
         assertEquals(OptionalInt.empty(), ThreadNice.parseNice("4242 (cut"));
         assertEquals(OptionalInt.empty(), ThreadNice.parseNice("4242 (short) S 1 2 3"));
+        // Sixteen fields after the name: the nice value would be the seventeenth.
+        assertEquals(OptionalInt.empty(), ThreadNice.parseNice("4242 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 20"));
+        assertEquals(OptionalInt.of(0), ThreadNice.parseNice("4242 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 20 0"));
         assertEquals(OptionalInt.empty(), ThreadNice.parseNice(stat.replace(" 20 7 31 ", " 20 x 31 ")));
     }
 
@@ -141,5 +144,8 @@ class ThreadNiceTest {
     void niceValuesOutsideLinuxsRangeAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> ThreadNice.lower(1, 20));
         assertThrows(IllegalArgumentException.class, () -> ThreadNice.lower(1, -1));
+        // 0 and 19 are Linux's own bounds: asked for, they are tried (here on a thread that is not there).
+        assertFalse(ThreadNice.lower(Integer.MAX_VALUE, 0));
+        assertFalse(ThreadNice.lower(Integer.MAX_VALUE, 19));
     }
 }

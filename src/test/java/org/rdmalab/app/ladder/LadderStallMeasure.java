@@ -98,6 +98,7 @@ public final class LadderStallMeasure {
         MainWindow[] window = new MainWindow[1];
         // As the window's launchers do (-Drdmalab.backgroundNice=0 leaves every thread at normal priority).
         org.rdmalab.sched.BackgroundPriority.yieldToWindow();
+        CoreWaits waits = new CoreWaits();
         Platform.startup(() -> {
             try {
                 window[0] = MainWindow.create(Backends.installed(), DeviceOptions.defaults()
@@ -217,6 +218,7 @@ public final class LadderStallMeasure {
                 // The flow's steps ran (the window built its views): the transfer starts.
                 measuring[0] = true;
                 transferStarted[0] = System.nanoTime();
+                waits.start();
                 if (Boolean.getBoolean("gaps")) {
                     System.out.printf(Locale.ROOT, "transfer started at uptime %.3f s%n",
                             ManagementFactory.getRuntimeMXBean().getUptime() / 1e3);
@@ -284,6 +286,7 @@ public final class LadderStallMeasure {
                 peakHeap.get() / 1048576.0, peakLive.get() / 1048576.0, after / 1048576.0,
                 memory.getHeapMemoryUsage().getMax() / 1048576.0, packets[0], packets[1], packets[2],
                 onFx(() -> window[0].lab().packetLog().rows().size()), outcome, capture);
+        System.out.println(waits.report());
         StringBuilder lowered = new StringBuilder();
         org.rdmalab.sched.ThreadNice.threads().forEach((tid, name) -> org.rdmalab.sched.ThreadNice.niceOf(tid)
                 .ifPresent(nice -> {
@@ -295,6 +298,70 @@ public final class LadderStallMeasure {
         Platform.runLater(window[0]::close);
         Thread.sleep(1000);
         System.exit(0);
+    }
+
+    /**
+     * How long the JavaFX thread and the renderer ran on a core and waited for one (Linux's
+     * {@code /proc/self/task/TID/schedstat}: time on a core, time runnable on a run queue), in the
+     * transfer's first 3 s and over the whole measurement. Started on the JavaFX thread.
+     */
+    private static final class CoreWaits {
+        private final long[][] marks = new long[3][];
+        private int fxTid = -1;
+        private int rendererTid = -1;
+
+        void start() {
+            fxTid = org.rdmalab.sched.ThreadNice.currentTid().orElse(-1);
+            org.rdmalab.sched.ThreadNice.threads().forEach((tid, name) -> {
+                if (name.startsWith("QuantumRendere")) {
+                    rendererTid = tid;
+                }
+            });
+            marks[0] = read();
+            Thread later = new Thread(() -> {
+                try {
+                    Thread.sleep(3_000);
+                    marks[1] = read();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "core waits");
+            later.setDaemon(true);
+            later.start();
+        }
+
+        private long[] read() {
+            long[] fxStat = schedstat(fxTid);
+            long[] renderStat = schedstat(rendererTid);
+            return new long[] {fxStat[0], fxStat[1], renderStat[0], renderStat[1]};
+        }
+
+        private static long[] schedstat(int tid) {
+            try {
+                String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/task/" + tid + "/schedstat"))
+                        .trim().split("\\s+");
+                return new long[] {Long.parseLong(f[0]), Long.parseLong(f[1])};
+            } catch (java.io.IOException | RuntimeException e) {
+                return new long[] {0, 0};
+            }
+        }
+
+        String report() {
+            if (marks[0] == null || fxTid < 0) {
+                return "core waits: not known here";
+            }
+            long[] end = read();
+            StringBuilder out = new StringBuilder("core waits (ms on a core / ms waiting for one):");
+            if (marks[1] != null) {
+                out.append(String.format(Locale.ROOT, " first 3 s JavaFX %d / %d, renderer %d / %d;",
+                        (marks[1][0] - marks[0][0]) / 1_000_000, (marks[1][1] - marks[0][1]) / 1_000_000,
+                        (marks[1][2] - marks[0][2]) / 1_000_000, (marks[1][3] - marks[0][3]) / 1_000_000));
+            }
+            out.append(String.format(Locale.ROOT, " whole run JavaFX %d / %d, renderer %d / %d",
+                    (end[0] - marks[0][0]) / 1_000_000, (end[1] - marks[0][1]) / 1_000_000,
+                    (end[2] - marks[0][2]) / 1_000_000, (end[3] - marks[0][3]) / 1_000_000));
+            return out.toString();
+        }
     }
 
     /** Packets the views took so far: the ladder's count and the Packets table's (kept or not). */
