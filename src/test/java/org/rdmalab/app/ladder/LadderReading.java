@@ -13,6 +13,17 @@ final class LadderReading {
     }
 
     /**
+     * Waits until the ladder holds every packet heard and its views show them all: packets wait to be
+     * put in time order, and while they stream the chart and the summary are drawn again at most every
+     * {@link LadderViewModel#REDRAW_MILLIS}, so right after a transfer's last completion the chart may
+     * still show fewer packets than the summary will.
+     */
+    static void awaitDrawn(LadderViewModel ladder) {
+        FxWait.waitFor("the ladder drawn up to its last packet", 10, () -> FxWait.onFx(() -> ladder.pendingCount() == 0
+                && ladder.summaryProperty().get().startsWith(ladder.summaryPacketCount() + " ")));
+    }
+
+    /**
      * Every arrow the chart draws from the top of the ladder to its end, scrolling a view at a time.
      * Each view is laid out and drawn at once ({@code layout()} runs the pass the next pulse would), so
      * reading a long ladder costs its drawing, not a pulse wait per view.

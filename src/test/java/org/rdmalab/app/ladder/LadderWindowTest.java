@@ -174,6 +174,8 @@ class LadderWindowTest {
         assertEquals(List.of("IBV_WC_SUCCESS", "IBV_WC_SUCCESS"), lab().completions().stream()
                 .filter(row -> row.completion().wrId() == 1 || row.completion().wrId() == 2)
                 .map(row -> row.completion().status().cName()).toList());
+        // The summary below is compared with the arrows: both read once the views show every packet.
+        LadderReading.awaitDrawn(window.ladder());
         List<LadderChart.DrawnArrow> arrows = LadderReading.everyArrow(chart(robot));
         // An independent count: a WRITE packet whose PSN the client's QP already sent is a retransmission of
         // the first packet with that PSN, and no other WRITE packet is.
