@@ -669,10 +669,12 @@ echo "rdma resource before the tests: $BASE_LINE"
 # speed_probe WHEN: the same small work timed in every run, so that a run whose emulated machine is
 # slow from the start (or slows down) says so beside its tests' figures.
 speed_probe() {
-    local t0 t1
+    local t0 t1 t2 t3
     t0=$(now); awk 'BEGIN { for (i = 0; i < 2000000; i++) s += i }'; t1=$(since "$t0")
-    t0=$(now); java "${JAVA_OPTS[@]}" -version >/dev/null 2>&1
-    echo "speed probe $1: 2 M awk additions $t1 s, java -version $(since "$t0") s"
+    t0=$(now); java "${JAVA_OPTS[@]}" -version >/dev/null 2>&1; t2=$(since "$t0")
+    # Compiled Java beside the shell's C: a VM slow for the JVM's own code alone shows it here.
+    t3=$(java "${JAVA_OPTS[@]}" -cp target/test-classes org.rdmalab.testing.SpinProbe 2>/dev/null || echo "java loop: n/a")
+    echo "speed probe $1: 2 M awk additions $t1 s, java -version $t2 s, $t3"
 }
 speed_probe "before the tests"
 for t in $TESTS; do
