@@ -306,22 +306,26 @@ public final class LadderStallMeasure {
      * transfer's first 3 s and over the whole measurement. Started on the JavaFX thread.
      */
     private static final class CoreWaits {
-        private final long[][] marks = new long[3][];
-        private int fxTid = -1;
-        private int rendererTid = -1;
+        private final java.util.concurrent.atomic.AtomicReferenceArray<long[]> marks =
+                new java.util.concurrent.atomic.AtomicReferenceArray<>(2);
+        private volatile int fxTid = -1;
+        private volatile int rendererTid = -1;
 
         void start() {
+            // One link read here; the rest on a thread of its own, so that the JavaFX thread is not
+            // kept from its frames by reading /proc (an earlier version read it all here).
             fxTid = org.rdmalab.sched.ThreadNice.currentTid().orElse(-1);
-            org.rdmalab.sched.ThreadNice.threads().forEach((tid, name) -> {
-                if (name.startsWith("QuantumRendere")) {
-                    rendererTid = tid;
-                }
-            });
-            marks[0] = read();
+            long startedAt = System.nanoTime();
             Thread later = new Thread(() -> {
+                org.rdmalab.sched.ThreadNice.threads().forEach((tid, name) -> {
+                    if (name.startsWith("QuantumRendere")) {
+                        rendererTid = tid;
+                    }
+                });
+                marks.set(0, read());
                 try {
-                    Thread.sleep(3_000);
-                    marks[1] = read();
+                    Thread.sleep(Math.max(0, 3_000 - (System.nanoTime() - startedAt) / 1_000_000));
+                    marks.set(1, read());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -347,19 +351,21 @@ public final class LadderStallMeasure {
         }
 
         String report() {
-            if (marks[0] == null || fxTid < 0) {
+            long[] first = marks.get(0);
+            long[] third = marks.get(1);
+            if (first == null || fxTid < 0) {
                 return "core waits: not known here";
             }
             long[] end = read();
             StringBuilder out = new StringBuilder("core waits (ms on a core / ms waiting for one):");
-            if (marks[1] != null) {
+            if (third != null) {
                 out.append(String.format(Locale.ROOT, " first 3 s JavaFX %d / %d, renderer %d / %d;",
-                        (marks[1][0] - marks[0][0]) / 1_000_000, (marks[1][1] - marks[0][1]) / 1_000_000,
-                        (marks[1][2] - marks[0][2]) / 1_000_000, (marks[1][3] - marks[0][3]) / 1_000_000));
+                        (third[0] - first[0]) / 1_000_000, (third[1] - first[1]) / 1_000_000,
+                        (third[2] - first[2]) / 1_000_000, (third[3] - first[3]) / 1_000_000));
             }
             out.append(String.format(Locale.ROOT, " whole run JavaFX %d / %d, renderer %d / %d",
-                    (end[0] - marks[0][0]) / 1_000_000, (end[1] - marks[0][1]) / 1_000_000,
-                    (end[2] - marks[0][2]) / 1_000_000, (end[3] - marks[0][3]) / 1_000_000));
+                    (end[0] - first[0]) / 1_000_000, (end[1] - first[1]) / 1_000_000,
+                    (end[2] - first[2]) / 1_000_000, (end[3] - first[3]) / 1_000_000));
             return out.toString();
         }
     }
