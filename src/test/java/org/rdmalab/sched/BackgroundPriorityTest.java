@@ -3,6 +3,7 @@ package org.rdmalab.sched;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.rdmalab.sched.ThreadNiceTest.assumeRoomBelowCurrent;
 import static org.rdmalab.sched.ThreadNiceTest.kernelNiceOfCurrent;
 import static org.rdmalab.sched.ThreadNiceTest.onNewThread;
 
@@ -30,9 +31,7 @@ class BackgroundPriorityTest {
 
     @Test
     void onceTheWindowAsksEachBackgroundThreadLowersItselfAsItStarts() throws Exception {
-        assumeTrue(ThreadNice.supported(), "Linux with /proc/thread-self only");
-        int base = kernelNiceOfCurrent();
-        assumeTrue(base <= 16, "room below this thread's priority");
+        int base = assumeRoomBelowCurrent();
         BackgroundPriority window = new BackgroundPriority();
         window.yieldBelowCaller(3);
         assertEquals(base + 3, window.nice());
@@ -48,9 +47,7 @@ class BackgroundPriorityTest {
 
     @Test
     void soft0sDeviceLoopYieldsOnlyWhenTheWindowAsked() throws Exception {
-        assumeTrue(ThreadNice.supported(), "Linux with /proc/thread-self only");
-        int base = kernelNiceOfCurrent();
-        assumeTrue(base <= 16, "room below this thread's priority");
+        int base = assumeRoomBelowCurrent();
         assertEquals(base, loopThreadsNice(), "the command line's devices run at the process's priority");
         BackgroundPriority.process().yieldBelowCaller(3);
         try {

@@ -32,6 +32,18 @@ class ThreadNiceTest {
         return value;
     }
 
+    /**
+     * The calling thread's nice value, after assuming what the priority tests need: Linux with
+     * {@code /proc/thread-self}, and at least 3 nice steps left below this thread (a test run under
+     * {@code nice -n 19} has none, and its priority tests skip).
+     */
+    static int assumeRoomBelowCurrent() {
+        assumeTrue(ThreadNice.supported(), "Linux with /proc/thread-self only");
+        int nice = kernelNiceOfCurrent();
+        assumeTrue(nice <= 16, "room below this thread's priority");
+        return nice;
+    }
+
     /** The nice value the kernel shows for the calling thread, read here rather than through the class. */
     static int kernelNiceOfCurrent() {
         try {
@@ -66,9 +78,7 @@ class ThreadNiceTest {
 
     @Test
     void aThreadLowersItselfAndOnlyItself() throws Exception {
-        assumeTrue(ThreadNice.supported(), "Linux with /proc/thread-self only");
-        int before = kernelNiceOfCurrent();
-        assumeTrue(before <= 16, "room below this thread's priority");
+        int before = assumeRoomBelowCurrent();
         int[] seen = onNewThread("nice-test-self", () -> {
             int tid = ThreadNice.currentTid().orElseThrow();
             boolean lowered = ThreadNice.lowerCurrent(before + 3);
@@ -82,9 +92,7 @@ class ThreadNiceTest {
 
     @Test
     void aThreadLowersASiblingFoundByItsName() throws Exception {
-        assumeTrue(ThreadNice.supported(), "Linux with /proc/thread-self only");
-        int base = kernelNiceOfCurrent();
-        assumeTrue(base <= 16, "room below this thread's priority");
+        int base = assumeRoomBelowCurrent();
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         CompletableFuture<Integer> niceInside = new CompletableFuture<>();
         java.util.concurrent.CountDownLatch lowered = new java.util.concurrent.CountDownLatch(1);
@@ -121,9 +129,7 @@ class ThreadNiceTest {
 
     @Test
     void aLowerPriorityIsNeverRaised() throws Exception {
-        assumeTrue(ThreadNice.supported(), "Linux with /proc/thread-self only");
-        int base = kernelNiceOfCurrent();
-        assumeTrue(base <= 16, "room below this thread's priority");
+        int base = assumeRoomBelowCurrent();
         int[] seen = onNewThread("nice-test-keep", () -> {
             ThreadNice.lowerCurrent(base + 3);
             boolean asked = ThreadNice.lowerCurrent(base + 1);
