@@ -56,4 +56,38 @@ public final class LazyTabContent {
         Object held = tab.getProperties().get(HELD);
         return held instanceof Node node ? node : tab.getContent();
     }
+
+    /**
+     * The first node in {@code node}'s tree with the style class {@code styleClass}, looking into
+     * held-back tabs, tab panes, scroll panes and split panes whether their skins are made yet or
+     * not ({@code Node.lookup} sees a control's content only through its skin, made at the next
+     * pulse after it joins the scene). Views not loaded yet are not looked into.
+     */
+    static java.util.Optional<Node> find(Node node, String styleClass) {
+        if (node == null) {
+            return java.util.Optional.empty();
+        }
+        if (node.getStyleClass().contains(styleClass)) {
+            return java.util.Optional.of(node);
+        }
+        java.util.List<? extends Node> inside;
+        if (node instanceof javafx.scene.control.ScrollPane scroll) {
+            inside = java.util.Collections.singletonList(scroll.getContent());
+        } else if (node instanceof javafx.scene.control.SplitPane split) {
+            inside = split.getItems();
+        } else if (node instanceof javafx.scene.control.TabPane tabs) {
+            inside = tabs.getTabs().stream().map(LazyTabContent::heldOrShown).toList();
+        } else if (node instanceof javafx.scene.Parent parent) {
+            inside = parent.getChildrenUnmodifiable();
+        } else {
+            inside = java.util.List.of();
+        }
+        for (Node each : inside) {
+            java.util.Optional<Node> found = find(each, styleClass);
+            if (found.isPresent()) {
+                return found;
+            }
+        }
+        return java.util.Optional.empty();
+    }
 }

@@ -1,5 +1,6 @@
 package org.rdmalab.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -48,5 +49,26 @@ class LazyTabContentTest {
         assertSame(second, LazyTabContent.contentOf(tabs.getTabs().get(1)));
         robot.interact(() -> tabs.getSelectionModel().select(1));
         assertSame(second, tabs.getTabs().get(1).getContent());
+    }
+
+    /**
+     * A node in a held-back tab, inside a scroll pane and a split pane that have no skin yet, is
+     * found, where {@code Node.lookup} finds nothing until the next pulse has made their skins.
+     */
+    @Test
+    void findLooksIntoHeldTabsAndUnskinnedPanes(FxRobot robot) {
+        Label deep = new Label("deep");
+        deep.getStyleClass().add("deep-view");
+        robot.interact(() -> {
+            javafx.scene.control.SplitPane split = new javafx.scene.control.SplitPane(new Label("left"),
+                    new javafx.scene.control.ScrollPane(new javafx.scene.layout.VBox(deep)));
+            TabPane inner = new TabPane(new Tab("a", new Label("a")), new Tab("b", split));
+            LazyTabContent.holdBackUnselected(inner);
+            tabs.getTabs().add(new Tab("4", inner));
+            assertNull(tabs.lookup(".deep-view"), "a lookup through skins sees nothing yet");
+            assertSame(deep, LazyTabContent.find(tabs, "deep-view").orElseThrow());
+            assertSame(tabs, LazyTabContent.find(tabs, "tab-pane").orElseThrow(), "the node itself");
+            assertEquals(java.util.Optional.empty(), LazyTabContent.find(tabs, "no-such-view"));
+        });
     }
 }

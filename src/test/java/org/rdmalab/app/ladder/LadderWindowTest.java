@@ -159,6 +159,32 @@ class LadderWindowTest {
                 () -> "the wait before the retransmission is drawn with its length: " + pauses + " " + visible);
     }
 
+    /**
+     * {@code gui --scenario drop-ack} as it runs: the window just opened, the Wire tab never shown,
+     * the scenario arms its fault before the devices open; the fault fires on the server's ACK and
+     * the scenario's own verdict is satisfied. (The Faults form sits in a scroll pane of the held
+     * Wire tab: a lookup through skins found nothing there, and the fault was never armed.)
+     */
+    @Test
+    void theDropAckScenarioArmsItsFaultInAWindowJustOpenedAndTheAckIsLost(FxRobot robot) {
+        open(robot, null);
+        WindowScenario dropAck = WindowScenario.named("drop-ack");
+        FxWait.onFx(() -> {
+            dropAck.start().accept(lab());
+            return null;
+        });
+        assertEquals(1, FxWait.onFx(() -> window.faults().shots().size()), "armed at once");
+        waitIdle("the drop-ack scenario");
+        FxWait.waitFor("the fault in the log", 10, () -> FxWait.onFx(() -> !window.faults().log().rows().isEmpty()));
+        List<org.rdmalab.app.faults.FaultsViewModel.FaultRow> fired = FxWait.onFx(() -> List.copyOf(
+                window.faults().log().rows()));
+        assertEquals(1, fired.size(), () -> fired.toString());
+        assertEquals("server", fired.get(0).side());
+        assertEquals("RC_ACKNOWLEDGE", fired.get(0).packet().opcode());
+        assertTrue(FxWait.onFx(() -> dropAck.ended().test(lab())));
+        assertEquals(Optional.empty(), FxWait.onFx(() -> dropAck.failure(lab())));
+    }
+
     @Test
     void aBulkTransferUnderFivePercentLossMarksEveryPsnSentAgain(FxRobot robot) {
         open(robot, "drop=0.05,seed=11");
@@ -332,6 +358,9 @@ class LadderWindowTest {
         assertEquals("RDMA_WRITE_ONLY PSN 1 AckReq", write.name(), "the NAK answers the WRITE before it");
         String summary = FxWait.onFx(() -> window.ladder().summaryProperty().get());
         assertTrue(summary.contains("1 NAKs"), summary);
+        // No one-shot fault was armed here: the drop-ack scenario's verdict on this lab says so.
+        assertEquals(Optional.of("the one-shot fault Drop the next ACK never fired"),
+                FxWait.onFx(() -> WindowScenario.named("drop-ack").failure(lab())));
     }
 
     @Test
