@@ -123,10 +123,18 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
 
     /** The shown window's scenario gallery. */
     private static java.util.Optional<org.rdmalab.app.lessons.ScenariosViewModel> scenarios() {
-        return inspector().map(pane -> pane.lookup(".scenarios-view")).map(node -> node.getProperties()
-                .get(org.rdmalab.app.lessons.ScenariosViewModel.class))
-                .filter(org.rdmalab.app.lessons.ScenariosViewModel.class::isInstance)
-                .map(org.rdmalab.app.lessons.ScenariosViewModel.class::cast);
+        return viewModel("scenarios-view", org.rdmalab.app.lessons.ScenariosViewModel.class);
+    }
+
+    /**
+     * The view model of type {@code type} that the shown window's view with style class
+     * {@code styleClass} holds in its properties. The view may sit in a tab held back or a pane not
+     * skinned yet, which {@code Node.lookup} sees into only after the next pulse
+     * ({@link LazyTabContent#find}): a scenario can use a view model as soon as it picked its tab.
+     */
+    private static <T> java.util.Optional<T> viewModel(String styleClass, Class<T> type) {
+        return inspector().flatMap(pane -> LazyTabContent.find(pane, styleClass)).map(node -> node.getProperties()
+                .get(type)).filter(type::isInstance).map(type::cast);
     }
 
     /** The window's own scenarios: its flows, tabs and faults. */
@@ -385,10 +393,7 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
         var table = inspector().map(pane -> pane.lookup("#packetTable"))
                 .filter(javafx.scene.control.TableView.class::isInstance)
                 .map(node -> (javafx.scene.control.TableView<?>) node);
-        var opened = inspector().map(pane -> pane.lookup(".packet-view")).map(node -> node.getProperties()
-                .get(org.rdmalab.app.packets.PacketViewModel.class))
-                .filter(org.rdmalab.app.packets.PacketViewModel.class::isInstance)
-                .map(org.rdmalab.app.packets.PacketViewModel.class::cast);
+        var opened = viewModel("packet-view", org.rdmalab.app.packets.PacketViewModel.class);
         if (table.isEmpty() || opened.isEmpty()) {
             return false;
         }
@@ -435,20 +440,12 @@ public record WindowScenario(String name, String description, Consumer<LabViewMo
 
     /** The shown window's Bench view model. */
     private static java.util.Optional<BenchViewModel> bench() {
-        return inspector().map(pane -> pane.lookup(".bench-view")).map(node -> node.getProperties()
-                .get(BenchViewModel.class)).filter(BenchViewModel.class::isInstance).map(BenchViewModel.class::cast);
+        return viewModel("bench-view", BenchViewModel.class);
     }
 
-    /**
-     * The shown window's Faults view model. Its tab sits in a scroll pane inside the Wire tab, which
-     * {@code Node.lookup} sees into only once their skins are made at the next pulse; this looks
-     * through held tabs and unskinned panes, so that a scenario can arm a fault at once.
-     */
+    /** The shown window's Faults view model (its form sits in a scroll pane of the Wire tab). */
     private static java.util.Optional<org.rdmalab.app.faults.FaultsViewModel> faults() {
-        return inspector().flatMap(pane -> LazyTabContent.find(pane, "faults-view")).map(node -> node.getProperties()
-                .get(org.rdmalab.app.faults.FaultsViewModel.class))
-                .filter(org.rdmalab.app.faults.FaultsViewModel.class::isInstance)
-                .map(org.rdmalab.app.faults.FaultsViewModel.class::cast);
+        return viewModel("faults-view", org.rdmalab.app.faults.FaultsViewModel.class);
     }
 
     /** The shown window's inspector tabs (the Doctor scenario clicks one, as a user would). */

@@ -184,6 +184,8 @@ class WorkRequestsWindowTest {
         assertEquals("client", write.side());
         assertEquals("completed: IBV_WC_REM_ACCESS_ERR", WorkRequestsViewModel.stateWords(write));
         assertEquals("completed", WorkRequestsViewModel.stateWords(request(0)), "the seed's WRITE succeeded");
+        // The requests hear of the NAK at once; the ladder draws it at its next redraw (at most every 100 ms).
+        LadderReading.awaitDrawn(window.ladder());
         List<LadderChart.DrawnArrow> arrows = LadderReading.everyArrow(chart(robot));
         List<LadderChart.DrawnArrow> naks = arrows.stream().filter(arrow -> arrow.name().startsWith("NAK")).toList();
         assertEquals(1, naks.size(), arrows::toString);
@@ -289,6 +291,7 @@ class WorkRequestsWindowTest {
         assertEquals("1..64", write.psnRange(), "after the seed's WRITE at PSN 0, 64 packets of 1024 bytes");
         assertEquals(WorkRequest.State.COMPLETED, write.state());
         assertEquals("IBV_WC_SUCCESS", write.status());
+        LadderReading.awaitDrawn(window.ladder());
 
         clickRow(robot, "#requestTable", (WorkRequest request) -> request.wrId() == 1);
         assertEquals(1, FxWait.onFx(() -> lab().selectedCompletionProperty().get()).completion().wrId());
