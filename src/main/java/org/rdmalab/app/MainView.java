@@ -48,6 +48,8 @@ public final class MainView {
     private final javafx.beans.property.BooleanProperty countersShown;
     /** True while Wire › Ladder is the tab shown (the ladder's views are drawn only then). */
     private final javafx.beans.property.BooleanProperty ladderShown;
+    /** True while the Step tab is shown (its parameter sheet follows the side's state only then). */
+    private final javafx.beans.property.BooleanProperty stepShown;
     /** The side columns while the Bench view has the window's width. */
     private final java.util.List<Node> hiddenColumns = new java.util.ArrayList<>();
 
@@ -61,6 +63,8 @@ public final class MainView {
     private TabPane inspector;
     @FXML
     private TabPane wireTabs;
+    @FXML
+    private Tab stepTab;
     @FXML
     private Tab benchTab;
     @FXML
@@ -95,9 +99,10 @@ public final class MainView {
 
     MainView(LabViewModel lab, Views views, BenchViewModel bench, Appearance appearance, Runnable resetSettings,
              java.util.function.Consumer<String> chooseLanguage, javafx.beans.property.BooleanProperty countersShown,
-             javafx.beans.property.BooleanProperty ladderShown) {
+             javafx.beans.property.BooleanProperty ladderShown, javafx.beans.property.BooleanProperty stepShown) {
         this.countersShown = countersShown;
         this.ladderShown = ladderShown;
+        this.stepShown = stepShown;
         this.lab = lab;
         this.views = views;
         this.bench = bench;
@@ -110,6 +115,7 @@ public final class MainView {
     private void initialize() {
         countersShown.bind(wireTab.selectedProperty().and(countersTab.selectedProperty()));
         ladderShown.bind(wireTab.selectedProperty().and(ladderTab.selectedProperty()));
+        stepShown.bind(stepTab.selectedProperty());
         statusLabel.textProperty().bind(lab.statusProperty());
         statusLabel.setId("statusLabel");
         controlList.setItems(lab.controlLog().rows());

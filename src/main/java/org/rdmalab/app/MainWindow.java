@@ -454,7 +454,8 @@ public final class MainWindow {
         controllers.put(ExercisesView.class, new ExercisesView(exercises));
         Views views = new Views(controllers);
         controllers.put(MainView.class, new MainView(lab, views, bench, appearance, () -> reset[0].run(),
-                tag -> language[0].accept(tag), counters.shownProperty(), ladder.onScreenProperty()));
+                tag -> language[0].accept(tag), counters.shownProperty(), ladder.onScreenProperty(),
+                step.onScreenProperty()));
         Parent content = views.load(MainView.FXML);
         Scene scene = new Scene(new ScaledRoot(content), WIDTH * settings.scale(), HEIGHT * settings.scale());
         scene.getStylesheets().add(Views.resource(STYLESHEET).toExternalForm());

@@ -115,7 +115,18 @@ public final class StepView {
         resultLabel.textProperty().bind(viewModel.resultProperty());
         resultLabel.setId("stepResult");
         viewModel.failedProperty().addListener((observable, before, failed) -> style(resultLabel, "result-failed", failed));
-        sheet.disableProperty().bind(viewModel.editableProperty().not());
+        // Disabled while its side runs, but restyled only while the Step tab is shown: the side's
+        // turn to busy as a transfer starts restyled the hidden sheet, and a frame whose CSS pass
+        // touched only hidden nodes has nothing dirty to paint, so the renderer paints the whole
+        // window (docs/ladder.md). A hidden sheet takes the side's state when it is shown again.
+        sheet.setDisable(!viewModel.editableProperty().get());
+        javafx.beans.value.ChangeListener<Boolean> follow = (observable, before, now) -> {
+            if (viewModel.onScreenProperty().get()) {
+                sheet.setDisable(!viewModel.editableProperty().get());
+            }
+        };
+        viewModel.editableProperty().addListener(follow);
+        viewModel.onScreenProperty().addListener(follow);
         viewModel.items().addListener((ListChangeListener<StepViewModel.ParameterItem>) change -> rebuild());
         viewModel.fieldMessages().addListener((javafx.collections.MapChangeListener<String, String>) change -> rebuild());
         causeLabel.textProperty().bind(viewModel.causeProperty());

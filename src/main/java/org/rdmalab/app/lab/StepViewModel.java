@@ -43,6 +43,8 @@ public final class StepViewModel {
     private final ReadOnlyStringWrapper result = new ReadOnlyStringWrapper("");
     private final ReadOnlyBooleanWrapper failed = new ReadOnlyBooleanWrapper();
     private final ReadOnlyBooleanWrapper editable = new ReadOnlyBooleanWrapper(true);
+    private final javafx.beans.property.BooleanProperty onScreen = new javafx.beans.property.SimpleBooleanProperty(
+            this, "onScreen", true);
     private final ReadOnlyStringWrapper cause = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper fixLabel = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper fixDetail = new ReadOnlyStringWrapper("");
@@ -288,6 +290,14 @@ public final class StepViewModel {
     /** False while the step's side is running (parameters are read by the worker). */
     public ReadOnlyBooleanProperty editableProperty() {
         return editable.getReadOnlyProperty();
+    }
+
+    /**
+     * True while the Step tab is the one shown (the main view binds it); the view styles the sheet
+     * for {@link #editableProperty()} only then, and when it is shown again.
+     */
+    public javafx.beans.property.BooleanProperty onScreenProperty() {
+        return onScreen;
     }
 
 }

@@ -430,4 +430,70 @@ class LabWindowTest {
         waitFor("the reset", () -> side("client").nextIndexProperty().get() == 0 && !side("client").busyProperty().get());
         assertEquals(0, side("server").nextIndexProperty().get());
     }
+
+    /**
+     * The step's parameters cannot be edited while its side runs: the sheet is disabled then, and
+     * enabled again after (each time the view reads the side's state, after a batch of events). On a hidden Step tab the sheet keeps its look until the tab is shown
+     * (restyling it there made the window's next frame paint the whole window as a transfer
+     * started), and shown, it has the side's state at once.
+     */
+    @Test
+    void theParameterSheetIsDisabledWhileItsSideRunsAndAHiddenOneTakesThatStateWhenShown(FxRobot robot)
+            throws Exception {
+        waitFor("the steps", () -> !window.lab().sides().isEmpty() && !window.lab().setup().gids().isEmpty());
+        SideViewModel client = side("client");
+        robot.clickOn(stepCell(robot, "client", 0));
+        assertEquals(client, window.lab().selectedSideProperty().get());
+        javafx.scene.Node sheet = robot.lookup("#parameterSheet").query();
+        assertFalse(FxWait.onFx(sheet::isDisable), "idle: editable");
+
+        // Shown: the client held busy, the server's next step makes a batch of events, the view
+        // refreshes (run from the model: a click in the server's column would select the server).
+        java.util.concurrent.CountDownLatch release = holdBusy(robot, client);
+        serverStep(robot, 1);
+        assertTrue(FxWait.onFx(sheet::isDisable), "shown while its side runs: disabled");
+        release.countDown();
+        waitFor("the client idle", () -> !client.busyProperty().get());
+        // The view reads the side's state after a batch of events; the held task made none.
+        serverStep(robot, 2);
+        assertFalse(FxWait.onFx(sheet::isDisable), "editable again");
+
+        // Hidden: the same, with the Traffic tab shown.
+        robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
+                && "Traffic".equals(label.getText())).queryAs(javafx.scene.Node.class));
+        release = holdBusy(robot, client);
+        serverStep(robot, 3);
+        assertFalse(FxWait.onFx(sheet::isDisable), "hidden while its side runs: not restyled");
+        robot.clickOn(robot.lookup(".inspector .tab .tab-label").match(node -> node instanceof Label label
+                && "Step".equals(label.getText())).queryAs(javafx.scene.Node.class));
+        assertTrue(FxWait.onFx(sheet::isDisable), "shown again while its side still runs: disabled");
+        release.countDown();
+        waitFor("the client idle", () -> !client.busyProperty().get());
+        serverStep(robot, 4);
+        assertFalse(FxWait.onFx(sheet::isDisable), "editable again");
+    }
+
+    /** Runs the server's next step from its model, leaving the selected side as it is, until step {@code next} is next. */
+    private void serverStep(FxRobot robot, int next) {
+        SideViewModel server = side("server");
+        robot.interact(server::runNext);
+        waitFor("the server's step", () -> !server.busyProperty().get() && server.nextIndexProperty().get() == next);
+        assertEquals(-1, server.failedIndex());
+        assertEquals(side("client"), window.lab().selectedSideProperty().get());
+    }
+
+    /** Keeps {@code side} busy on a task of its worker until the latch returned is counted down (30 s at most). */
+    private static java.util.concurrent.CountDownLatch holdBusy(FxRobot robot, SideViewModel side) {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        robot.interact(() -> assertTrue(side.perform("held by the test", session -> {
+            try {
+                return release.await(30, java.util.concurrent.TimeUnit.SECONDS) ? "released" : "timed out";
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "interrupted";
+            }
+        }, said -> { })));
+        waitFor("the side busy", () -> side.busyProperty().get());
+        return release;
+    }
 }
