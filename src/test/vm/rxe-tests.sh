@@ -10,14 +10,15 @@
 set -u
 
 [ "${RXE_VM:-}" = 1 ] || { echo "rxe-tests.sh: run me inside the VM: src/test/vm/rxe-vm $0" >&2; exit 2; }
-JAR=target/rdma-lab.jar
+JAR=${RXE_JAR:-target/rdma-lab.jar}
 SEED=target/vm/seed_demo
 LOGS=target/rxe-vm-tests
 [ -f "$JAR" ] || { echo "rxe-tests.sh: $JAR is missing: run mvn package first" >&2; exit 2; }
 rm -rf "$LOGS"; mkdir -p "$LOGS"
 IP1=$RXE_IP IP2=$RXE_IP2
 # C1 only and the serial collector: emulated CPUs spend less time compiling and collecting.
-JAVA_OPTS=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss1m)
+# RXE_JAVA_OPTS replaces them (words split on spaces), for experiments with the JIT in the VM.
+read -r -a JAVA_OPTS <<< "${RXE_JAVA_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss1m}"
 lab() { java "${JAVA_OPTS[@]}" -jar "$JAR" "$@"; }
 # demo's accept and connect wait: a JVM start in the emulated VM can take a minute, longer than
 # the default 30 s a server waits for its client. The seed polls a CQ for 2 s (MAX_POLL_CQ_TIMEOUT),
