@@ -60,8 +60,8 @@ public final class LazyTabContent {
     /**
      * The first node in {@code node}'s tree with the style class {@code styleClass}, looking into
      * held-back tabs, tab panes, scroll panes and split panes whether their skins are made yet or
-     * not ({@code Node.lookup} sees a control's content only through its skin, made at the next
-     * pulse after it joins the scene). Views not loaded yet are not looked into.
+     * not ({@link org.rdmalab.app.common.DeferredView#inside}). Views not loaded yet are not looked
+     * into.
      */
     static java.util.Optional<Node> find(Node node, String styleClass) {
         if (node == null) {
@@ -70,19 +70,7 @@ public final class LazyTabContent {
         if (node.getStyleClass().contains(styleClass)) {
             return java.util.Optional.of(node);
         }
-        java.util.List<? extends Node> inside;
-        if (node instanceof javafx.scene.control.ScrollPane scroll) {
-            inside = java.util.Collections.singletonList(scroll.getContent());
-        } else if (node instanceof javafx.scene.control.SplitPane split) {
-            inside = split.getItems();
-        } else if (node instanceof javafx.scene.control.TabPane tabs) {
-            inside = tabs.getTabs().stream().map(LazyTabContent::heldOrShown).toList();
-        } else if (node instanceof javafx.scene.Parent parent) {
-            inside = parent.getChildrenUnmodifiable();
-        } else {
-            inside = java.util.List.of();
-        }
-        for (Node each : inside) {
+        for (Node each : org.rdmalab.app.common.DeferredView.inside(node, LazyTabContent::heldOrShown)) {
             java.util.Optional<Node> found = find(each, styleClass);
             if (found.isPresent()) {
                 return found;

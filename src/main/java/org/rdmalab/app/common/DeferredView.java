@@ -99,14 +99,27 @@ public final class DeferredView extends StackPane {
         if (node instanceof DeferredView deferred) {
             deferred.load();
         }
+        inside(node, heldBack).forEach(part -> loadWithin(part, heldBack));
+    }
+
+    /**
+     * The nodes directly inside {@code node}, whether its skin is made yet or not: a scroll pane's
+     * content, a split pane's items, a tab pane's tab contents (shown or held back by
+     * {@code heldBack}), a parent's children ({@code Node.lookup} sees a control's content only
+     * through its skin, made at the next pulse after it joins the scene). Entries may be null (a
+     * tab or a scroll pane with no content); none for null or a leaf.
+     */
+    public static java.util.List<? extends Node> inside(Node node,
+                                                         java.util.function.Function<javafx.scene.control.Tab, Node> heldBack) {
         if (node instanceof ScrollPane scroll) {
-            loadWithin(scroll.getContent(), heldBack);
+            return java.util.Collections.singletonList(scroll.getContent());
         } else if (node instanceof SplitPane split) {
-            split.getItems().forEach(item -> loadWithin(item, heldBack));
+            return split.getItems();
         } else if (node instanceof TabPane tabs) {
-            tabs.getTabs().forEach(tab -> loadWithin(heldBack.apply(tab), heldBack));
+            return tabs.getTabs().stream().map(heldBack).toList();
         } else if (node instanceof Parent parent) {
-            parent.getChildrenUnmodifiable().forEach(child -> loadWithin(child, heldBack));
+            return parent.getChildrenUnmodifiable();
         }
+        return java.util.List.of();
     }
 }
