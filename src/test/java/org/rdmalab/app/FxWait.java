@@ -13,10 +13,18 @@ public final class FxWait {
 
     /** Waits up to {@code seconds} for {@code condition}; a timeout fails the test naming {@code what}. */
     public static void waitFor(String what, long seconds, BooleanSupplier condition) {
+        waitFor(() -> what, seconds, condition);
+    }
+
+    /**
+     * Like {@link #waitFor(String, long, BooleanSupplier)}, with {@code what} read only on a timeout,
+     * so that the failure can say what was there instead.
+     */
+    public static void waitFor(java.util.function.Supplier<String> what, long seconds, BooleanSupplier condition) {
         try {
             WaitForAsyncUtils.waitFor(seconds, TimeUnit.SECONDS, condition::getAsBoolean);
         } catch (TimeoutException e) {
-            throw new AssertionError("timed out waiting for " + what, e);
+            throw new AssertionError("timed out waiting for " + what.get(), e);
         }
         pulse();
     }

@@ -1,6 +1,7 @@
 package org.rdmalab.app.packets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -150,11 +151,17 @@ class PacketViewTest {
         java.util.function.Supplier<Optional<Node>> byte39 = () -> robot.lookup(".packet-bytes-view .packet-byte")
                 .match(node -> Integer.valueOf(39).equals(node.getUserData()) && node.isVisible()
                         && bytesShown.contains(center(node))).tryQuery();
-        FxWait.waitFor("byte 39 on screen", 10, () -> byte39.get().isPresent());
-        Node psnByte = byte39.get().orElseThrow();
-        robot.clickOn(psnByte);
-        FxWait.waitFor("the PSN picked", 10, () -> opened.selectedProperty().get() instanceof Dissection.Field field
-                && field.name().equals("Packet Sequence Number"));
+        // The list may still be scrolling (to the rkey, then to the top) and recycling its cells: click
+        // where byte 39 is once its place, read where the layout lives, has stayed put for 3 pulses.
+        FxWait.waitForOnFx("byte 39 on screen", 10, () -> byte39.get().isPresent());
+        FxWait.settle(() -> byte39.get().map(node -> center(node).toString()).orElse("off screen"), 3, 120);
+        javafx.geometry.Point2D psnAt = FxWait.onFx(() -> byte39.get().map(PacketViewTest::center).orElse(null));
+        assertNotNull(psnAt, "byte 39 on screen once the byte list stopped moving");
+        robot.clickOn(psnAt);
+        FxWait.waitFor(() -> "the PSN picked by clicking byte 39 at " + psnAt + "; picked instead: "
+                + FxWait.onFx(() -> opened.selectedProperty().get()), 10,
+                () -> opened.selectedProperty().get() instanceof Dissection.Field field
+                        && field.name().equals("Packet Sequence Number"));
         assertEquals("Packet Sequence Number", ((Dissection.Field) tree.getSelectionModel().getSelectedItem().getValue())
                 .name(), "the tree follows the byte");
         assertEquals(List.of(37, 38, 39), litBytes(robot));
