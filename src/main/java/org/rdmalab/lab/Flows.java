@@ -185,9 +185,20 @@ public final class Flows {
         List<Step> steps = new ArrayList<>(common(settings, initial, PingPongStep.FILL, AccessFlag.LOCAL_WRITE.value(),
                 new QpCapabilities(1, receiveDepth, 1, 1, 0), receiveDepth + 1));
         steps.add(new ModifySteps.ToInit(settings.ibPort(), 0));
-        steps.add(new PingPongStep.PostReceives(settings.mtu(), Duration.ofMillis(settings.pollTimeoutMillis()),
-                iterations));
-        steps.add(new ConnectSteps.Connect());
+        // On soft0 the receives step warms the path up first (PathWarmUp). The server's runs before
+        // it listens, the client's once it is connected and before it sends its data, so the two
+        // warm-ups never share the cores: the client's connect succeeds only once its server has
+        // warmed up, and the server waits for the client's data without spinning. A server
+        // started first is ready when its client comes, as before.
+        Step receives = new PingPongStep.PostReceives(settings.mtu(),
+                Duration.ofMillis(settings.pollTimeoutMillis()), iterations);
+        if (role == Role.CLIENT) {
+            steps.add(new ConnectSteps.Connect());
+            steps.add(receives);
+        } else {
+            steps.add(receives);
+            steps.add(new ConnectSteps.Connect());
+        }
         ModifySteps.ToRtr rtr = new ModifySteps.ToRtr(settings.ibPort(), settings.mtu(), "peer", 12);
         ModifySteps.ToRts rts = new ModifySteps.ToRts(14, 7, 7, "own");
         if (role == Role.CLIENT) {

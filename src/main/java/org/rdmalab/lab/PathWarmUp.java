@@ -6,6 +6,7 @@ import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.rdmalab.baseline.RoundTrips;
 import org.rdmalab.verbs.AccessFlag;
@@ -39,7 +40,9 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * no faults, no capture) run {@link PingPongStep.Race} between a QP on each, one thread each, as
  * the run's two sides do, so that the run's code (post, poll, the device's packets out and in
  * over UDP) has been through the JIT compiler. None of it touches the session's device, QP
- * numbers, counters or buffers; the lab's run still counts every one of its own round trips.
+ * numbers, counters or buffers; the lab's run still counts every one of its own round trips. The
+ * two sides' warm-ups run one after the other ({@link Flows#pingpong}), each within half of what
+ * its peer waits for it ({@link Limits#within}).
  */
 final class PathWarmUp {
 
@@ -92,9 +95,45 @@ final class PathWarmUp {
      * queued ({@link #awaitCompilerQuiet}), so that those compilations do not land in the run.
      */
     static int run(LabSession session, int rounds, Mtu mtu, Duration timeout, Duration budget) throws Exception {
-        int done = warm(session, rounds, mtu, timeout, budget);
-        awaitCompilerQuiet(ManagementFactory.getCompilationMXBean(), QUIET, QUIET_LIMIT);
+        return run(session, rounds, mtu, timeout, new Limits(budget, QUIET_LIMIT));
+    }
+
+    /**
+     * {@link #run(LabSession, int, Mtu, Duration)} within {@code limits}: its round trips within
+     * {@link Limits#rounds()} (the first chunk always runs), then its wait for the compilers within
+     * {@link Limits#compilers()}.
+     */
+    static int run(LabSession session, int rounds, Mtu mtu, Duration timeout, Limits limits) throws Exception {
+        int done = warm(session, rounds, mtu, timeout, limits.rounds());
+        awaitCompilerQuiet(ManagementFactory.getCompilationMXBean(), QUIET, limits.compilers());
         return done;
+    }
+
+    /**
+     * How long a warm-up's round trips and its wait for the compilers may go on.
+     *
+     * @param rounds the round trips' budget (they stop after the chunk that passes it)
+     * @param compilers the longest wait for the compilers after them
+     */
+    record Limits(Duration rounds, Duration compilers) {
+
+        /** {@link #BUDGET} and {@link #QUIET_LIMIT}: about 4 s in all. */
+        static final Limits FULL = new Limits(BUDGET, QUIET_LIMIT);
+
+        /**
+         * The limits for a side whose peer waits for it at most {@code peerWait} in one call (the
+         * link's {@link PeerLink#shortestWait()}): the two sides warm up one after the other, so
+         * the client's connect waits out its server's warm-up and the server's read its client's.
+         * {@link #FULL} where half of that wait holds it; else half of the wait, shared three to
+         * one, so that a short {@code --timeout} still meets its peer.
+         */
+        static Limits within(Optional<Duration> peerWait) {
+            Duration half = peerWait.map(wait -> wait.dividedBy(2)).orElse(Duration.ZERO);
+            if (peerWait.isEmpty() || half.compareTo(BUDGET.plus(QUIET_LIMIT)) >= 0) {
+                return FULL;
+            }
+            return new Limits(half.multipliedBy(3).dividedBy(4), half.dividedBy(4));
+        }
     }
 
     /**

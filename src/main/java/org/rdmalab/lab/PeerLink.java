@@ -1,5 +1,7 @@
 package org.rdmalab.lab;
 
+import java.time.Duration;
+import java.util.Optional;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.control.ControlException;
 import org.rdmalab.verbs.QpState;
@@ -28,6 +30,15 @@ public interface PeerLink extends AutoCloseable {
     default ConnectionData exchange(ConnectionData local) throws ControlException {
         send(local);
         return receive();
+    }
+
+    /**
+     * The shortest this side waits for its peer in any one blocking call (a connect, a read): what
+     * a side may spend on work of its own while the peer waits for it, at most. Empty where the
+     * link does not wait.
+     */
+    default Optional<Duration> shortestWait() {
+        return Optional.empty();
     }
 
     /** Waits until the peer reaches the same sync point. */

@@ -1,10 +1,12 @@
 package org.rdmalab.lab;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.control.ControlChannel;
 import org.rdmalab.control.ControlException;
@@ -73,6 +75,16 @@ public final class PeerLinks {
         @Override
         public void attach(Consumer<LabEvent> value) {
             sink = value;
+        }
+
+        @Override
+        public Optional<Duration> shortestWait() {
+            // A client's connect waits for its server's work before it listens, a read for the
+            // peer's before it writes, an accept for the client's before it connects; both sides
+            // are usually given the same timeouts.
+            Timeouts timeouts = endpoint.timeouts();
+            return Optional.of(Stream.of(timeouts.connect(), timeouts.accept(), timeouts.read())
+                    .min(Duration::compareTo).orElseThrow());
         }
 
         @Override
@@ -331,6 +343,11 @@ public final class PeerLinks {
         @Override
         public String protocol() {
             return "memory";
+        }
+
+        @Override
+        public Optional<Duration> shortestWait() {
+            return Optional.of(timeout);
         }
 
         @Override

@@ -285,11 +285,14 @@ final class PingPongStep extends Step {
             if (!isSoftware(session) || rounds <= 0) {
                 return StepResult.ok(LabPhrase.of("result.receivesPosted", depth));
             }
-            // Before the peers meet, so that each side's warm-up ends before the run begins.
+            // Before the connection data go out, so that each side's warm-up ends before the run
+            // begins; and one side after the other (Flows.pingpong: the server's before it listens,
+            // the client's once connected), so that the two never share the cores.
             long begin = System.nanoTime();
             int done;
             try {
-                done = PathWarmUp.run(session, rounds, mtu, timeout);
+                done = PathWarmUp.run(session, rounds, mtu, timeout,
+                        PathWarmUp.Limits.within(session.link().shortestWait()));
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {

@@ -21,7 +21,7 @@
  * moves the QP by hand (the state diagram). {@link org.rdmalab.lab.CExport} writes a session as one
  * C program for libibverbs. On a software device the pingpong's receives step first warms the
  * ping-pong's path up on a private twin device ({@code PathWarmUp}), so that a short run does not
- * mostly measure the JIT compiler.
+ * mostly measure the JIT compiler: the server's before it listens, the client's once connected.
  *
  * <p>Uses only the verbs API and the control package: no JavaFX, no backend. Thread rules: a
  * session is driven by one thread at a time, never the JavaFX thread (steps and traffic block up

@@ -7,13 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.management.CompilationMXBean;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
+import org.rdmalab.control.Timeouts;
 import org.rdmalab.testing.Ports;
 import org.rdmalab.verbs.Mtu;
 import org.rdmalab.verbs.spi.Backends;
@@ -57,6 +61,70 @@ class PathWarmUpTest {
             assertTrue(result(side, "Ping-pong SEND/RECV").startsWith("100 round trips of 4096 bytes in "),
                     result(side, "Ping-pong SEND/RECV"));
         }
+    }
+
+    @Test
+    void overTcpTheServerWarmsUpBeforeItListensAndTheClientOnceConnectedSoTheWarmUpsNeverOverlap()
+            throws Exception {
+        int tcpPort = Ports.freeTcpPort();
+        int udpPort = Ports.freeUdpPort();
+        Timeouts timeouts = Timeouts.all(Duration.ofSeconds(30));
+        // Every step's end, both sides in one list, in the order they came.
+        List<String> ends = Collections.synchronizedList(new ArrayList<>());
+        try (LabSession server = session(Role.SERVER, "127.0.0.1", udpPort, PeerLinks.pingpong(
+                new PeerLinks.Endpoint(Role.SERVER, "127.0.0.1", "127.0.0.1", tcpPort, timeouts)), 100);
+             LabSession client = session(Role.CLIENT, "127.0.0.2", udpPort, PeerLinks.pingpong(
+                     new PeerLinks.Endpoint(Role.CLIENT, "127.0.0.2", "127.0.0.1", tcpPort, timeouts)), 100)) {
+            server.addListener(event -> {
+                if (event instanceof LabEvent.StepFinished finished) {
+                    ends.add("server " + finished.step().id());
+                }
+            });
+            client.addListener(event -> {
+                if (event instanceof LabEvent.StepFinished finished) {
+                    ends.add("client " + finished.step().id());
+                }
+            });
+            // Both started at once, as a student starting the two sides on one machine does.
+            CompletableFuture<Boolean> serverRun = CompletableFuture.supplyAsync(() -> {
+                server.runToEnd();
+                return server.finished();
+            });
+            client.runToEnd();
+            assertTrue(serverRun.get(60, TimeUnit.SECONDS), () -> "server: " + failure(server));
+            assertTrue(client.finished(), () -> "client: " + failure(client));
+            for (LabSession side : List.of(server, client)) {
+                assertTrue(result(side, "Post receives").contains("soft0's path warmed up first with"),
+                        result(side, "Post receives"));
+            }
+        }
+        // The server's warm-up ends before the client can connect; the client's runs once connected
+        // and ends before the server gets its data.
+        List<String> order = List.of("server post-receives", "client connect", "client post-receives",
+                "server receive-data");
+        assertEquals(order, ends.stream().filter(order::contains).toList(), ends.toString());
+    }
+
+    @Test
+    void aWarmUpLeavesItsPeerHalfOfTheLinksShortestWait() {
+        assertEquals(new PathWarmUp.Limits(PathWarmUp.BUDGET, PathWarmUp.QUIET_LIMIT),
+                PathWarmUp.Limits.within(Optional.empty()));
+        assertEquals(PathWarmUp.Limits.FULL, PathWarmUp.Limits.within(Optional.of(Duration.ofSeconds(30))));
+        assertEquals(PathWarmUp.Limits.FULL, PathWarmUp.Limits.within(Optional.of(Duration.ofSeconds(8))));
+        // demo --timeout 4: 2 s, 1.5 s of round trips and 0.5 s for the compilers.
+        assertEquals(new PathWarmUp.Limits(Duration.ofMillis(1500), Duration.ofMillis(500)),
+                PathWarmUp.Limits.within(Optional.of(Duration.ofSeconds(4))));
+        assertEquals(new PathWarmUp.Limits(Duration.ofNanos(2_999_250_000L), Duration.ofNanos(999_750_000)),
+                PathWarmUp.Limits.within(Optional.of(Duration.ofMillis(7998))));
+        // A TCP link counts the shortest of its connect, accept and read timeouts.
+        Timeouts timeouts = new Timeouts(Duration.ofSeconds(3), Duration.ofSeconds(4), Duration.ofSeconds(5));
+        assertEquals(Optional.of(Duration.ofSeconds(3)), PeerLinks.pingpong(
+                new PeerLinks.Endpoint(Role.CLIENT, "127.0.0.2", "127.0.0.1", 1, timeouts)).shortestWait());
+        assertEquals(Optional.of(Duration.ofSeconds(4)), PeerLinks.seed(new PeerLinks.Endpoint(Role.SERVER,
+                "127.0.0.1", "127.0.0.1", 1, timeouts.withConnect(Duration.ofSeconds(9)))).shortestWait());
+        assertEquals(Optional.of(Duration.ofSeconds(2)), PeerLinks.lab(new PeerLinks.Endpoint(Role.SERVER,
+                "127.0.0.1", "127.0.0.1", 1, timeouts.withRead(Duration.ofSeconds(2)))).shortestWait());
+        assertEquals(Optional.of(Duration.ofSeconds(7)), PeerLinks.memoryPair(Duration.ofSeconds(7))[0].shortestWait());
     }
 
     @Test
