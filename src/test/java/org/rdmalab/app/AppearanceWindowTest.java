@@ -289,4 +289,44 @@ class AppearanceWindowTest {
         assertEquals(Math.round(stage.getWidth()), place.width());
         assertNotEquals(LabSettings.defaults(), read);
     }
+
+    /**
+     * Each split pane paints one background fill inside a 1px border of the box's colour, not
+     * modena's two fills (the border's colour, then the background 1px in): in software a region of
+     * more than one fill is painted from a cached image stretched over it, and three split panes
+     * lie behind the ladder's chart, redrawn ten times a second while packets stream
+     * (docs/ladder.md). The content keeps its place: 1px in for an outer split pane, none for one
+     * inside another, whose border would never show.
+     */
+    @Test
+    void splitPanesPaintOneFillInsideAOnePixelBorderInBothThemes(FxRobot robot) {
+        for (boolean dark : new boolean[] {false, true}) {
+            if (dark) {
+                robot.press(KeyCode.CONTROL, KeyCode.SHIFT).type(KeyCode.D).release(KeyCode.SHIFT, KeyCode.CONTROL);
+                waitFor("the dark colours", () -> statusBar(robot).getBrightness() < 0.3);
+            }
+            List<javafx.scene.control.SplitPane> panes = List.copyOf(robot.lookup(".split-pane")
+                    .queryAllAs(javafx.scene.control.SplitPane.class));
+            assertTrue(panes.size() >= 2, "the window's split panes: " + panes.size());
+            for (javafx.scene.control.SplitPane pane : panes) {
+                String name = pane.getId() + (dark ? " (dark)" : "");
+                boolean nested = FxWait.onFx(() -> pane.getParent() != null && pane.getParent().getParent()
+                        instanceof javafx.scene.control.SplitPane);
+                List<javafx.scene.layout.BackgroundFill> fills = FxWait.onFx(() -> pane.getBackground().getFills());
+                assertEquals(1, fills.size(), name + ": " + fills);
+                Color fill = (Color) fills.get(0).getFill();
+                assertEquals(dark, fill.getBrightness() < 0.5, name + ": " + fill);
+                javafx.geometry.Insets insets = FxWait.onFx(pane::getInsets);
+                assertEquals(nested ? javafx.geometry.Insets.EMPTY : new javafx.geometry.Insets(1), insets, name);
+                javafx.scene.layout.Border border = FxWait.onFx(pane::getBorder);
+                if (nested) {
+                    assertTrue(border == null || border.getStrokes().isEmpty(), name + ": " + border);
+                } else {
+                    assertEquals(1, border.getStrokes().size(), name);
+                    assertEquals(1, border.getStrokes().get(0).getWidths().getTop(), name);
+                    assertNotEquals(fill, border.getStrokes().get(0).getTopStroke(), name + ": the edge shows");
+                }
+            }
+        }
+    }
 }
