@@ -45,7 +45,10 @@ import org.rdmalab.verbs.spi.DeviceOptions;
  * message again, as rxe's does). {@code -Dstalls=true} prints where the
  * JavaFX thread is whenever a pulse is over 150 ms late; {@code -Dbounds=true} which nodes' bounds
  * change between the transfer's layout passes; {@code -Ddirty=true} why a frame paints the whole
- * window ({@link DirtyRegionWatch}; it slows the window down). The view is opened 3 s before the flow
+ * window ({@link DirtyRegionWatch}; it slows the window down); {@code -Dbehind=true} what lies behind
+ * the ladder's chart, with the regions' backgrounds, as the transfer starts; {@code -DwarmKiB=N} a
+ * WRITE and a READ of N KiB through the same window before the measured transfer, not measured, then
+ * 3 s of rest (the most a warm-up before the user's transfer could give). The view is opened 3 s before the flow
  * starts, as a user opens it and then runs the flow; {@code -DshowAtStart=true} opens it as the
  * flow starts instead (its first showing then falls in the measurement). Only the gaps between
  * two pulses of the transfer count: the one that began before the WRITE was posted (the flow's
@@ -176,6 +179,12 @@ public final class LadderStallMeasure {
         boolean[] started = new boolean[1];
         long[] shownAt = new long[1];
         WindowScenario bulk = WindowScenario.bulk(mib * 1024 * 1024, timeout);
+        // -DwarmKiB=N: once the flow ran, a WRITE and a READ of N KiB through the same window first,
+        // not measured, then SETTLE_NANOS of rest: the measured transfer then runs on code the JIT
+        // compiled (what a warm-up before the user's transfer could give at most).
+        int warmBytes = Integer.getInteger("warmKiB", 0) * 1024;
+        AtomicLong warmed = new AtomicLong(warmBytes > 0 ? 0 : -1);
+        boolean[] warmPosted = new boolean[1];
         Runnable[] check = new Runnable[1];
         Runnable[] step = new Runnable[1];
         check[0] = () -> {
@@ -212,6 +221,28 @@ public final class LadderStallMeasure {
                 bulk.start().accept(lab);
                 WindowScenario.showView(view);
                 started[0] = true;
+                if (Boolean.getBoolean("behind")) {
+                    behind(window[0].scene());
+                }
+            }
+            if (warmed.get() >= 0) {
+                if (!warmPosted[0] && lab.sides().stream().noneMatch(side -> side.busyProperty().get())
+                        && lab.sides().stream().anyMatch(side -> side.steps().stream()
+                                .anyMatch(row -> row.statusProperty().get() != org.rdmalab.app.lab.StepRow.Status.PENDING))) {
+                    warmPosted[0] = true;
+                    System.out.printf(Locale.ROOT, "warm-up transfer of %d KiB posted at uptime %.3f s%n", warmBytes / 1024,
+                            ManagementFactory.getRuntimeMXBean().getUptime() / 1e3);
+                    WindowScenario.writeAndReadBack(lab, warmBytes, said -> {
+                        System.out.printf(Locale.ROOT, "warm-up transfer done (%s) at uptime %.3f s%n", said,
+                                ManagementFactory.getRuntimeMXBean().getUptime() / 1e3);
+                        warmed.set(System.nanoTime());
+                    });
+                } else if (warmed.get() > 0 && System.nanoTime() - warmed.get() >= SETTLE_NANOS
+                        && lab.sides().stream().noneMatch(side -> side.busyProperty().get())) {
+                    warmed.set(-1);
+                }
+                later(check[0]);
+                return;
             }
             if (!measuring[0] && transferStarted[0] == 0
                     && lab.sides().stream().anyMatch(side -> side.activityProperty().get().equals("bulk"))) {
@@ -367,6 +398,63 @@ public final class LadderStallMeasure {
                     (end[0] - first[0]) / 1_000_000, (end[1] - first[1]) / 1_000_000,
                     (end[2] - first[2]) / 1_000_000, (end[3] - first[3]) / 1_000_000));
             return out.toString();
+        }
+    }
+
+    /**
+     * Prints the shown nodes whose bounds in the scene meet the ladder chart's, as a tree, with
+     * each region's background fills (colour, radii, insets), border strokes, shape, effect, clip,
+     * opacity and cache: what the renderer may paint in the chart's dirty region ({@code -Dbehind=true}).
+     */
+    static void behind(javafx.scene.Scene scene) {
+        javafx.scene.Node chart = scene.lookup("#ladderChart");
+        javafx.geometry.Bounds area = chart.localToScene(chart.getLayoutBounds());
+        System.out.println("the chart: " + area);
+        printBehind(scene.getRoot(), area, 0);
+    }
+
+    private static void printBehind(javafx.scene.Node node, javafx.geometry.Bounds area, int depth) {
+        javafx.geometry.Bounds bounds = node.localToScene(node.getBoundsInLocal());
+        if (!node.isVisible() || !bounds.intersects(area)) {
+            return;
+        }
+        StringBuilder line = new StringBuilder("  ".repeat(depth)).append(node.getClass().getSimpleName())
+                .append(' ').append(node.getStyleClass()).append(" id=").append(node.getId())
+                .append(String.format(Locale.ROOT, " %.0fx%.0f", bounds.getWidth(), bounds.getHeight()));
+        if (node instanceof javafx.scene.layout.Region region) {
+            if (region.getBackground() != null) {
+                for (javafx.scene.layout.BackgroundFill fill : region.getBackground().getFills()) {
+                    line.append(" fill[").append(fill.getFill()).append(" radii ").append(fill.getRadii())
+                            .append(" insets ").append(fill.getInsets()).append(']');
+                }
+                if (!region.getBackground().getImages().isEmpty()) {
+                    line.append(" images");
+                }
+            }
+            if (region.getBorder() != null && !region.getBorder().getStrokes().isEmpty()) {
+                line.append(" border strokes ").append(region.getBorder().getStrokes().size());
+            }
+            if (region.getShape() != null) {
+                line.append(" shape");
+            }
+        }
+        if (node.getEffect() != null) {
+            line.append(" effect ").append(node.getEffect().getClass().getSimpleName());
+        }
+        if (node.getClip() != null) {
+            line.append(" clip");
+        }
+        if (node.getOpacity() < 1) {
+            line.append(" opacity ").append(node.getOpacity());
+        }
+        if (node.isCache()) {
+            line.append(" cached");
+        }
+        System.out.println(line);
+        if (node instanceof javafx.scene.Parent parent) {
+            for (javafx.scene.Node child : parent.getChildrenUnmodifiable()) {
+                printBehind(child, area, depth + 1);
+            }
         }
     }
 
