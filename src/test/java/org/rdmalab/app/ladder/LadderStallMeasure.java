@@ -221,8 +221,9 @@ public final class LadderStallMeasure {
                 bulk.start().accept(lab);
                 WindowScenario.showView(view);
                 started[0] = true;
-                if (Boolean.getBoolean("behind")) {
-                    behind(window[0].scene());
+                if (System.getProperty("behind") != null) {
+                    behind(window[0].scene(), System.getProperty("behind").equals("true") ? "ladderChart"
+                            : System.getProperty("behind"));
                 }
             }
             if (warmed.get() >= 0) {
@@ -404,12 +405,13 @@ public final class LadderStallMeasure {
     /**
      * Prints the shown nodes whose bounds in the scene meet the ladder chart's, as a tree, with
      * each region's background fills (colour, radii, insets), border strokes, shape, effect, clip,
-     * opacity and cache: what the renderer may paint in the chart's dirty region ({@code -Dbehind=true}).
+     * opacity and cache: what the renderer may paint in the chart's dirty region ({@code -Dbehind=true};
+     * {@code -Dbehind=ID} for the node of that id instead, {@code packetTable} say).
      */
-    static void behind(javafx.scene.Scene scene) {
-        javafx.scene.Node chart = scene.lookup("#ladderChart");
-        javafx.geometry.Bounds area = chart.localToScene(chart.getLayoutBounds());
-        System.out.println("the chart: " + area);
+    static void behind(javafx.scene.Scene scene, String id) {
+        javafx.scene.Node shown = scene.lookup("#" + id);
+        javafx.geometry.Bounds area = shown.localToScene(shown.getLayoutBounds());
+        System.out.println(id + ": " + area);
         printBehind(scene.getRoot(), area, 0);
     }
 
