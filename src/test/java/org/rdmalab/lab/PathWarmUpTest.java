@@ -38,13 +38,7 @@ class PathWarmUpTest {
         PeerLink[] links = PeerLinks.memoryPair(Duration.ofSeconds(30));
         LabSession server = session(Role.SERVER, "127.0.0.1", udpPort, links[0], 100);
         LabSession client = session(Role.CLIENT, "127.0.0.2", udpPort, links[1], 100);
-        CompletableFuture<Boolean> serverRun = CompletableFuture.supplyAsync(() -> {
-            server.runToEnd();
-            return server.finished();
-        });
-        client.runToEnd();
-        assertTrue(serverRun.get(60, TimeUnit.SECONDS), () -> "server: " + failure(server));
-        assertTrue(client.finished(), () -> "client: " + failure(client));
+        runBoth(server, client);
 
         for (LabSession side : List.of(server, client)) {
             String posted = result(side, "Post receives");
@@ -86,13 +80,7 @@ class PathWarmUpTest {
                 }
             });
             // Both started at once, as a student starting the two sides on one machine does.
-            CompletableFuture<Boolean> serverRun = CompletableFuture.supplyAsync(() -> {
-                server.runToEnd();
-                return server.finished();
-            });
-            client.runToEnd();
-            assertTrue(serverRun.get(60, TimeUnit.SECONDS), () -> "server: " + failure(server));
-            assertTrue(client.finished(), () -> "client: " + failure(client));
+            runBoth(server, client);
             for (LabSession side : List.of(server, client)) {
                 assertTrue(result(side, "Post receives").contains("soft0's path warmed up first with"),
                         result(side, "Post receives"));
@@ -239,5 +227,16 @@ class PathWarmUpTest {
     private static String failure(LabSession session) {
         return session.steps().stream().filter(step -> step.status() == Step.Status.FAILED)
                 .map(step -> step.title() + ": " + step.result().orElseThrow().summary()).findFirst().orElse("none");
+    }
+
+    /** Runs both sides to their end, the server on a thread of its own, and checks that both finished. */
+    private static void runBoth(LabSession server, LabSession client) throws Exception {
+        CompletableFuture<Boolean> serverRun = CompletableFuture.supplyAsync(() -> {
+            server.runToEnd();
+            return server.finished();
+        });
+        client.runToEnd();
+        assertTrue(serverRun.get(60, TimeUnit.SECONDS), () -> "server: " + failure(server));
+        assertTrue(client.finished(), () -> "client: " + failure(client));
     }
 }
