@@ -20,8 +20,8 @@ import org.rdmalab.lab.LabSession;
 import org.rdmalab.lab.PeerLink;
 import org.rdmalab.lab.PeerLinks;
 import org.rdmalab.lab.Role;
-import org.rdmalab.lab.Step;
 import org.rdmalab.lab.StepResult;
+import org.rdmalab.lab.TwoSides;
 import org.rdmalab.testing.StandInVerbs;
 import org.rdmalab.verbs.Errno;
 import org.rdmalab.verbs.WcOpcode;
@@ -50,13 +50,7 @@ class NativeLabFlowTest {
                      Flows.seed(Role.CLIENT, Flows.SeedFlow.RC_EXAMPLE, Flows.Settings.seed("rxe0")))) {
             server.addListener(serverEvents::add);
             client.addListener(clientEvents::add);
-            CompletableFuture<Boolean> serverRun = CompletableFuture.supplyAsync(() -> {
-                server.runToEnd();
-                return server.finished();
-            });
-            client.runToEnd();
-            assertTrue(serverRun.get(30, TimeUnit.SECONDS), () -> "server: " + failure(server));
-            assertTrue(client.finished(), () -> "client: " + failure(client));
+            TwoSides.runToEnd(server, client, Duration.ofSeconds(30));
 
             List<String> clientLines = output(clientEvents);
             assertTrue(clientLines.contains("Message is: 'ServerSend'"), clientLines.toString());
@@ -99,11 +93,6 @@ class NativeLabFlowTest {
             assertTrue(diagnosis.fix().orElseThrow().label().startsWith("use GID 3 (::ffff:192.168.1.100, RoCE v2"),
                     diagnosis.fix().orElseThrow().label());
         }
-    }
-
-    private static String failure(LabSession session) {
-        return session.steps().stream().filter(step -> step.status() == Step.Status.FAILED)
-                .map(step -> step.title() + ": " + step.result().orElseThrow().summary()).findFirst().orElse("none");
     }
 
     private static List<String> output(List<LabEvent> events) {

@@ -11,8 +11,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.management.ObjectName;
@@ -38,7 +36,7 @@ class PathWarmUpTest {
         PeerLink[] links = PeerLinks.memoryPair(Duration.ofSeconds(30));
         LabSession server = session(Role.SERVER, "127.0.0.1", udpPort, links[0], 100);
         LabSession client = session(Role.CLIENT, "127.0.0.2", udpPort, links[1], 100);
-        runBoth(server, client);
+        TwoSides.runToEnd(server, client, Duration.ofSeconds(60));
 
         for (LabSession side : List.of(server, client)) {
             String posted = result(side, "Post receives");
@@ -80,7 +78,7 @@ class PathWarmUpTest {
                 }
             });
             // Both started at once, as a student starting the two sides on one machine does.
-            runBoth(server, client);
+            TwoSides.runToEnd(server, client, Duration.ofSeconds(60));
             for (LabSession side : List.of(server, client)) {
                 assertTrue(result(side, "Post receives").contains("soft0's path warmed up first with"),
                         result(side, "Post receives"));
@@ -222,21 +220,5 @@ class PathWarmUpTest {
     private static String result(LabSession session, String title) {
         return session.steps().stream().filter(step -> step.title().equals(title)).findFirst()
                 .flatMap(Step::result).map(StepResult::summary).orElse("(no step '" + title + "')");
-    }
-
-    private static String failure(LabSession session) {
-        return session.steps().stream().filter(step -> step.status() == Step.Status.FAILED)
-                .map(step -> step.title() + ": " + step.result().orElseThrow().summary()).findFirst().orElse("none");
-    }
-
-    /** Runs both sides to their end, the server on a thread of its own, and checks that both finished. */
-    private static void runBoth(LabSession server, LabSession client) throws Exception {
-        CompletableFuture<Boolean> serverRun = CompletableFuture.supplyAsync(() -> {
-            server.runToEnd();
-            return server.finished();
-        });
-        client.runToEnd();
-        assertTrue(serverRun.get(60, TimeUnit.SECONDS), () -> "server: " + failure(server));
-        assertTrue(client.finished(), () -> "client: " + failure(client));
     }
 }
