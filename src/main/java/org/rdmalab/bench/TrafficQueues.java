@@ -6,6 +6,7 @@ import static org.rdmalab.bench.RdmaTraffic.STOP_IMM;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.LongSupplier;
 import org.rdmalab.control.ConnectionData;
 import org.rdmalab.verbs.CompletionBuffer;
 import org.rdmalab.verbs.CompletionQueue;
@@ -25,13 +26,21 @@ import org.rdmalab.verbs.WorkCompletion;
  * send and receive completions, the receives kept posted (all at once, or as a perftest peer needs
  * them), the in-band end of a SEND test, and the waits for a completion, an arrival or a byte in
  * memory. Every wait busy-polls (spin, then yield: {@link CompletionQueue#pauseAfterEmptyPoll}) and
- * gives up after {@link RdmaTraffic#STALL_NANOS} without progress.
+ * gives up after {@link RdmaTraffic#STALL_NANOS} without progress. A wait reads the clock only from
+ * its 256th empty poll in a row on ({@link #stallCheck}), so the waits of a round trip that is
+ * answered within a few polls read none: the latency loop's one timestamp per round trip is its
+ * only clock read.
  *
  * <p>One thread uses an instance.
  */
 final class TrafficQueues {
 
     private static final int SIGNALED = SendFlag.SIGNALED.value();
+    /**
+     * What a wait's {@code lastProgress} holds until its clock has started: a wait starts it at its
+     * 256th empty poll in a row, not when it begins or when something arrives ({@link #stallCheck}).
+     */
+    static final long NOT_TIMED = Long.MIN_VALUE;
 
     private final VerbsSide side;
     /** The peer's connection data per QP ({@code -q}: QP i's WRITEs, READs and atomics go to its i-th). */
@@ -179,12 +188,12 @@ final class TrafficQueues {
     }
 
     void postSend(QueuePair target, SendWorkRequest request) throws VerbsException, BenchException {
-        long lastProgress = System.nanoTime();
+        long lastProgress = NOT_TIMED;
         int idle = 0;
         while (sendsOutstanding >= side.sendDepth() - 1) {
             if (reap()) {
                 idle = 0;
-                lastProgress = System.nanoTime();
+                lastProgress = NOT_TIMED;
             } else {
                 lastProgress = stallCheck(idle++, lastProgress, "room in the send queue");
             }
@@ -198,12 +207,12 @@ final class TrafficQueues {
      * arrived (a SEND server; with {@code -b}, each side once its own stream ended).
      */
     void takeSends(String what) throws VerbsException, BenchException {
-        long lastProgress = System.nanoTime();
+        long lastProgress = NOT_TIMED;
         int idle = 0;
         while (!stopArrived()) {
             if (reap()) {
                 idle = 0;
-                lastProgress = System.nanoTime();
+                lastProgress = NOT_TIMED;
                 fillReceives();
                 progress.checkStop();
             } else {
@@ -275,12 +284,12 @@ final class TrafficQueues {
     }
 
     void awaitSends() throws VerbsException, BenchException {
-        long lastProgress = System.nanoTime();
+        long lastProgress = NOT_TIMED;
         int idle = 0;
         while (sendsOutstanding > 0) {
             if (reap()) {
                 idle = 0;
-                lastProgress = System.nanoTime();
+                lastProgress = NOT_TIMED;
             } else {
                 lastProgress = stallCheck(idle++, lastProgress, "a send completion");
             }
@@ -293,12 +302,12 @@ final class TrafficQueues {
 
     /** Waits until {@code target} receives in all have completed (some may have while waiting for sends). */
     void awaitArrivals(long target, String what) throws VerbsException, BenchException {
-        long lastProgress = System.nanoTime();
+        long lastProgress = NOT_TIMED;
         int idle = 0;
         while (receivesArrived < target) {
             if (reap()) {
                 idle = 0;
-                lastProgress = System.nanoTime();
+                lastProgress = NOT_TIMED;
             } else {
                 lastProgress = stallCheck(idle++, lastProgress, what);
             }
@@ -306,12 +315,12 @@ final class TrafficQueues {
     }
 
     void awaitByte(int offset, byte value, String what) throws VerbsException, BenchException {
-        long lastProgress = System.nanoTime();
+        long lastProgress = NOT_TIMED;
         int idle = 0;
         while (mr.readByte(offset) != value) {
             if (reap()) {
                 idle = 0;
-                lastProgress = System.nanoTime();
+                lastProgress = NOT_TIMED;
             } else if (mr.readByte(offset) != value) {
                 // (A software device's turn inside that poll may just have written the byte: look
                 // before pausing, as a NIC's DMA would be seen at once.)
@@ -322,7 +331,7 @@ final class TrafficQueues {
 
     /** Waits for {@code value} at {@code offset}; false when the client's stop byte arrived instead. */
     boolean awaitByteOrStop(int offset, byte value) throws VerbsException, BenchException {
-        long lastProgress = System.nanoTime();
+        long lastProgress = NOT_TIMED;
         int idle = 0;
         while (true) {
             byte seen = mr.readByte(offset);
@@ -334,7 +343,7 @@ final class TrafficQueues {
             }
             if (reap()) {
                 idle = 0;
-                lastProgress = System.nanoTime();
+                lastProgress = NOT_TIMED;
             } else if (mr.readByte(offset) == seen) {
                 // (Unchanged after the poll, whose device turn may have written it: pause.)
                 lastProgress = stallCheck(idle++, lastProgress, "the client's WRITE");
@@ -342,15 +351,35 @@ final class TrafficQueues {
         }
     }
 
-    /** One idle pass; fails after {@link RdmaTraffic#STALL_NANOS} without progress, or when stopped. */
+    /**
+     * One idle pass of a wait: the pause after its {@code idle}-th empty poll in a row; on every
+     * 256th, the stop check and the clock. {@code lastProgress} is when the wait last saw progress,
+     * or {@link #NOT_TIMED}: then this pass starts its clock (returns the time it read), so a wait
+     * reads the clock once per 256 empty polls and never before its 256th, and gives up
+     * {@link RdmaTraffic#STALL_NANOS} after that pass without progress (256 polls later than its
+     * last progress: microseconds, at most milliseconds where each yield lets another thread run).
+     *
+     * @return the {@code lastProgress} for the next pass
+     */
     long stallCheck(int idle, long lastProgress, String what) throws BenchException {
+        return stallCheck(System::nanoTime, progress, idle, lastProgress, what);
+    }
+
+    /** {@link #stallCheck(int, long, String)} with its clock and stop flag given (tests count the reads). */
+    static long stallCheck(LongSupplier clock, Progress progress, int idle, long lastProgress, String what)
+            throws BenchException {
         CompletionQueue.pauseAfterEmptyPoll(idle);
-        if ((idle & 0xff) == 0xff) {
-            progress.checkStop();
-            if (System.nanoTime() - lastProgress > STALL_NANOS) {
-                throw new PeerGone("nothing arrived for " + STALL_NANOS / 1_000_000_000L + " s while waiting for "
-                        + what + "; the other side stopped, or its packets do not reach this side");
-            }
+        if ((idle & 0xff) != 0xff) {
+            return lastProgress;
+        }
+        progress.checkStop();
+        long now = clock.getAsLong();
+        if (lastProgress == NOT_TIMED) {
+            return now;
+        }
+        if (now - lastProgress > STALL_NANOS) {
+            throw new PeerGone("nothing arrived for " + STALL_NANOS / 1_000_000_000L + " s while waiting for "
+                    + what + "; the other side stopped, or its packets do not reach this side");
         }
         return lastProgress;
     }
