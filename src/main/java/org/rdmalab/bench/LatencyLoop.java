@@ -26,7 +26,6 @@ final class LatencyLoop {
     private final TrafficQueues queues;
     private final SampleTimes times;
     private final MemoryRegion mr;
-    private final byte[] one = new byte[1];
 
     LatencyLoop(VerbsSide side, BenchSettings settings, Progress progress, TrafficQueues queues, SampleTimes times) {
         this.side = side;
@@ -82,8 +81,7 @@ final class LatencyLoop {
         switch (settings.test()) {
             case WRITE -> {
                 byte value = RdmaTraffic.counter(i);
-                one[0] = value;
-                mr.write(size - 1, one);
+                mr.writeByte(size - 1, value);
                 queues.postSend(request);
                 queues.awaitByte(side.landing(0) + size - 1, value, "the server's WRITE");
             }
@@ -102,8 +100,7 @@ final class LatencyLoop {
     /** Ends a latency size so the server stops answering (WRITE / SEND), then drains this side's sends. */
     private void endLatency(int size) throws VerbsException, BenchException {
         if (settings.test() == BenchTest.WRITE) {
-            one[0] = RdmaTraffic.STOP_BYTE;
-            mr.write(size - 1, one);
+            mr.writeByte(size - 1, RdmaTraffic.STOP_BYTE);
             queues.postSend(queues.request(size, 3, SIGNALED));
         } else if (settings.test() == BenchTest.SEND) {
             queues.sendStop(size);
@@ -131,8 +128,7 @@ final class LatencyLoop {
                 queues.awaitByte(side.landing(0) + size - 1, (byte) seen, "the peer's WRITE");
             }
             if (sent < iterations) {
-                one[0] = (byte) (sent + 1);
-                mr.write(size - 1, one);
+                mr.writeByte(size - 1, (byte) (sent + 1));
                 postAndAwait(request, sent++);
             }
         }

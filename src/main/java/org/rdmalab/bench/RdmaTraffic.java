@@ -50,7 +50,6 @@ final class RdmaTraffic {
     private final ConnectionData remote;
     private final BenchSettings settings;
     private final MemoryRegion mr;
-    private final byte[] one = new byte[1];
     private final TrafficQueues queues;
     private final BandwidthLoop bandwidth;
     private final LatencyLoop latency;
@@ -71,9 +70,8 @@ final class RdmaTraffic {
      * and keeps the receive queue full (SEND tests).
      */
     void prepare(int size) throws VerbsException {
-        one[0] = 0;
-        mr.write(size - 1, one);
-        mr.write(side.landing(0) + size - 1, one);
+        mr.writeByte(size - 1, (byte) 0);
+        mr.writeByte(side.landing(0) + size - 1, (byte) 0);
         queues.clearStops();
         if (settings.test() == BenchTest.SEND) {
             queues.fillReceives();
@@ -167,8 +165,7 @@ final class RdmaTraffic {
                 if (!queues.awaitByteOrStop(side.landing(0) + size - 1, value)) {
                     break;
                 }
-                one[0] = value;
-                mr.write(size - 1, one);
+                mr.writeByte(size - 1, value);
                 queues.postSend(answer);
             }
             queues.awaitSends();

@@ -71,6 +71,12 @@ final class NativeMemory implements AutoCloseable {
         pointer.put(offset, data, 0, data.length);
     }
 
+    /** Stores one byte at {@code offset} (no JNI call, as {@link #put} makes), or throws once the memory is freed. */
+    synchronized void putByte(long offset, byte value) {
+        checkLive();
+        pointer.putByte(offset, value);
+    }
+
     private void checkLive() {
         if (freed) {
             throw new IllegalStateException("the buffer was freed (its memory region was deregistered)");

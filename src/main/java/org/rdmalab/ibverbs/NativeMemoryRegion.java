@@ -92,6 +92,13 @@ final class NativeMemoryRegion extends ResourceNode implements MemoryRegion {
         buffer.put(offset, data);
     }
 
+    /** One byte stored with jffi's Unsafe-backed put, where {@link #write} copies through JNI. */
+    @Override
+    public void writeByte(int offset, byte value) {
+        check(offset, 1);
+        buffer.putByte(offset, value);
+    }
+
     private void check(int offset, int count) {
         ensureOpen();
         if (offset < 0 || count < 0 || (long) offset + count > length) {

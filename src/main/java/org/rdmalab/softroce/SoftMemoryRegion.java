@@ -133,6 +133,13 @@ final class SoftMemoryRegion extends ResourceNode implements MemoryRegion {
         System.arraycopy(data, 0, memory, offset, data.length);
     }
 
+    @Override
+    public void writeByte(int offset, byte value) {
+        ensureOpen();
+        checkRange(offset, 1);
+        memory[offset] = value;
+    }
+
     private void checkRange(int offset, int length) {
         if (offset < 0 || length < 0 || (long) offset + length > memory.length) {
             throw new IllegalArgumentException("range " + offset + "+" + length + " is outside the " + memory.length

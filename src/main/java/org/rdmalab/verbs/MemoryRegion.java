@@ -56,6 +56,17 @@ public interface MemoryRegion extends AutoCloseable {
     /** Copies {@code data} into the buffer at {@code offset}. */
     void write(int offset, byte[] data);
 
+    /**
+     * Stores one byte at {@code offset}, as a latency loop sets the last byte of the message it
+     * posts next (ib_write_lat's pattern). The backends store it directly, without the native
+     * array copy (a JNI call on the native backend) or the array that {@link #write} takes.
+     *
+     * @throws IllegalArgumentException when {@code offset} is outside the region
+     */
+    default void writeByte(int offset, byte value) {
+        write(offset, new byte[] {value});
+    }
+
     /** An SGE covering {@code length} bytes at {@code offset} of this region. */
     default ScatterGatherElement sge(int offset, int length) {
         if (offset < 0 || length < 0 || (long) offset + length > length()) {

@@ -152,6 +152,12 @@ class NativeContextTest {
         assertThrows(IllegalArgumentException.class, () -> mr.read(59, into, 0, 6), "one byte past the region");
         assertThrows(IndexOutOfBoundsException.class, () -> mr.read(10, into, 1, 6), "one byte past the array");
         assertArrayEquals(new byte[6], into, "a refused read leaves the array as it was");
+        mr.writeByte(63, (byte) 0x7e);
+        mr.writeByte(10, (byte) 'Y');
+        assertEquals(0x7e, mr.readByte(63), "writeByte stores the region's last byte");
+        assertEquals("YelloWorld", new String(mr.read(10, 10), StandardCharsets.US_ASCII), "one byte, nothing around it");
+        assertThrows(IllegalArgumentException.class, () -> mr.writeByte(64, (byte) 1), "one byte past the region");
+        assertThrows(IllegalArgumentException.class, () -> mr.writeByte(-1, (byte) 1));
 
         VerbsException refused = assertThrows(VerbsException.class,
                 () -> pd.registerMemory(16, AccessFlag.REMOTE_WRITE.value()));
@@ -163,6 +169,7 @@ class NativeContextTest {
         mr.close();
         assertThrows(IllegalStateException.class, () -> mr.read(0, 1));
         assertThrows(IllegalStateException.class, () -> mr.read(0, into, 0, 1));
+        assertThrows(IllegalStateException.class, () -> mr.writeByte(0, (byte) 1), "the buffer was freed");
         pd.close();
     }
 

@@ -104,6 +104,10 @@ class ScatterGatherTest {
         mr.write(12, new byte[] {9, 8, 7, 6});
         assertArrayEquals(new byte[] {9, 8, 7, 6}, mr.read(12, 4));
         assertEquals(6, mr.readByte(15));
+        mr.writeByte(15, (byte) -3);
+        assertArrayEquals(new byte[] {9, 8, 7, -3}, mr.read(12, 4), "writeByte stores one byte, nothing around it");
+        assertThrows(IllegalArgumentException.class, () -> mr.writeByte(16, (byte) 1));
+        mr.writeByte(15, (byte) 6);
         byte[] into = new byte[6];
         mr.read(13, into, 2, 3);
         assertArrayEquals(new byte[] {0, 0, 8, 7, 6, 0}, into);
@@ -205,6 +209,7 @@ class ScatterGatherTest {
         assertThrows(IllegalStateException.class, () -> gone.read(0, new byte[1], 0, 1));
         assertThrows(IllegalStateException.class, () -> gone.readByte(0));
         assertThrows(IllegalStateException.class, () -> gone.write(0, new byte[1]));
+        assertThrows(IllegalStateException.class, () -> gone.writeByte(0, (byte) 1));
     }
 
     @Test

@@ -268,6 +268,8 @@ class VerbsRequestsTest {
         assertArrayEquals(new byte[] {0, 3, 4, 5, 6, 0}, into);
         assertEquals(8, mr.readByte(7));
         assertEquals(1, mr.readByte(0));
+        mr.writeByte(7, (byte) 42); // the interface's own writeByte, through write
+        assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6, 7, 42}, mr.read(0, 8));
         assertThrows(IndexOutOfBoundsException.class, () -> mr.read(0, into, 3, 4));
         assertThrows(IndexOutOfBoundsException.class, () -> mr.read(0, into, -1, 2));
         mr.read(0, into, 2, 4); // exactly to the end of the array
