@@ -1,5 +1,8 @@
 package org.rdmalab.app;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
@@ -41,10 +44,49 @@ final class FirstFrame {
         scene.addPostLayoutPulseListener(listener[0]);
     }
 
-    /** How long this process has run, or null where the system does not say when it started. */
+    /**
+     * How long this process has run, or null where the system does not say when it started. On
+     * Linux the JDK's start instant is the boot time, which the kernel gives in whole seconds, plus
+     * the process's start tick: every figure of one boot would be late by the same 0 to 1 s. So
+     * there the age is the system's uptime less the start tick, both to 10 ms.
+     */
     private static Duration processAge() {
+        try {
+            Duration age = linuxProcessAge(Files.readString(Path.of("/proc/self/stat")),
+                    Files.readString(Path.of("/proc/uptime")));
+            if (age != null) {
+                return age;
+            }
+        } catch (IOException | RuntimeException e) {
+            // Not Linux, or no /proc: the JDK's start instant below.
+        }
         return ProcessHandle.current().info().startInstant()
                 .map(started -> Duration.between(started, Instant.now())).orElse(null);
+    }
+
+    /**
+     * A process's age from Linux's {@code /proc/self/stat} (its 22nd field: the start, in ticks of
+     * 1/100 s since boot; the command's name in field 2 may hold spaces and parentheses, so the
+     * fields are counted from its last ')') and {@code /proc/uptime} (seconds since boot); null
+     * where the text is not of that form or the start lies after the uptime.
+     */
+    static Duration linuxProcessAge(String stat, String uptime) {
+        int nameEnd = stat.lastIndexOf(')');
+        if (nameEnd < 0) {
+            return null;
+        }
+        String[] fields = stat.substring(nameEnd + 1).trim().split(" +");
+        if (fields.length < 20) {
+            return null;
+        }
+        String[] up = uptime.trim().split(" +");
+        try {
+            long startMillis = Long.parseLong(fields[19]) * 10; // fields[0] is field 3
+            long upMillis = Math.round(Double.parseDouble(up[0]) * 1000);
+            return upMillis < startMillis ? null : Duration.ofMillis(upMillis - startMillis);
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     /** The printed line: both figures in milliseconds. */
