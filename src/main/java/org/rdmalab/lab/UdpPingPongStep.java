@@ -155,10 +155,13 @@ final class UdpPingPongStep extends Step {
         if (pingPong.isPresent() && pattern == Pattern.UDP) {
             session.print(String.format("ratio: %.2f (RDMA ping-pong usec/iter / UDP ping-pong usec/iter)",
                     pingPong.get().microsPerIteration().getAsDouble() / microsPerIteration));
-            pingPong.get().roundTrips().filter(rdma -> rdma.count() > 0 && trips.count() > 0).ifPresent(rdma ->
-                    session.print(String.format("median ratio: %.2f (RDMA ping-pong median round trip %.2f usec / UDP "
-                            + "%.2f usec)", rdma.medianMicros() / trips.medianMicros(), rdma.medianMicros(),
-                            trips.medianMicros())));
+            pingPong.get().roundTrips().filter(rdma -> rdma.count() > 0 && trips.count() > 0).ifPresent(rdma -> {
+                session.print(String.format("median ratio: %.2f (RDMA ping-pong median round trip %.2f usec / UDP "
+                        + "%.2f usec)", rdma.medianMicros() / trips.medianMicros(), rdma.medianMicros(),
+                        trips.medianMicros()));
+                session.print(String.format("99%% ratio: %.2f (RDMA ping-pong 99%% round trip %.2f usec / UDP "
+                        + "%.2f usec)", rdma.p99Micros() / trips.p99Micros(), rdma.p99Micros(), trips.p99Micros()));
+            });
         } else if (pingPong.isPresent()) {
             Optional<RoundTrips> udp = session.steps().stream().filter(UdpPingPongStep.class::isInstance)
                     .map(UdpPingPongStep.class::cast).filter(step -> step.pattern == Pattern.UDP)

@@ -124,6 +124,15 @@ class DemoIT {
             assertTrue(udpMedian > 0 && udpMedian <= Double.parseDouble(baselineTrip.group(2)), out);
             assertEquals(rdmaMedian / udpMedian, Double.parseDouble(ratio.group(1)), 0.01 + 0.01 * rdmaMedian / udpMedian,
                     out);
+            // And of the two 99th percentiles, the tail's pair (issue 32's goal 3).
+            Matcher tailRatio = Pattern.compile("\n99% ratio: ([0-9.]+) \\(RDMA ping-pong 99% round trip ([0-9.]+) "
+                    + "usec / UDP ([0-9.]+) usec\\)\n").matcher(out);
+            assertTrue(tailRatio.find(), out);
+            assertEquals(rdma.group(2), tailRatio.group(2));
+            assertEquals(baselineTrip.group(2), tailRatio.group(3));
+            double rdmaTail = Double.parseDouble(rdma.group(2));
+            double udpTail = Double.parseDouble(baselineTrip.group(2));
+            assertEquals(rdmaTail / udpTail, Double.parseDouble(tailRatio.group(1)), 0.01 + 0.01 * rdmaTail / udpTail, out);
             // Then RC's datagrams alone: the same messages as a SEND's packets, an ACK for each, no device.
             assertTrue(out.matches("(?s).*RC datagrams baseline: 50 iters in [0-9.]+ seconds = [0-9.]+ usec/iter "
                     + "\\(4096-byte messages in 4 datagrams of RC's length each and a 20-byte ACK for each message, "
