@@ -41,6 +41,13 @@ class FirstFrameTest {
     }
 
     @Test
+    void aLineThatEndsAtTheStartFieldHasAnAge() {
+        String line = stat("java", 12_345);
+        assertEquals(Duration.ofMillis(7_050),
+                FirstFrame.linuxProcessAge(line.substring(0, line.indexOf(" 12345") + 6), "130.50 260.11"));
+    }
+
+    @Test
     void aStartAtTheUptimeIsAgeZeroAndOneAfterItIsNoAge() {
         assertEquals(Duration.ZERO, FirstFrame.linuxProcessAge(stat("java", 13_050), "130.50 260.11"));
         assertNull(FirstFrame.linuxProcessAge(stat("java", 13_051), "130.50 260.11"));
@@ -48,7 +55,8 @@ class FirstFrameTest {
 
     @Test
     void textNotOfProcsFormGivesNoAge() {
-        assertNull(FirstFrame.linuxProcessAge("4242 java S 1 2 3", "130.50 260.11"), "no name in parentheses");
+        assertNull(FirstFrame.linuxProcessAge(stat("java", 12_345).replace("(java)", "java"), "130.50 260.11"),
+                "no name in parentheses");
         String shortLine = stat("java", 12_345);
         shortLine = shortLine.substring(0, shortLine.lastIndexOf(" 12345"));
         assertNull(FirstFrame.linuxProcessAge(shortLine, "130.50 260.11"), "no 22nd field");
