@@ -55,7 +55,8 @@ capture_start() {
     tcpdump -i eth0 -B 65536 -U --immediate-mode -w "/tmp/$(capture_file "$1")" udp port 4791 2>"$LOGS/$1.tcpdump.$me" &
     dump=$!
     local n=0
-    while ! grep -q "listening on" "$LOGS/$1.tcpdump.$me" && [ $n -lt 100 ]; do sleep 0.2; n=$((n + 1)); done
+    # (-s: the file may not exist yet, until the background job's redirection has made it.)
+    while ! grep -qs "listening on" "$LOGS/$1.tcpdump.$me" && [ $n -lt 100 ]; do sleep 0.2; n=$((n + 1)); done
     grep -E '^Udp:' /proc/net/snmp | tail -1 >"$LOGS/$1.udp.$me"
 }
 capture_stop() {
