@@ -57,8 +57,9 @@ final class FirstFrame {
             if (age != null) {
                 return age;
             }
-        } catch (IOException | RuntimeException e) {
-            // Not Linux, or no /proc: the JDK's start instant below.
+        } catch (IOException e) {
+            // Not Linux, or no /proc: the JDK's start instant below. (linuxProcessAge throws
+            // nothing: text not of /proc's form gives null, which falls through the same way.)
         }
         return ProcessHandle.current().info().startInstant()
                 .map(started -> Duration.between(started, Instant.now())).orElse(null);
